@@ -1,0 +1,91 @@
+//! Property tests over random self-play: checkers are conserved, the fast
+//! generator agrees with the independent reference generator, every play
+//! replays step by step through the validator using max_dice dice, and
+//! games end.
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use tabula_backgammon::*;
+use tabula_dice::{Dice, SeededDice};
+
+fn conserved(p: &Position) -> bool {
+    [Side::White, Side::Black].iter().all(|&s| {
+        let on: u32 = (1..=25u8).map(|pt| u32::from(p.checkers(s, pt))).sum();
+        on + u32::from(p.off(s)) == 15
+    })
+}
+
+/// Full check of one (position, roll) against the reference generator.
+fn check_against_reference(p: &Position, d: Dice, finals: &[Position]) {
+    let max = p.max_dice(d);
+    let plays = p.legal_plays(d);
+    let fast: HashSet<[i8; 26]> = finals.iter().map(|f| *f.board()).collect();
+    assert_eq!(fast.len(), finals.len(), "duplicate results for {p:?} {d}");
+    if max == 0 {
+        assert!(plays.is_empty());
+        assert_eq!(finals, &[*p][..]);
+        return;
+    }
+    let reference: HashSet<[i8; 26]> = plays.iter().map(|(_, f)| *f.board()).collect();
+    assert_eq!(fast, reference, "fast and reference disagree for {p:?} {d}");
+    for (play, f) in &plays {
+        assert_eq!(play.dice_used(), max, "{play} uses fewer dice than {max}");
+        // Replays one step at a time through the validator.
+        let mut t = Turn::new(p, d);
+        for s in play.steps() {
+            t.step(s.from(), s.die()).unwrap();
+        }
+        assert_eq!(t.finish().unwrap(), *f);
+        assert_eq!(p.play(d, play).unwrap(), *f);
+        assert_eq!(p.play_unchecked(play), *f);
+        // Notation reads back to the same result.
+        let text = play.to_string();
+        let parsed = p.parse_play(d, &text).unwrap();
+        assert_eq!(p.play(d, &parsed).unwrap(), *f, "{text}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// 64 cases x 40 games: conservation, distinct results, games end.
+    #[test]
+    fn random_games_conserve_checkers_and_end(seed in any::<u64>()) {
+        let mut dice = SeededDice::new(seed);
+        for _ in 0..40 {
+            let summary = random_game(&mut dice, &Options::default(), 5_000, |p, _, finals| {
+                assert!(conserved(p));
+                assert!(!finals.is_empty());
+                for f in finals {
+                    assert!(conserved(f));
+                    assert_eq!(f.turn(), p.turn());
+                }
+            });
+            prop_assert!(summary.is_some(), "a random game did not end");
+        }
+    }
+
+    /// Every 3rd turn of 4 games per case: the full reference comparison.
+    #[test]
+    fn generated_plays_match_reference_and_replay(seed in any::<u64>()) {
+        let mut dice = SeededDice::new(seed);
+        let mut n = 0u32;
+        for _ in 0..4 {
+            random_game(&mut dice, &Options::with_scoring(Scoring::Gammons), 5_000, |p, d, finals| {
+                n += 1;
+                if n.is_multiple_of(3) {
+                    check_against_reference(p, d, finals);
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn all_21_rolls_from_the_opening_match_reference() {
+    let p = Position::initial();
+    for d in Dice::ALL_21 {
+        check_against_reference(&p, d, &p.legal_positions(d));
+    }
+}
