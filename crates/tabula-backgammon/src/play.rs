@@ -606,6 +606,22 @@ impl Position {
     /// `8/5(2)`, and GNU Backgammon's compact forms `24/13`, `24/18*/13`)
     /// and returns the legal play it denotes for `dice`.
     pub fn parse_play(&self, dice: Dice, text: &str) -> Result<Play, NotationError> {
+        let target = self.parse_result(dice, text)?;
+        let plays = self.legal_plays(dice);
+        if plays.is_empty() {
+            return Ok(Play::default());
+        }
+        plays
+            .into_iter()
+            .find(|(_, p)| *p == target)
+            .map(|(play, _)| play)
+            .ok_or_else(|| NotationError::Illegal(text.to_string()))
+    }
+
+    /// Reads a play in notation (as [`Position::parse_play`]) and returns
+    /// only its resulting position (mover still on roll), checked against
+    /// the fast generator: cheaper when the steps are not needed.
+    pub fn parse_result(&self, dice: Dice, text: &str) -> Result<Position, NotationError> {
         let hops = parse_notation(text)?;
         let mut b = self.board;
         for &(from, to) in &hops {
@@ -630,14 +646,12 @@ impl Position {
             board: b,
             turn: self.turn,
         };
-        let plays = self.legal_plays(dice);
-        if plays.is_empty() && hops.is_empty() {
-            return Ok(Play::default());
+        let mut finals = Vec::with_capacity(64);
+        let max = movegen::generate(self, dice, &mut finals);
+        if (max == 0 && hops.is_empty()) || (max > 0 && finals.contains(&target)) {
+            Ok(target)
+        } else {
+            Err(NotationError::Illegal(text.to_string()))
         }
-        plays
-            .into_iter()
-            .find(|(_, p)| *p == target)
-            .map(|(play, _)| play)
-            .ok_or_else(|| NotationError::Illegal(text.to_string()))
     }
 }
