@@ -65,8 +65,8 @@ fn kind(p: &Position) -> Kind {
 fn tuples(p: &Position) -> [[u8; 25]; 2] {
     let mut t = [[0u8; 25]; 2];
     for (k, side) in [p.turn().opponent(), p.turn()].into_iter().enumerate() {
-        for i in 0..24 {
-            t[k][i] = p.checkers(side, i as u8 + 1);
+        for (i, slot) in t[k].iter_mut().take(24).enumerate() {
+            *slot = p.checkers(side, i as u8 + 1);
         }
         t[k][24] = p.bar(side);
     }
