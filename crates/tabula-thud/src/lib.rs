@@ -65,6 +65,27 @@
 //!
 //! `{"turn":"dwarfs","dwarfs":["f1","g1",...],"trolls":["g7",...],"plies_since_capture":0}`
 //! (see [`Setup`]; the last field is optional).
+//!
+//! # Example
+//!
+//! ```
+//! use tabula_thud::{Move, Position, Setup};
+//!
+//! let start = Position::start();
+//! assert_eq!(start.legal_moves().len(), 656);
+//! let mv: Move = "Da6-b6".parse()?;
+//! let next = start.play(&mv)?;
+//! assert_eq!(next.plies_since_capture(), 1);
+//!
+//! let setup: Setup = serde_json::from_str(
+//!     r#"{"turn":"trolls","dwarfs":["g5","i5"],"trolls":["h7"]}"#,
+//! )?;
+//! let p = Position::try_from(setup)?;
+//! let step = p.parse_move("Th7-h6xg5xi5")?;
+//! assert_eq!(step.captures().count(), 2);
+//! assert!(p.play(&step)?.dwarfs().is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod moves;
 mod position;

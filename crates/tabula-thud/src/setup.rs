@@ -39,7 +39,7 @@ pub enum SetupError {
     #[error("unknown square {0:?} (expected a1..o15)")]
     UnknownSquare(String),
     /// A piece on a cut corner (seed 003's `kill-positions`).
-    #[error("{piece:?} on {square}, a cut corner of the board")]
+    #[error("a {piece} on {square}, a cut corner of the board")]
     CutCorner {
         /// The piece.
         piece: Piece,
@@ -47,7 +47,7 @@ pub enum SetupError {
         square: Square,
     },
     /// A piece on the Thudstone, h8.
-    #[error("{0:?} on the Thudstone h8")]
+    #[error("a {0} on the Thudstone h8")]
     OnStone(Piece),
     /// Two pieces on one square.
     #[error("square {0} is listed twice")]

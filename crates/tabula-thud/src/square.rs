@@ -207,6 +207,15 @@ impl FromStr for Side {
     }
 }
 
+impl fmt::Display for Piece {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Piece::Dwarf => "dwarf",
+            Piece::Troll => "troll",
+        })
+    }
+}
+
 /// A piece kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
