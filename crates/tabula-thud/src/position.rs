@@ -347,13 +347,19 @@ impl Position {
         }
     }
 
-    /// Whether the side to move has any legal move.
+    /// Whether the side to move has any legal move. Without generating: a
+    /// dwarf can move iff a neighbour is empty (a move) or a troll (a hurl of
+    /// one); a troll iff a neighbour is empty (a step; every shove passes
+    /// through that square first).
     pub fn has_legal_move(&self) -> bool {
-        let mut v = Vec::with_capacity(64);
-        self.pieces(self.turn).iter().any(|sq| {
-            v.clear();
-            self.moves_from_into(sq, &mut v);
-            !v.is_empty()
+        let (own, targets): (SquareSet, &[u8]) = match self.turn {
+            Side::Dwarfs => (self.dwarfs, &[EMPTY, TROLL]),
+            Side::Trolls => (self.trolls, &[EMPTY]),
+        };
+        own.iter().any(|sq| {
+            let p = pad(sq);
+            DIRS.iter()
+                .any(|&off| targets.contains(&self.cells[p.wrapping_add_signed(off)]))
         })
     }
 

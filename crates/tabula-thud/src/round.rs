@@ -1,6 +1,7 @@
 //! Rounds and the two-round game, as plain data and pure functions.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +13,31 @@ use crate::variant::Variant;
 /// A round ends (the ZRF's `repetition` draw) when the same position — same
 /// pieces on the same squares, same side to move — occurs for this many times.
 pub const REPETITION_LIMIT: u32 = 3;
+
+/// A small multiplicative hasher for repetition keys (exact keys, so the
+/// hash only spreads buckets; no untrusted input is hashed).
+#[derive(Debug, Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type Seen = HashMap<RepetitionKey, u32, BuildHasherDefault<KeyHasher>>;
 
 /// One of the two players of a game: a seat at the table, independent of
 /// the side it plays in a round.
@@ -116,7 +142,7 @@ pub struct Round {
     dwarfs_player: Seat,
     position: Position,
     moves: Vec<Move>,
-    seen: HashMap<RepetitionKey, u32>,
+    seen: Seen,
     proposal: Option<Seat>,
     result: Option<RoundResult>,
 }
@@ -134,7 +160,7 @@ impl Round {
         let mut r = Round {
             variant,
             dwarfs_player,
-            seen: HashMap::from([(position.repetition_key(), 1)]),
+            seen: Seen::from_iter([(position.repetition_key(), 1)]),
             position,
             moves: Vec::new(),
             proposal: None,

@@ -186,6 +186,7 @@ fn check(p: &Position) -> BTreeSet<RefMove> {
             serde_json::to_string(&p.to_setup()).unwrap()
         );
     }
+    assert_eq!(p.has_legal_move(), !fast.is_empty(), "has_legal_move");
     fast
 }
 
