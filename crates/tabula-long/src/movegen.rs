@@ -41,24 +41,37 @@ pub(crate) fn six_windows(m: u32) -> u32 {
     m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4) & (m >> 5)
 }
 
-/// The mover's side of the board during a turn.
+/// Mover-route index → index in the board of the position after the turn
+/// (where the opponent is the mover): `(r + 12) % 24`.
+#[inline]
+pub(crate) fn flip(r: usize) -> usize {
+    if r < 12 { r + 12 } else { r - 12 }
+}
+
+/// The state during a turn. It carries the position *after* the turn (the
+/// opponent to move), so a final is a plain copy: in `p.board` the mover's
+/// checkers are negative at index `flip(r)`, and `p.off[1]` is the mover's
+/// borne-off count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct St {
-    pub cnt: [u8; 24],
+    pub p: Position,
+    /// Mover occupancy by the mover's route index.
     pub occ: u32,
-    pub off: u8,
+    /// Checkers that left the head this turn.
     pub head: u8,
 }
 
 impl St {
-    /// A compact key of the mover's counts (4 bits per point).
+    /// The mover's checkers on route index `r`.
     #[inline]
-    pub fn key(&self) -> u128 {
-        let mut k = 0u128;
-        for (r, &c) in self.cnt.iter().enumerate() {
-            k |= u128::from(c) << (4 * r);
-        }
-        k
+    pub fn count(&self, r: usize) -> u8 {
+        (-self.p.board[flip(r)]).max(0) as u8
+    }
+
+    /// The mover's borne-off count.
+    #[inline]
+    pub fn off(&self) -> u8 {
+        self.p.off[1]
     }
 }
 
@@ -75,21 +88,12 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     pub fn new(pos: &Position, dice: Dice) -> (Ctx, St) {
-        let mut st = St {
-            cnt: [0; 24],
-            occ: 0,
-            off: pos.off[0],
+        let (occ, opp) = sign_masks(&pos.board);
+        let st = St {
+            p: pos.pass_turn(),
+            occ,
             head: 0,
         };
-        let mut opp = 0u32;
-        for (r, &v) in pos.board.iter().enumerate() {
-            if v > 0 {
-                st.cnt[r] = v as u8;
-                st.occ |= 1 << r;
-            } else if v < 0 {
-                opp |= 1 << r;
-            }
-        }
         let opp_q = rot12(opp);
         let forbidden = if pos.off[1] > 0 || opp_q == 0 {
             0
@@ -134,6 +138,28 @@ impl Ctx {
     }
 }
 
+/// Bit masks of the positive and of the negative entries of a board
+/// (SWAR over three 8-byte words).
+#[inline]
+pub(crate) fn sign_masks(board: &[i8; 24]) -> (u32, u32) {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const SEVEN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // Byte k's bit 0 → bit k of the top byte.
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let mut pos = 0u32;
+    let mut neg = 0u32;
+    for k in 0..3 {
+        let bytes: [u8; 8] = std::array::from_fn(|j| board[8 * k + j] as u8);
+        let w = u64::from_le_bytes(bytes);
+        let sign = (w >> 7) & LOW;
+        let nonzero = ((((w & SEVEN) + SEVEN) | w) >> 7) & LOW;
+        let positive = nonzero & !sign;
+        neg |= ((sign.wrapping_mul(GATHER) >> 56) as u32) << (8 * k);
+        pos |= ((positive.wrapping_mul(GATHER) >> 56) as u32) << (8 * k);
+    }
+    (pos, neg)
+}
+
 /// Whether all of the mover's checkers on the board are home.
 #[inline]
 pub(crate) fn all_home(st: &St) -> bool {
@@ -165,63 +191,61 @@ pub(crate) fn sources(st: &St, ctx: &Ctx, d: u8) -> u32 {
 }
 
 /// The step of `d` from route index `r` (a bit of [`sources`]); `None` if
-/// it forms a forbidden six-block.
+/// it forms a forbidden six-block (the only rule not settled by
+/// [`sources`]).
 #[inline]
 pub(crate) fn apply(st: &St, ctx: &Ctx, r: u32, d: u8) -> Option<St> {
     let mut s = *st;
     let r = r as usize;
     let t = r + usize::from(d);
-    s.cnt[r] -= 1;
-    if s.cnt[r] == 0 {
+    let ri = flip(r);
+    s.p.board[ri] += 1;
+    if s.p.board[ri] == 0 {
         s.occ &= !(1 << r);
     }
     if r == 0 {
         s.head += 1;
     }
     if t < 24 {
-        if s.cnt[t] == 0 {
+        let ti = flip(t);
+        if s.p.board[ti] == 0 {
             s.occ |= 1 << t;
             if ctx.blocked(s.occ) {
                 return None;
             }
         }
-        s.cnt[t] += 1;
+        s.p.board[ti] -= 1;
     } else {
-        s.off += 1;
+        s.p.off[1] += 1;
     }
     Some(s)
 }
 
-/// Builds final positions (turn passed) from mover states.
-pub(crate) struct Finisher {
-    base: [i8; 24],
-    tmpl: Position,
-}
-
-impl Finisher {
-    pub fn new(pos: &Position) -> Finisher {
-        let mut base = [0i8; 24];
-        for (i, b) in base.iter_mut().enumerate() {
-            // The opponent becomes the mover: his checkers, positive.
-            *b = (-pos.board[(i + 12) % 24]).max(0);
+/// The final position of the step of `d` from `r` (as [`apply`], without
+/// the bookkeeping a further step would need).
+#[inline]
+fn apply_last(st: &St, ctx: &Ctx, r: u32, d: u8) -> Option<Position> {
+    let mut p = st.p;
+    let r = r as usize;
+    let t = r + usize::from(d);
+    let ri = flip(r);
+    p.board[ri] += 1;
+    if t < 24 {
+        let ti = flip(t);
+        if p.board[ti] == 0 && ctx.forbidden != 0 {
+            let mut occ = st.occ | (1 << t);
+            if p.board[ri] == 0 {
+                occ &= !(1 << r);
+            }
+            if ctx.blocked(occ) {
+                return None;
+            }
         }
-        let mut tmpl = *pos;
-        tmpl.turn = pos.turn.other();
-        tmpl.off = [pos.off[1], pos.off[0]];
-        tmpl.first = [pos.first[1], false];
-        Finisher { base, tmpl }
+        p.board[ti] -= 1;
+    } else {
+        p.off[1] += 1;
     }
-
-    #[inline]
-    pub fn make(&self, st: &St) -> Position {
-        let mut p = self.tmpl;
-        for i in 0..12 {
-            p.board[i] = self.base[i] - st.cnt[i + 12] as i8;
-            p.board[i + 12] = self.base[i + 12] - st.cnt[i] as i8;
-        }
-        p.off[1] = st.off;
-        p
-    }
+    Some(p)
 }
 
 /// Appends the distinct final positions (turn passed) of every legal play
@@ -232,61 +256,59 @@ pub(crate) fn legal_finals(pos: &Position, dice: Dice, out: &mut Vec<Position>) 
         return;
     }
     let (ctx, st) = Ctx::new(pos, dice);
-    let fin = Finisher::new(pos);
     let start = out.len();
     if dice.is_double() {
         let d = dice.first();
-        if block_can_bite(&ctx, &st, d) {
-            doubles_exhaustive(&ctx, &st, d, &fin, out);
-        } else {
-            let target = max_depth_asc(&ctx, &st, d, 0, 0);
-            if target > 0 {
-                let mut won = false;
-                collect_asc(&ctx, &st, d, 1, 0, target, &fin, out, &mut won);
-            }
+        if !doubles_rear_first(&ctx, &st, d, out) {
+            out.truncate(start);
+            doubles_exhaustive(&ctx, &st, d, out);
         }
     } else {
-        nondouble(&ctx, &st, dice.high(), dice.low(), &fin, out);
+        nondouble(&ctx, &st, dice.high(), dice.low(), out);
     }
     if out.len() == start {
-        out.push(pos.pass_turn());
+        // Nothing playable: the pass (st.p is the passed position).
+        out.push(st.p);
     }
 }
 
-/// Conservatively: could any six-block in a forbidden window form while
-/// playing double `d`? (Current occupancy plus every point reachable by up
-/// to four steps of `d` through points the opponent does not hold.)
-#[inline]
-fn block_can_bite(ctx: &Ctx, st: &St, d: u8) -> bool {
-    if ctx.forbidden == 0 {
+/// Double `d`, rear-first orders only. Returns false if a step was refused
+/// by the six-block rule anywhere in the search: then the rear-first order
+/// may have missed plays and the caller searches every order instead. With
+/// no refusal the searched tree is the block-free tree, which is complete.
+fn doubles_rear_first(ctx: &Ctx, st: &St, d: u8, out: &mut Vec<Position>) -> bool {
+    let mut refused = false;
+    let target = max_depth_asc(ctx, st, d, 0, 0, &mut refused);
+    if refused {
         return false;
     }
-    let mut reach = st.occ;
-    let mut frontier = st.occ;
-    for _ in 0..4 {
-        frontier = (frontier << d) & ALL & !ctx.opp;
-        reach |= frontier;
+    if target > 0 {
+        let mut won = false;
+        collect_asc(ctx, st, d, 1, 0, target, out, &mut won, &mut refused);
     }
-    six_windows(rot12(reach)) & ctx.forbidden != 0
+    !refused
 }
 
 /// The most dice playable with double `d` (a win counts as all four),
 /// searching rear-first orders only.
-fn max_depth_asc(ctx: &Ctx, st: &St, d: u8, depth: u8, min_r: u32) -> u8 {
+fn max_depth_asc(ctx: &Ctx, st: &St, d: u8, depth: u8, min_r: u32, refused: &mut bool) -> u8 {
     let mut best = depth;
     let mut srcs = sources(st, ctx, d) & !((1u32 << min_r) - 1);
     while srcs != 0 {
         let r = srcs.trailing_zeros();
         srcs &= srcs - 1;
-        if let Some(s2) = apply(st, ctx, r, d) {
-            if s2.off == CHECKERS || depth + 1 == 4 {
-                return 4;
+        match apply(st, ctx, r, d) {
+            None => *refused = true,
+            Some(s2) => {
+                if s2.off() == CHECKERS || depth + 1 == 4 {
+                    return 4;
+                }
+                let v = max_depth_asc(ctx, &s2, d, depth + 1, r, refused);
+                if v == 4 {
+                    return 4;
+                }
+                best = best.max(v);
             }
-            let v = max_depth_asc(ctx, &s2, d, depth + 1, r);
-            if v == 4 {
-                return 4;
-            }
-            best = best.max(v);
         }
     }
     best
@@ -300,35 +322,52 @@ fn collect_asc(
     depth: u8,
     min_r: u32,
     target: u8,
-    fin: &Finisher,
     out: &mut Vec<Position>,
     won: &mut bool,
+    refused: &mut bool,
 ) {
     let mut srcs = sources(st, ctx, d) & !((1u32 << min_r) - 1);
+    if depth == target {
+        while srcs != 0 {
+            let r = srcs.trailing_zeros();
+            srcs &= srcs - 1;
+            match apply_last(st, ctx, r, d) {
+                None => *refused = true,
+                Some(p) => {
+                    if p.off[1] != CHECKERS || !std::mem::replace(won, true) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        return;
+    }
     while srcs != 0 {
         let r = srcs.trailing_zeros();
         srcs &= srcs - 1;
-        if let Some(s2) = apply(st, ctx, r, d) {
-            if s2.off == CHECKERS {
-                if !*won {
-                    *won = true;
-                    out.push(fin.make(&s2));
+        match apply(st, ctx, r, d) {
+            None => *refused = true,
+            Some(s2) => {
+                if s2.off() == CHECKERS {
+                    if !std::mem::replace(won, true) {
+                        out.push(s2.p);
+                    }
+                } else {
+                    collect_asc(ctx, &s2, d, depth + 1, r, target, out, won, refused);
                 }
-            } else if depth == target {
-                out.push(fin.make(&s2));
-            } else {
-                collect_asc(ctx, &s2, d, depth + 1, r, target, fin, out, won);
             }
         }
     }
 }
 
-/// Every order, level by level, merging transpositions.
-fn doubles_exhaustive(ctx: &Ctx, st: &St, d: u8, fin: &Finisher, out: &mut Vec<Position>) {
+/// Double `d`, every order, level by level, merging transpositions (the
+/// board fixes the rest of the state: the head counter is the head count
+/// before minus after).
+fn doubles_exhaustive(ctx: &Ctx, st: &St, d: u8, out: &mut Vec<Position>) {
     let mut level: Vec<St> = vec![*st];
+    let mut next: Vec<St> = Vec::new();
     let mut depth = 0u8;
-    let mut win: Option<St> = None;
-    let mut next: Vec<(u128, St)> = Vec::new();
+    let mut win: Option<Position> = None;
     for k in 1..=4u8 {
         next.clear();
         for s in &level {
@@ -337,10 +376,10 @@ fn doubles_exhaustive(ctx: &Ctx, st: &St, d: u8, fin: &Finisher, out: &mut Vec<P
                 let r = srcs.trailing_zeros();
                 srcs &= srcs - 1;
                 if let Some(s2) = apply(s, ctx, r, d) {
-                    if s2.off == CHECKERS {
-                        win = Some(s2);
+                    if s2.off() == CHECKERS {
+                        win = Some(s2.p);
                     } else {
-                        next.push((s2.key(), s2));
+                        next.push(s2);
                     }
                 }
             }
@@ -348,37 +387,31 @@ fn doubles_exhaustive(ctx: &Ctx, st: &St, d: u8, fin: &Finisher, out: &mut Vec<P
         if next.is_empty() {
             break;
         }
-        next.sort_unstable_by_key(|e| e.0);
-        next.dedup_by_key(|e| e.0);
-        level = next.iter().map(|e| e.1).collect();
-        // The head counter is part of the state but is fixed by the board
-        // (head count before minus after), so the key suffices.
+        next.sort_unstable_by_key(|s| s.p.board);
+        next.dedup_by_key(|s| s.p.board);
+        std::mem::swap(&mut level, &mut next);
         depth = k;
     }
+    if (win.is_none() || depth == 4) && depth > 0 {
+        out.extend(level.iter().map(|s| s.p));
+    }
     if let Some(w) = win {
-        if depth == 4 {
-            out.extend(level.iter().map(|s| fin.make(s)));
-        }
-        out.push(fin.make(&w));
-    } else if depth > 0 {
-        out.extend(level.iter().map(|s| fin.make(s)));
+        out.push(w);
     }
 }
 
 /// Two different dice `a > b`.
-fn nondouble(ctx: &Ctx, st: &St, a: u8, b: u8, fin: &Finisher, out: &mut Vec<Position>) {
-    // ab[x] bit y: "x with a, then y with b" is legal.
-    let mut ab = [0u32; 24];
-    // Both steps bore off from {lo, hi}: seen[lo] bit hi.
-    let mut both_off = [0u32; 24];
-    // A chain final "-s, +(s+a+b)" was recorded: bit s.
-    let mut chains = 0u32;
+fn nondouble(ctx: &Ctx, st: &St, a: u8, b: u8, out: &mut Vec<Position>) {
+    let mut seen = Seen {
+        ab: [0; 24],
+        both_off: [0; 24],
+        chains: 0,
+        won: false,
+    };
     let mut full = false;
-    let mut won = false;
-    let mut singles_a: [St; 15] = [*st; 15];
-    let mut n_a = 0usize;
-    let mut singles_b: [St; 15] = [*st; 15];
-    let mut n_b = 0usize;
+    let mut refused = false;
+    let mut singles_a = 0u32;
+    let mut singles_b = 0u32;
     let a32 = u32::from(a);
     let b32 = u32::from(b);
 
@@ -388,45 +421,40 @@ fn nondouble(ctx: &Ctx, st: &St, a: u8, b: u8, fin: &Finisher, out: &mut Vec<Pos
         let x = xs.trailing_zeros();
         xs &= xs - 1;
         let Some(s1) = apply(st, ctx, x, a) else {
+            refused = true;
             continue;
         };
-        if s1.off == CHECKERS {
+        if s1.off() == CHECKERS {
             full = true;
-            if !won {
-                won = true;
-                out.push(fin.make(&s1));
+            if !std::mem::replace(&mut seen.won, true) {
+                out.push(s1.p);
             }
             continue;
         }
-        singles_a[n_a] = s1;
-        n_a += 1;
-        let x_off = x + a32 >= 24;
+        singles_a |= 1 << x;
         let mut ys = sources(&s1, ctx, b);
         while ys != 0 {
             let y = ys.trailing_zeros();
             ys &= ys - 1;
-            let Some(s2) = apply(&s1, ctx, y, b) else {
+            let Some(p2) = apply_last(&s1, ctx, y, b) else {
+                refused = true;
                 continue;
             };
             full = true;
-            ab[x as usize] |= 1 << y;
-            if first_of_kind(
-                &s2,
-                x,
-                y,
-                a32,
-                b32,
-                x_off,
-                &mut won,
-                &mut chains,
-                &mut both_off,
-            ) {
-                out.push(fin.make(&s2));
+            seen.ab[x as usize] |= 1 << y;
+            if seen.first_of_kind(p2.off[1], x, y, a32, b32) {
+                out.push(p2);
             }
         }
     }
 
-    // Pass 2: b first.
+    // Pass 2: b first. Only plays whose a-first order is illegal are new.
+    // Without bear-offs this turn (two or more checkers outside home) and
+    // without a block refusal in pass 1, the a-first order of "y with b,
+    // then x with a" is legal whenever x held a checker before the turn
+    // (same landing, head and block checks as pass 1 made), so only the
+    // chain x = y + b can be new.
+    let chain_only = !refused && (st.occ & OUTSIDE_HOME).count_ones() >= 2;
     let mut ys = sources(st, ctx, b);
     while ys != 0 {
         let y = ys.trailing_zeros();
@@ -434,96 +462,94 @@ fn nondouble(ctx: &Ctx, st: &St, a: u8, b: u8, fin: &Finisher, out: &mut Vec<Pos
         let Some(s1) = apply(st, ctx, y, b) else {
             continue;
         };
-        if s1.off == CHECKERS {
+        if s1.off() == CHECKERS {
             full = true;
-            if !won {
-                won = true;
-                out.push(fin.make(&s1));
+            if !std::mem::replace(&mut seen.won, true) {
+                out.push(s1.p);
             }
             continue;
         }
-        singles_b[n_b] = s1;
-        n_b += 1;
+        singles_b |= 1 << y;
         let mut xs = sources(&s1, ctx, a);
+        if chain_only {
+            xs &= 1 << (y + b32);
+        }
         while xs != 0 {
             let x = xs.trailing_zeros();
             xs &= xs - 1;
-            let Some(s2) = apply(&s1, ctx, x, a) else {
+            // The same two steps in the other order were already seen.
+            if seen.ab[x as usize] & (1 << y) != 0 {
+                continue;
+            }
+            let Some(p2) = apply_last(&s1, ctx, x, a) else {
                 continue;
             };
             full = true;
-            // Same steps in the other order.
-            if ab[x as usize] & (1 << y) != 0 {
-                continue;
-            }
-            if first_of_kind(
-                &s2,
-                x,
-                y,
-                a32,
-                b32,
-                x + a32 >= 24,
-                &mut won,
-                &mut chains,
-                &mut both_off,
-            ) {
-                out.push(fin.make(&s2));
+            if seen.first_of_kind(p2.off[1], x, y, a32, b32) {
+                out.push(p2);
             }
         }
     }
 
     if !full {
         // Only one die can be played: the larger when it can.
-        let singles = if n_a > 0 {
-            &singles_a[..n_a]
+        let (mut mask, d) = if singles_a != 0 {
+            (singles_a, a)
         } else {
-            &singles_b[..n_b]
+            (singles_b, b)
         };
-        out.extend(singles.iter().map(|s| fin.make(s)));
+        while mask != 0 {
+            let r = mask.trailing_zeros();
+            mask &= mask - 1;
+            if let Some(p) = apply_last(st, ctx, r, d) {
+                out.push(p);
+            }
+        }
     }
 }
 
-/// For the two-step play "x with a, y with b" (in either order) reaching
-/// `s2`: whether its final is new. Two different step multisets reach the
-/// same final only as (1) a chain through an intermediate point — "s with a,
-/// s+a with b" and "s+b with a, s with b" both move one checker's worth from
-/// s to s+a+b —, (2) two bear-offs from the same two points with the dice
-/// swapped, or (3) a win.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn first_of_kind(
-    s2: &St,
-    x: u32,
-    y: u32,
-    a: u32,
-    b: u32,
-    x_off: bool,
-    won: &mut bool,
-    chains: &mut u32,
-    both_off: &mut [u32; 24],
-) -> bool {
-    if s2.off == CHECKERS {
-        return !std::mem::replace(won, true);
-    }
-    let s = if x + a == y {
-        Some(x)
-    } else if y + b == x {
-        Some(y)
-    } else {
-        None
-    };
-    if let Some(s) = s {
+/// De-duplication for the two-step plays of a non-double.
+struct Seen {
+    /// `ab[x]` bit y: "x with a, then y with b" is legal.
+    ab: [u32; 24],
+    /// Both steps bore off, from {lo, hi}: `both_off[lo]` bit hi.
+    both_off: [u32; 24],
+    /// A chain final "one checker's worth from s to s+a+b": bit s.
+    chains: u32,
+    /// The win (everything off) was recorded.
+    won: bool,
+}
+
+impl Seen {
+    /// For the two-step play "x with a, y with b" (in either order) ending
+    /// with `off` checkers borne off: whether its final is new. Two
+    /// different multisets of steps reach the same final only as (1) a
+    /// chain through an intermediate point — "s with a, s+a with b" and
+    /// "s+b with a, s with b" both take one checker's worth from s to s+a+b
+    /// —, (2) two bear-offs from the same two points with the dice swapped,
+    /// or (3) a win.
+    #[inline]
+    fn first_of_kind(&mut self, off: u8, x: u32, y: u32, a: u32, b: u32) -> bool {
+        if off == CHECKERS {
+            return !std::mem::replace(&mut self.won, true);
+        }
+        let s = if x + a == y {
+            x
+        } else if y + b == x {
+            y
+        } else {
+            if x + a >= 24 && y + b >= 24 {
+                let (lo, hi) = (x.min(y), x.max(y));
+                let bit = 1u32 << hi;
+                let new = self.both_off[lo as usize] & bit == 0;
+                self.both_off[lo as usize] |= bit;
+                return new;
+            }
+            return true;
+        };
         let bit = 1u32 << s;
-        let new = *chains & bit == 0;
-        *chains |= bit;
-        return new;
+        let new = self.chains & bit == 0;
+        self.chains |= bit;
+        new
     }
-    if x_off && y + b >= 24 {
-        let (lo, hi) = (x.min(y), x.max(y));
-        let bit = 1u32 << hi;
-        let new = both_off[lo as usize] & bit == 0;
-        both_off[lo as usize] |= bit;
-        return new;
-    }
-    true
 }

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use tabula_dice::Dice;
 
-use crate::movegen::{Ctx, Finisher, OFF, St, all_home, apply, sources};
+use crate::movegen::{Ctx, OFF, St, all_home, apply, sources};
 use crate::position::{CHECKERS, Color, Position, point_of, route_index};
 
 /// Where a step lands.
@@ -218,7 +218,7 @@ fn rec(ctx: &Ctx, st: &St, rem: &[u8], path: &mut RawSeq, out: &mut Vec<RawSeq>)
                 die: d,
             };
             path.len += 1;
-            if s2.off == CHECKERS {
+            if s2.off() == CHECKERS {
                 let mut p = *path;
                 p.won = true;
                 p.fin = s2;
@@ -284,11 +284,10 @@ impl Moves {
 pub(crate) fn moves(pos: &Position, dice: Dice) -> Moves {
     let (_, _, raw) = legal_raw(pos, dice);
     let color = pos.turn;
-    let fin = Finisher::new(pos);
     let mut sequences: Vec<Sequence> = Vec::new();
     let mut seen: Vec<RawSeq> = Vec::new();
     let mut finals: Vec<Final> = Vec::new();
-    let mut keys: std::collections::HashSet<u128> = std::collections::HashSet::new();
+    let mut keys: std::collections::HashSet<[i8; 24]> = std::collections::HashSet::new();
     let mut max_dice = 0u8;
     for s in &raw {
         let seq = Sequence(
@@ -297,14 +296,10 @@ pub(crate) fn moves(pos: &Position, dice: Dice) -> Moves {
                 .map(|&r| raw_to_step(color, r))
                 .collect(),
         );
-        if keys.insert(s.fin.key()) {
+        if keys.insert(s.fin.p.board) {
             finals.push(Final {
                 sequence: seq.clone(),
-                position: if s.len == 0 {
-                    pos.pass_turn()
-                } else {
-                    fin.make(&s.fin)
-                },
+                position: s.fin.p,
             });
         }
         if s.len == 0 {
@@ -520,10 +515,10 @@ impl Turn {
             // The mover never lands on an opponent point, so his counts
             // replace exactly the non-negative entries.
             if *b >= 0 {
-                *b = self.st.cnt[r] as i8;
+                *b = self.st.count(r) as i8;
             }
         }
-        p.off[0] = self.st.off;
+        p.off[0] = self.st.off();
         p
     }
 
@@ -602,7 +597,7 @@ impl Turn {
         let st = &self.st;
         let ctx = &self.ctx;
         let r = usize::from(from);
-        if st.cnt[r] == 0 {
+        if st.count(r) == 0 {
             return StepError::NoOwnChecker {
                 color,
                 point: step.from,
@@ -682,6 +677,6 @@ impl Turn {
         if self.played.is_empty() {
             return Ok(self.start.pass_turn());
         }
-        Ok(Finisher::new(&self.start).make(&self.st))
+        Ok(self.st.p)
     }
 }

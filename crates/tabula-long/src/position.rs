@@ -429,8 +429,9 @@ impl Position {
     /// with the opponent to move and the mover's first turn used up.
     pub fn pass_turn(&self) -> Position {
         let mut board = [0i8; 24];
-        for (i, b) in board.iter_mut().enumerate() {
-            *b = -self.board[(i + 12) % 24];
+        for i in 0..12 {
+            board[i] = -self.board[i + 12];
+            board[i + 12] = -self.board[i];
         }
         Position {
             board,
