@@ -22,22 +22,44 @@ use crate::position::Position;
 
 pub(crate) type Board = [i8; 26];
 
-/// Any mover checker on points `from..=25`.
+/// Bits 1..=25 set where the mover has checkers (25 = bar).
 #[inline(always)]
-fn any_mover_at_or_above(b: &Board, from: usize) -> bool {
-    b[from..].iter().any(|&c| c > 0)
+fn occupied(b: &Board) -> u32 {
+    let mut m = 0u32;
+    for (i, &c) in b.iter().enumerate().skip(1) {
+        if c > 0 {
+            m |= 1 << i;
+        }
+    }
+    m
 }
 
-/// Can a mover checker on `i` (which must hold one) move `d` pips? Does not
-/// check the bar rule.
+/// Iterates the set bits of `m`, highest first.
 #[inline(always)]
-pub(crate) fn can_move(b: &Board, i: usize, d: usize) -> bool {
+fn for_each_desc(mut m: u32, mut f: impl FnMut(usize)) {
+    while m != 0 {
+        let i = 31 - m.leading_zeros();
+        m &= !(1 << i);
+        f(i as usize);
+    }
+}
+
+/// Bits 1..=top.
+#[inline(always)]
+fn up_to(top: usize) -> u32 {
+    ((2u64 << top) - 2) as u32
+}
+
+/// Can a mover checker on `i` (which must hold one) move `d` pips? `m` is
+/// the occupancy mask. Does not check the bar rule.
+#[inline(always)]
+fn can_move_m(b: &Board, m: u32, i: usize, d: usize) -> bool {
     if i > d {
         b[i - d] >= -1
     } else if i == d {
-        !any_mover_at_or_above(b, 7)
+        m >> 7 == 0
     } else {
-        !any_mover_at_or_above(b, i + 1)
+        m >> (i + 1) == 0
     }
 }
 
@@ -56,11 +78,19 @@ pub(crate) fn apply(b: &mut Board, i: usize, d: usize) {
     }
 }
 
+/// The board and mask after moving `i` by `d`.
 #[inline(always)]
-fn moved(b: &Board, i: usize, d: usize) -> Board {
+fn moved(b: &Board, m: u32, i: usize, d: usize) -> (Board, u32) {
     let mut c = *b;
+    let mut cm = m;
     apply(&mut c, i, d);
-    c
+    if c[i] == 0 {
+        cm &= !(1 << i);
+    }
+    if i > d {
+        cm |= 1 << (i - d);
+    }
+    (c, cm)
 }
 
 /// The generator's output sink: positions with a fixed side on roll.
@@ -120,12 +150,14 @@ pub(crate) fn generate(pos: &Position, dice: Dice, out: &mut Vec<Position>) -> u
 fn doubles(b: &Board, d: usize, sink: &mut Sink<'_>) -> usize {
     let start = sink.out.len();
     let mut max_depth = 0usize;
-    dfs_double(b, d, 25, 0, &mut max_depth, sink, start);
+    dfs_double(b, occupied(b), d, 25, 0, &mut max_depth, sink, start);
     max_depth
 }
 
+#[allow(clippy::too_many_arguments)]
 fn dfs_double(
     p: &Board,
+    m: u32,
     d: usize,
     from_max: usize,
     depth: usize,
@@ -138,18 +170,30 @@ fn dfs_double(
         if p[25] > 0 {
             if p[25 - d] >= -1 {
                 any = true;
-                let c = moved(p, 25, d);
-                dfs_double(&c, d, 25, depth + 1, max_depth, sink, start);
+                let (c, cm) = moved(p, m, 25, d);
+                dfs_double(&c, cm, d, 25, depth + 1, max_depth, sink, start);
             }
-        } else {
-            let top = from_max.min(24);
-            for i in (1..=top).rev() {
-                if p[i] > 0 && can_move(p, i, d) {
+        } else if depth == 3 {
+            // Last die: push the results directly.
+            for_each_desc(m & up_to(from_max.min(24)), |i| {
+                if can_move_m(p, m, i, d) {
                     any = true;
-                    let c = moved(p, i, d);
-                    dfs_double(&c, d, i, depth + 1, max_depth, sink, start);
+                    let (c, _) = moved(p, m, i, d);
+                    if *max_depth < 4 {
+                        sink.out.truncate(start);
+                        *max_depth = 4;
+                    }
+                    sink.push(c);
                 }
-            }
+            });
+        } else {
+            for_each_desc(m & up_to(from_max.min(24)), |i| {
+                if can_move_m(p, m, i, d) {
+                    any = true;
+                    let (c, cm) = moved(p, m, i, d);
+                    dfs_double(&c, cm, d, i, depth + 1, max_depth, sink, start);
+                }
+            });
         }
     }
     if !any {
@@ -165,37 +209,38 @@ fn dfs_double(
 
 fn mixed_one_on_bar(b: &Board, big: usize, small: usize, sink: &mut Sink<'_>) -> usize {
     let start = sink.out.len();
+    let m = occupied(b);
     let enter_big = b[25 - big] >= -1;
     let enter_small = b[25 - small] >= -1;
     if enter_big {
-        let p = moved(b, 25, big);
-        for j in (1..=24).rev() {
-            if p[j] > 0 && can_move(&p, j, small) {
-                sink.push(moved(&p, j, small));
+        let (p, pm) = moved(b, m, 25, big);
+        for_each_desc(pm & up_to(24), |j| {
+            if can_move_m(&p, pm, j, small) {
+                sink.push(moved(&p, pm, j, small).0);
             }
-        }
+        });
     }
     if enter_small {
-        let p = moved(b, 25, small);
+        let (p, pm) = moved(b, m, 25, small);
         // The entered checker continuing with the big die lands where
         // "enter big, continue small" did, unless an intermediate point
         // differs (a blot hit, or the big entry point closed).
         let different = b[25 - big] < 0 || b[25 - small] < 0;
-        let skip = 25 - small;
-        for j in (1..=24).rev() {
-            if p[j] > 0 && (different || j != skip) && can_move(&p, j, big) {
-                sink.push(moved(&p, j, big));
+        let skip = if different { 0 } else { 1 << (25 - small) };
+        for_each_desc(pm & up_to(24) & !skip, |j| {
+            if can_move_m(&p, pm, j, big) {
+                sink.push(moved(&p, pm, j, big).0);
             }
-        }
+        });
     }
     if sink.out.len() > start {
         return 2;
     }
     if enter_big {
-        sink.push(moved(b, 25, big));
+        sink.push(moved(b, m, 25, big).0);
         1
     } else if enter_small {
-        sink.push(moved(b, 25, small));
+        sink.push(moved(b, m, 25, small).0);
         1
     } else {
         0
@@ -203,38 +248,40 @@ fn mixed_one_on_bar(b: &Board, big: usize, small: usize, sink: &mut Sink<'_>) ->
 }
 
 fn mixed_no_bar(b: &Board, big: usize, small: usize, sink: &mut Sink<'_>, start: usize) -> usize {
+    let m = occupied(b);
+    // Bear-offs can merge different pairs into one result.
     let mut bore_off = false;
     // Small die first; the big die then moves a checker at or below.
-    for i in (1..=24).rev() {
-        if b[i] > 0 && can_move(b, i, small) {
-            let p = moved(b, i, small);
+    for_each_desc(m, |i| {
+        if can_move_m(b, m, i, small) {
+            let (p, pm) = moved(b, m, i, small);
             bore_off |= i <= small;
-            for j in (1..=i).rev() {
-                if p[j] > 0 && can_move(&p, j, big) {
+            for_each_desc(pm & up_to(i), |j| {
+                if can_move_m(&p, pm, j, big) {
                     bore_off |= j <= big;
-                    sink.push(moved(&p, j, big));
+                    sink.push(moved(&p, pm, j, big).0);
                 }
-            }
+            });
         }
-    }
+    });
     // Big die first; the small die then moves a checker strictly below.
-    for i in (1..=24).rev() {
-        if b[i] > 0 && can_move(b, i, big) {
-            let p = moved(b, i, big);
+    for_each_desc(m, |i| {
+        if can_move_m(b, m, i, big) {
+            let (p, pm) = moved(b, m, i, big);
             bore_off |= i <= big;
             let skip = if i > big && b[i - big] >= 0 && b[i - small] >= 0 {
-                i - big
+                1 << (i - big)
             } else {
-                usize::MAX
+                0
             };
-            for j in (1..i).rev() {
-                if p[j] > 0 && j != skip && can_move(&p, j, small) {
+            for_each_desc(pm & up_to(i - 1) & !skip, |j| {
+                if can_move_m(&p, pm, j, small) {
                     bore_off |= j <= small;
-                    sink.push(moved(&p, j, small));
+                    sink.push(moved(&p, pm, j, small).0);
                 }
-            }
+            });
         }
-    }
+    });
     if sink.out.len() > start {
         if bore_off {
             let found = &mut sink.out[start..];
@@ -251,11 +298,11 @@ fn mixed_no_bar(b: &Board, big: usize, small: usize, sink: &mut Sink<'_>, start:
         return 2;
     }
     for d in [big, small] {
-        for i in (1..=24).rev() {
-            if b[i] > 0 && can_move(b, i, d) {
-                sink.push(moved(b, i, d));
+        for_each_desc(m, |i| {
+            if can_move_m(b, m, i, d) {
+                sink.push(moved(b, m, i, d).0);
             }
-        }
+        });
         if sink.out.len() > start {
             return 1;
         }
