@@ -1,0 +1,1 @@
+//! Room core (in progress).
