@@ -554,6 +554,12 @@ impl Position {
         out
     }
 
+    /// Alias of [`Position::legal_positions`]: every distinct resulting
+    /// position once (wildbg's `all_positions_after_moving`).
+    pub fn legal_moves(&self, dice: Dice) -> Vec<Position> {
+        self.legal_positions(dice)
+    }
+
     /// As [`Position::legal_positions`] into a reused buffer (cleared
     /// first); returns how many dice the play uses. Allocation-free once the
     /// buffer has grown.

@@ -60,7 +60,7 @@ fn initial_position_is_standard() {
 #[test]
 fn opening_six_five_has_seven_plays_and_three_one_sixteen() {
     let p = Position::initial();
-    assert_eq!(p.legal_positions(dice(6, 5)).len(), 7);
+    assert_eq!(p.legal_moves(dice(6, 5)).len(), 7);
     assert_eq!(p.legal_positions(dice(3, 1)).len(), 16);
     assert_eq!(p.legal_plays(dice(6, 5)).len(), 7);
     assert_eq!(p.legal_plays(dice(3, 1)).len(), 16);
