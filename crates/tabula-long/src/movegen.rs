@@ -84,6 +84,11 @@ pub(crate) struct Ctx {
     pub forbidden: u32,
     /// How many checkers may leave the head this turn.
     pub head_limit: u8,
+    /// The board already holds a forbidden block before the turn (only in
+    /// set-up positions: in play a block can only become forbidden by
+    /// occupying a new point, so it is checked then). Then every step is
+    /// checked, since the rule holds after every single step.
+    pub pre_blocked: bool,
 }
 
 impl Ctx {
@@ -121,14 +126,14 @@ impl Ctx {
         } else {
             1
         };
-        (
-            Ctx {
-                opp,
-                forbidden,
-                head_limit,
-            },
-            st,
-        )
+        let mut ctx = Ctx {
+            opp,
+            forbidden,
+            head_limit,
+            pre_blocked: false,
+        };
+        ctx.pre_blocked = ctx.blocked(occ);
+        (ctx, st)
     }
 
     /// Whether `occ` (mover occupancy) holds a forbidden six-block.
@@ -218,6 +223,9 @@ pub(crate) fn apply(st: &St, ctx: &Ctx, r: u32, d: u8) -> Option<St> {
     } else {
         s.p.off[1] += 1;
     }
+    if ctx.pre_blocked && ctx.blocked(s.occ) {
+        return None;
+    }
     Some(s)
 }
 
@@ -232,7 +240,7 @@ fn apply_last(st: &St, ctx: &Ctx, r: u32, d: u8) -> Option<Position> {
     p.board[ri] += 1;
     if t < 24 {
         let ti = flip(t);
-        if p.board[ti] == 0 && ctx.forbidden != 0 {
+        if (p.board[ti] == 0 || ctx.pre_blocked) && ctx.forbidden != 0 {
             let mut occ = st.occ | (1 << t);
             if p.board[ri] == 0 {
                 occ &= !(1 << r);
@@ -244,6 +252,16 @@ fn apply_last(st: &St, ctx: &Ctx, r: u32, d: u8) -> Option<Position> {
         p.board[ti] -= 1;
     } else {
         p.off[1] += 1;
+        if ctx.pre_blocked {
+            let occ = if p.board[ri] == 0 {
+                st.occ & !(1 << r)
+            } else {
+                st.occ
+            };
+            if ctx.blocked(occ) {
+                return None;
+            }
+        }
     }
     Some(p)
 }

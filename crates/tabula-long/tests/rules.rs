@@ -221,12 +221,12 @@ fn no_legal_play_passes_the_turn() {
 
 // ---------------------------------------------------------------- six-block
 
-/// Seed 000's example: white on 10,9,8,7,6 with a sixth checker able to
-/// close 5 (11-5), black with no checker home (all on his head).
+/// Seed 000's example: white on 10,9,8,7,6 (two each), able to close 5
+/// (10-5 with a five); black with no checker home.
 fn block_example(black: &[(u8, i64)], v: &str) -> Position {
     common::build(
         Color::White,
-        &[(24, 4), (11, 1), (10, 2), (9, 2), (8, 2), (7, 2), (6, 2)],
+        &[(24, 5), (10, 2), (9, 2), (8, 2), (7, 2), (6, 2)],
         black,
         false,
         variant(v),
@@ -239,18 +239,19 @@ fn closes_10_to_5(f: &Position) -> bool {
 
 #[test]
 fn six_block_seed_000_example_under_opponent_home() {
-    // Given seed 000's example under prime_rule=opponent_home,
+    // Given seed 000's example under prime_rule=opponent_home (black all on
+    // his head, none home),
     let p = block_example(&[(12, 15)], "prime_rule=opponent_home");
-    // When white rolls 6-5, Then no final closes 10..5 and 11-5 is refused.
+    // When white rolls 6-5, Then no final closes 10..5 and 10-5 is refused.
     assert!(p.legal_moves(dice(6, 5)).iter().all(|f| !closes_10_to_5(f)));
-    assert!(seqs(&p, 6, 5).iter().all(|s| !s.contains("11-5")));
+    assert!(seqs(&p, 6, 5).iter().all(|s| !s.contains("-5")));
     assert_eq!(
-        Turn::new(&p, dice(6, 5)).play_step(step("11-5")),
+        Turn::new(&p, dice(6, 5)).play_step(step("10-5")),
         Err(StepError::SixBlock)
     );
     // Given black has one checker home (15), Then the block is allowed.
     let p = block_example(&[(12, 14), (15, 1)], "prime_rule=opponent_home");
-    assert!(firsts(&p, 6, 5).contains(&"11-5".to_string()));
+    assert!(firsts(&p, 6, 5).contains(&"10-5".to_string()));
     assert!(p.legal_moves(dice(6, 5)).iter().any(closes_10_to_5));
     // Given black's checker has passed the block but is not home (4),
     // Then under opponent_home the block is still forbidden.
@@ -264,35 +265,22 @@ fn six_block_seed_000_example_under_opponent_ahead() {
     // behind the block, Then it is forbidden too.
     let p = block_example(&[(12, 15)], "");
     assert_eq!(
-        Turn::new(&p, dice(6, 5)).play_step(step("11-5")),
+        Turn::new(&p, dice(6, 5)).play_step(step("10-5")),
         Err(StepError::SixBlock)
     );
     assert!(p.legal_moves(dice(6, 5)).iter().all(|f| !closes_10_to_5(f)));
     // Given one black checker has passed it (on 4), Then it is allowed.
     let p = block_example(&[(12, 14), (4, 1)], "");
     assert!(p.legal_moves(dice(6, 5)).iter().any(closes_10_to_5));
-    // Given a black checker only inside the block's reach behind it (11),
-    // Then it is still forbidden.
-    let p = common::build(
-        Color::White,
-        &[(24, 4), (16, 1), (10, 2), (9, 2), (8, 2), (7, 2), (6, 2)],
-        &[(12, 14), (11, 1)],
-        false,
-        variant(""),
-    );
+    // Given black's most advanced checker is behind it (11), Then forbidden.
+    let p = block_example(&[(12, 14), (11, 1)], "");
     assert!(p.legal_moves(dice(6, 5)).iter().all(|f| !closes_10_to_5(f)));
 }
 
 #[test]
 fn six_block_counts_borne_off_opponent_checkers_as_passed() {
     // Given black has borne off one (the rest home), white can close a prime.
-    let p = common::build(
-        Color::White,
-        &[(24, 4), (11, 1), (10, 2), (9, 2), (8, 2), (7, 2), (6, 2)],
-        &[(13, 14)],
-        false,
-        variant(""),
-    );
+    let p = block_example(&[(13, 14)], "");
     assert!(p.legal_moves(dice(6, 5)).iter().any(closes_10_to_5));
 }
 
@@ -347,6 +335,58 @@ fn six_block_does_not_continue_across_whites_route_end() {
     }
 }
 
+#[test]
+fn six_block_is_checked_after_every_single_step() {
+    // Given white on 10,9,8,7,6 (one each) and 17, black all on his head:
+    // 17-11 closes 11..6 for a moment, and 6-5 would open it again,
+    let p = common::build(
+        Color::White,
+        &[(24, 9), (17, 1), (10, 1), (9, 1), (8, 1), (7, 1), (6, 1)],
+        &[(12, 15)],
+        false,
+        variant(""),
+    );
+    // When white rolls 6-1,
+    let s = seqs(&p, 6, 1);
+    // Then 6-5 then 17-11 is legal, but not the other order,
+    assert!(s.contains(&"6-5,17-11".to_string()), "{s:?}");
+    assert!(!s.contains(&"17-11,6-5".to_string()), "{s:?}");
+    assert_eq!(
+        Turn::new(&p, dice(6, 1)).play_step(step("17-11")),
+        Err(StepError::SixBlock)
+    );
+    // And the final 11,10,9,8,7,5 is reachable.
+    assert!(p.legal_moves(dice(6, 1)).iter().any(|f| {
+        [11, 10, 9, 8, 7, 5]
+            .iter()
+            .all(|&q| f.checkers(Color::White, q) == 1)
+            && f.checkers(Color::White, 6) == 0
+    }));
+}
+
+#[test]
+fn six_block_already_on_the_board_must_be_broken_at_once() {
+    // Given a set-up position already holding a forbidden prime (11..6),
+    let p = common::build(
+        Color::White,
+        &[(24, 9), (11, 1), (10, 1), (9, 1), (8, 1), (7, 1), (6, 1)],
+        &[(12, 15)],
+        false,
+        variant(""),
+    );
+    // When white rolls 6-5, Then every step leaves no forbidden prime: the
+    // first step must break it.
+    let m = p.moves(dice(6, 5));
+    assert!(!m.sequences.is_empty());
+    for s in m.sequences {
+        let mut t = Turn::new(&p, dice(6, 5));
+        for st in s.steps() {
+            t.play_step(*st).unwrap();
+            assert!(!white_prime_on_blacks_route(&t.position()), "{s}");
+        }
+    }
+}
+
 /// Whether white holds six consecutive points along black's route
 /// (12, 11, ..., 1, 24, ..., 13; no wrap).
 fn white_prime_on_blacks_route(p: &Position) -> bool {
@@ -356,45 +396,6 @@ fn white_prime_on_blacks_route(p: &Position) -> bool {
     route
         .windows(6)
         .any(|w| w.iter().all(|&q| p.checkers(Color::White, q) > 0))
-}
-
-#[test]
-fn six_block_is_checked_after_every_single_step() {
-    // Given white on 11..6 (one each) and black all behind on his head,
-    let p = common::build(
-        Color::White,
-        &[(24, 9), (11, 1), (10, 1), (9, 1), (8, 1), (7, 1), (6, 1)],
-        &[(12, 15)],
-        false,
-        variant(""),
-    );
-    // When white rolls 6-6 (not his first turn: one from the head),
-    let m = p.moves(dice(6, 6));
-    // Then no listed sequence passes through a prime, step by step,
-    assert!(!m.sequences.is_empty());
-    for s in &m.sequences {
-        let mut t = Turn::new(&p, dice(6, 6));
-        for st in s.steps() {
-            t.play_step(*st).unwrap();
-            assert!(!white_prime_on_blacks_route(&t.position()), "{s}");
-        }
-    }
-    // And 11-5 (closing 10..5 at once) is never a first step, while 7-1
-    // is.
-    assert!(
-        m.sequences
-            .iter()
-            .all(|s| !s.to_string().starts_with("11-5"))
-    );
-    assert!(m.sequences.iter().any(|s| s.to_string().starts_with("7-1")));
-    // And the fast generator agrees with the full listing.
-    let fast: BTreeSet<_> = p
-        .legal_moves(dice(6, 6))
-        .into_iter()
-        .map(|f| f.to_string())
-        .collect();
-    let full: BTreeSet<_> = m.finals.iter().map(|f| f.position.to_string()).collect();
-    assert_eq!(fast, full);
 }
 
 // ---------------------------------------------------------------- bearing off

@@ -214,4 +214,3 @@ fn opening_roll_rerolls_and_white_first() {
     // No die was used.
     assert_eq!(d.roll(), Dice::new(1, 2).unwrap());
 }
-

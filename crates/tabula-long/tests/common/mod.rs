@@ -175,9 +175,6 @@ fn ref_step(s: &RState, me: Color, p: u8, die: u8, rule: PrimeRule) -> Option<RS
             return None;
         }
         n.mine(me)[tp as usize] += 1;
-        if forms_forbidden_block(&n, me, rule) {
-            return None;
-        }
     } else {
         // All 15 home (counting off)?
         let home: u8 = (18..24).map(|q| s.get(me, p_of(me, q))).sum::<u8>() + s.off[RState::ci(me)];
@@ -192,6 +189,10 @@ fn ref_step(s: &RState, me: Color, p: u8, die: u8, rule: PrimeRule) -> Option<RS
             }
         }
         n.off[RState::ci(me)] += 1;
+    }
+    // The six-block rule holds after every single step.
+    if forms_forbidden_block(&n, me, rule) {
+        return None;
     }
     Some(n)
 }
