@@ -1,1 +1,56 @@
-//! Room core (in progress).
+//! Tabula's room core: a deterministic state machine
+//! `(room, command, now) -> (room, events)` for long nardy, backgammon
+//! (short nardy) and Thud!.
+//!
+//! Pure: no IO, no clock (time is `now`, milliseconds, passed in), no global
+//! RNG (dice come from [`fair`], derived from seeds that are inputs).
+//!
+//! * [`Room`]: seats (players or a bot at a level), spectators, Ready,
+//!   games of a match, the doubling cube and Crawford rule, Thud!'s two
+//!   rounds, disconnect grace timers ([`Room::tick`],
+//!   [`Room::next_deadline`]), chat with the arbiter's lines, the event log
+//!   with a rising version, and [`Room::snapshot`] / [`Room::restore`].
+//! * [`Command`] in, [`Envelope`]s ([`Event`] + version + [`Audience`])
+//!   out; a refused command returns a [`RoomError`] and changes nothing.
+//! * [`fair`]: the provably-fair dice derivation; [`GameRecord`] and
+//!   [`verify`] (the library behind `tabula verify`).
+//! * [`PlayerStats`]: statistics aggregated from the `stats` events.
+//!
+//! # Flow of a dice game
+//!
+//! Both seats press Ready → `gameStarted` (commitment) → `openingRoll` (one
+//! die each, ties rerolled; under `opening_roll_plays` the roll is the
+//! starter's first move, followed by `possibleMoves`) → per turn:
+//! `turnStarted` (may double) → `rollDice` → `diceRolled` + `possibleMoves`
+//! → `move {from, to}` per step → `moved` + `possibleMoves` … → the next
+//! `turnStarted`. A roll with no legal play gives `turnPassed` and the
+//! arbiter's chat line. At the end: arbiter lines, `gameOver` to each seat,
+//! `gameEnded` (the revealed server seed), `stats` to the host, and
+//! `matchOver` when the match is decided.
+//!
+//! # Bots
+//!
+//! A bot seat never acts by itself: when it must act the room emits
+//! `botRequest {seat, level, need}` to [`Audience::Host`]; the host answers
+//! with an ordinary command from [`Actor::Bot`], validated like anyone's.
+
+pub mod fair;
+
+mod error;
+mod event;
+mod game;
+mod record;
+mod room;
+mod stats;
+mod types;
+
+pub use error::{EngineError, RoomError};
+pub use event::{
+    Audience, BotNeed, ChatAuthor, EndReason, Envelope, Event, GameResult, GameSummary, Phase,
+    PlayerDelta, PlayerResult, ResultKind,
+};
+pub use game::{Action, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition};
+pub use record::{GameRecord, VerifiedGame, VerifyError, verify};
+pub use room::{Command, Input, Room, RoomConfig, RoomSnapshot};
+pub use stats::{LevelStats, PlayerStats};
+pub use types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake, points_ru};

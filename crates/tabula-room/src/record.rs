@@ -1,0 +1,183 @@
+//! Game records and the provably-fair verifier (`tabula verify`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RoomError;
+use crate::event::GameResult;
+use crate::fair::commitment;
+use crate::game::{Action, Game, GameKind, GameSetup};
+
+/// Everything needed to check a finished game: the game and its options,
+/// the seeds, the commitment published at the start, every action in order
+/// (rolls with their dice, steps, passes, cube actions, resignations) and
+/// the result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameRecord {
+    /// Which game (repeated from `setup.options` for readers).
+    pub game: GameKind,
+    /// Options, seeds (the server seed revealed), game number, cube.
+    #[serde(flatten)]
+    pub setup: GameSetup,
+    /// `hex(SHA-256(server_seed))`, published at the start.
+    pub commitment: String,
+    /// Every action in order.
+    pub actions: Vec<Action>,
+    /// The result.
+    pub result: GameResult,
+}
+
+/// A record that checked out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedGame {
+    /// The result, as recomputed.
+    pub result: GameResult,
+    /// Rolls recomputed (opening rolls included).
+    pub rolls: usize,
+    /// Actions replayed.
+    pub actions: usize,
+}
+
+/// Why a record does not check out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VerifyError {
+    /// `SHA-256(server_seed)` is not the commitment.
+    #[error(
+        "the server seed does not match the commitment: sha256 is {actual}, committed {committed}"
+    )]
+    CommitmentMismatch {
+        /// The commitment in the record.
+        committed: String,
+        /// SHA-256 of the revealed seed.
+        actual: String,
+    },
+    /// `game` disagrees with `options.game`.
+    #[error("record names game {game:?} but its options are for {options:?}")]
+    GameMismatch {
+        /// `game`.
+        game: GameKind,
+        /// `options.game`.
+        options: GameKind,
+    },
+    /// The engine refused an action.
+    #[error("action {index} is refused: {error}")]
+    Rejected {
+        /// Index into `actions`.
+        index: usize,
+        /// Why.
+        error: RoomError,
+    },
+    /// The recomputed action (dice, opening, pass) differs from the record.
+    #[error("action {index} differs: recomputed {expected}, recorded {recorded}")]
+    Mismatch {
+        /// Index into `actions`.
+        index: usize,
+        /// What the replay produced (JSON).
+        expected: String,
+        /// What the record says (JSON).
+        recorded: String,
+    },
+    /// The actions do not reach the end of the game, or go past it.
+    #[error("the actions do not end the game exactly (replayed {replayed}, recorded {recorded})")]
+    Length {
+        /// Actions produced by the replay.
+        replayed: usize,
+        /// Actions in the record.
+        recorded: usize,
+    },
+    /// The recomputed result differs.
+    #[error("the result differs: recomputed {expected}, recorded {recorded}")]
+    ResultMismatch {
+        /// Recomputed (JSON).
+        expected: String,
+        /// Recorded (JSON).
+        recorded: String,
+    },
+}
+
+fn json<T: Serialize>(t: &T) -> String {
+    serde_json::to_string(t).unwrap_or_default()
+}
+
+/// Checks a record: the commitment, every roll recomputed from the seeds,
+/// every move replayed through the engine, and the result.
+pub fn verify(record: &GameRecord) -> Result<VerifiedGame, VerifyError> {
+    if record.game != record.setup.options.game {
+        return Err(VerifyError::GameMismatch {
+            game: record.game,
+            options: record.setup.options.game,
+        });
+    }
+    let actual = commitment(&record.setup.server_seed);
+    if actual != record.commitment {
+        return Err(VerifyError::CommitmentMismatch {
+            committed: record.commitment.clone(),
+            actual,
+        });
+    }
+    let mut out = Vec::new();
+    let mut game = Game::start(&record.setup, &mut out)
+        .map_err(|error| VerifyError::Rejected { index: 0, error })?;
+    let check_prefix = |game: &Game| -> Result<(), VerifyError> {
+        for (i, a) in game.actions().iter().enumerate() {
+            match record.actions.get(i) {
+                Some(r) if r == a => {}
+                Some(r) => {
+                    return Err(VerifyError::Mismatch {
+                        index: i,
+                        expected: json(a),
+                        recorded: json(r),
+                    });
+                }
+                None => {
+                    return Err(VerifyError::Length {
+                        replayed: game.actions().len(),
+                        recorded: record.actions.len(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    };
+    check_prefix(&game)?;
+    for (index, a) in record.actions.iter().enumerate() {
+        if index < game.actions().len() {
+            // Already produced (derived) by the replay and checked.
+            continue;
+        }
+        if game.result().is_some() {
+            return Err(VerifyError::Length {
+                replayed: game.actions().len(),
+                recorded: record.actions.len(),
+            });
+        }
+        game.replay(a, &mut out)
+            .map_err(|error| VerifyError::Rejected { index, error })?;
+        check_prefix(&game)?;
+    }
+    let Some(result) = game.result().cloned() else {
+        return Err(VerifyError::Length {
+            replayed: game.actions().len(),
+            recorded: record.actions.len(),
+        });
+    };
+    if game.actions().len() != record.actions.len() {
+        return Err(VerifyError::Length {
+            replayed: game.actions().len(),
+            recorded: record.actions.len(),
+        });
+    }
+    if result != record.result {
+        return Err(VerifyError::ResultMismatch {
+            expected: json(&result),
+            recorded: json(&record.result),
+        });
+    }
+    let rolls = game.dice().next_roll_index() as usize;
+    Ok(VerifiedGame {
+        result,
+        rolls,
+        actions: record.actions.len(),
+    })
+}

@@ -1,0 +1,540 @@
+//! Room core rules for long nardy, each driven by a scripted clock and
+//! scripted (or seed-derived) dice.
+
+mod common;
+
+use common::*;
+use tabula_long::{Opening, Setup, Variant};
+use tabula_room::{
+    Audience, Command, EndReason, EngineError, Event, GameOptions, Phase, PlayerResult, ResultKind,
+    RoomConfig, RoomError, SeatId, Spot, Stake, StartPosition, fair,
+};
+
+fn white_first() -> GameOptions {
+    GameOptions::long(Variant {
+        opening: Opening::WhiteFirst,
+        ..Variant::default()
+    })
+}
+
+fn scripted(options: GameOptions, rolls: &[[u8; 2]]) -> RoomConfig {
+    RoomConfig {
+        options,
+        master_seed: "master".into(),
+        dice_script: Some(rolls.to_vec()),
+        ..RoomConfig::default()
+    }
+}
+
+fn from_position(json: &str, rolls: &[[u8; 2]]) -> RoomConfig {
+    let setup: Setup = serde_json::from_str(json).unwrap();
+    RoomConfig {
+        start_position: Some(StartPosition::LongNardy(setup)),
+        ..scripted(white_first(), rolls)
+    }
+}
+
+#[test]
+fn game_starts_only_when_both_players_press_ready() {
+    // Given two seated players
+    let mut t = Table::seated(RoomConfig {
+        master_seed: "m".into(),
+        ..RoomConfig::default()
+    });
+    assert_eq!(t.room.phase(), Phase::WaitingForPlayer);
+    // When only A presses Ready
+    let ev = t.ok(alice(), Command::Ready);
+    // Then nothing starts
+    assert!(!has(&ev, |e| matches!(e, Event::GameStarted { .. })));
+    assert_eq!(t.room.phase(), Phase::WaitingForPlayer);
+    assert_eq!(
+        t.try_cmd(alice(), Command::Ready).unwrap_err(),
+        RoomError::AlreadyReady
+    );
+    // When B presses Ready too
+    let ev = t.ok(bob(), Command::Ready);
+    // Then the game starts with the server seed committed
+    let seed = fair::game_server_seed("m", 1);
+    assert!(has(
+        &ev,
+        |e| matches!(e, Event::GameStarted { commitment, game_number: 1, .. }
+        if *commitment == fair::commitment(&seed))
+    ));
+    assert_eq!(t.room.phase(), Phase::Playing);
+}
+
+#[test]
+fn rolling_before_the_game_starts_is_refused() {
+    let mut t = Table::seated(RoomConfig::default());
+    assert_eq!(
+        t.try_cmd(alice(), Command::RollDice).unwrap_err(),
+        RoomError::GameNotStarted
+    );
+    assert_eq!(
+        t.try_cmd(PlayerIdActor::carol(), Command::Ready)
+            .unwrap_err(),
+        RoomError::NotSeated
+    );
+}
+
+struct PlayerIdActor;
+impl PlayerIdActor {
+    fn carol() -> tabula_room::Actor {
+        tabula_room::Actor::Player(tabula_room::PlayerId::new("carol"))
+    }
+}
+
+#[test]
+fn opening_roll_rerolls_ties_and_becomes_the_starters_first_move() {
+    // Given the default opening (the opening roll plays) and dice 3-3, 2-5
+    let cfg = scripted(GameOptions::default(), &[[3, 3], [2, 5], [1, 1]]);
+    let mut t = Table::seated(cfg);
+    t.ok(alice(), Command::Ready);
+    // When both are ready
+    let ev = t.ok(bob(), Command::Ready);
+    // Then the tie is rerolled, black (B, with the 5) starts with 5-2
+    assert!(has(
+        &ev,
+        |e| matches!(e, Event::OpeningRoll { rolls, starter: SeatId::B, first_roll: Some([5, 2]) }
+        if *rolls == vec![[3, 3], [2, 5]])
+    ));
+    // and B is already on move with 5-2, without rolling
+    let (first, seqs, left) = t.possible();
+    assert_eq!(left, vec![5, 2]);
+    assert!(first.contains(&"12-7".to_string()), "{first:?}");
+    assert!(!seqs.is_empty());
+    assert_eq!(
+        t.try_cmd(bob(), Command::RollDice).unwrap_err(),
+        RoomError::AlreadyRolled
+    );
+    assert_eq!(
+        t.try_cmd(
+            alice(),
+            Command::Move {
+                from: Spot::Point(24),
+                to: Spot::Point(19)
+            }
+        )
+        .unwrap_err(),
+        RoomError::NotYourTurn
+    );
+}
+
+#[test]
+fn opening_roll_rerolls_option_makes_the_starter_roll_afresh() {
+    let mut o = GameOptions::default();
+    o.long.opening = Opening::OpeningRollRerolls;
+    let mut t = Table::seated(scripted(o, &[[6, 1], [4, 4]]));
+    t.ok(alice(), Command::Ready);
+    let ev = t.ok(bob(), Command::Ready);
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::OpeningRoll {
+            starter: SeatId::A,
+            first_roll: None,
+            ..
+        }
+    )));
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::TurnStarted {
+            seat: SeatId::A,
+            ..
+        }
+    )));
+    let ev = t.ok(alice(), Command::RollDice);
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::DiceRolled {
+            dice: [4, 4],
+            roll_index: 1,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn roll_then_single_steps_list_continuations_and_end_the_turn() {
+    // Given white to move first and dice 6-5
+    let mut t = Table::started(scripted(white_first(), &[[6, 5]]));
+    // When A rolls
+    let ev = t.ok(alice(), Command::RollDice);
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::DiceRolled {
+            seat: SeatId::A,
+            dice: [6, 5],
+            ..
+        }
+    )));
+    // Then the legal first steps and one sequence per distinct final
+    let (first, seqs, left) = t.possible();
+    assert_eq!(left, vec![6, 5]);
+    assert!(first.contains(&"24-18".to_string()) && first.contains(&"24-19".to_string()));
+    assert!(seqs.contains(&"24-18,18-13".to_string()) || seqs.contains(&"24-19,19-13".to_string()));
+    assert_eq!(
+        seqs.len(),
+        1,
+        "only one checker may leave the head: {seqs:?}"
+    );
+    // When A plays one step
+    let ev = t.step(SeatId::A, "24-18");
+    // Then the continuations are for the 5 left
+    assert!(has(
+        &ev,
+        |e| matches!(e, Event::Moved { seat: SeatId::A, notation, .. } if notation == "24-18")
+    ));
+    let (first, seqs, left) = t.possible();
+    assert_eq!(left, vec![5]);
+    assert_eq!(first, vec!["18-13".to_string()]);
+    assert_eq!(seqs, vec!["18-13".to_string()]);
+    // When A plays the last die, the turn passes to B
+    let ev = t.step(SeatId::A, "18-13");
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::TurnStarted {
+            seat: SeatId::B,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn an_illegal_step_is_refused_with_the_engines_reason_and_changes_nothing() {
+    let mut t = Table::started(scripted(white_first(), &[[6, 5]]));
+    t.ok(alice(), Command::RollDice);
+    let before = t.room.version();
+    let log_len = t.room.log().len();
+    let err = t
+        .try_cmd(
+            alice(),
+            Command::Move {
+                from: Spot::Point(24),
+                to: Spot::Point(20),
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RoomError::Illegal(EngineError::Long(tabula_long::StepError::DieNotAvailable {
+                distance: 4,
+                ..
+            }))
+        ),
+        "{err:?}"
+    );
+    assert_eq!(t.room.version(), before);
+    assert_eq!(t.room.log().len(), log_len);
+    // B may not move for A
+    assert_eq!(
+        t.try_cmd(bob(), Command::RollDice).unwrap_err(),
+        RoomError::NotYourTurn
+    );
+}
+
+#[test]
+fn a_roll_with_no_legal_play_passes_automatically_and_the_arbiter_says_so() {
+    // Given white only on its head and black holding 18: 6-6 cannot be played
+    let mut t = Table::started(from_position(
+        r#"{"turn":"white","white":{"24":15},"black":{"12":13,"18":2}}"#,
+        &[[6, 6], [1, 2]],
+    ));
+    // When A rolls 6-6
+    let ev = t.ok(alice(), Command::RollDice);
+    // Then the turn passes, the arbiter writes to the chat, B is on turn
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::TurnPassed {
+            seat: SeatId::A,
+            dice: [6, 6]
+        }
+    )));
+    let lines = arbiter_lines(&ev);
+    assert_eq!(
+        lines,
+        vec![
+            "Белые: выпало 6:6, допустимых ходов нет — ход пропускается автоматически.".to_string()
+        ]
+    );
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::TurnStarted {
+            seat: SeatId::B,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn resigning_before_bearing_off_loses_a_mars_with_the_stake_message() {
+    // Given a game with a stake
+    let mut t = Table::started(RoomConfig {
+        stake: Some(Stake {
+            amount: 100,
+            currency: "TON".into(),
+        }),
+        ..scripted(white_first(), &[[6, 5]])
+    });
+    // When A resigns before bearing off anything
+    let ev = t.try_cmd(alice(), Command::Resign).unwrap();
+    // Then B wins a mars (2 points); game_over to each seat
+    let over: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::GameOver {
+                result,
+                points,
+                kind,
+                message,
+            } => Some((e.to.clone(), *result, *points, *kind, message.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        over,
+        vec![
+            (
+                Audience::Seat(SeatId::A),
+                PlayerResult::Lose,
+                2,
+                ResultKind::Mars,
+                "LOST 200 TON.".to_string()
+            ),
+            (
+                Audience::Seat(SeatId::B),
+                PlayerResult::Win,
+                2,
+                ResultKind::Mars,
+                "WIN 200 TON.".to_string()
+            ),
+        ]
+    );
+    let events: Vec<Event> = ev.into_iter().map(|e| e.event).collect();
+    assert_eq!(
+        arbiter_lines(&events),
+        vec![
+            "Белые сдаются.".to_string(),
+            "Победа: марс (2 очка)".to_string()
+        ]
+    );
+    assert_eq!(t.room.phase(), Phase::Finished);
+    assert!(has(
+        &events,
+        |e| matches!(e, Event::GameEnded { result, .. }
+        if result.reason == EndReason::Resigned && result.winner == Some(SeatId::B))
+    ));
+}
+
+#[test]
+fn resigning_after_bearing_off_loses_an_oin() {
+    // Given white has borne off ten
+    let mut t = Table::started(RoomConfig {
+        stake: Some(Stake {
+            amount: 100,
+            currency: "TON".into(),
+        }),
+        ..from_position(
+            r#"{"turn":"white","white":{"1":5},"black":{"12":15},"off":{"white":10,"black":0}}"#,
+            &[[1, 2]],
+        )
+    });
+    // When white resigns
+    let ev = t.ok(alice(), Command::Resign);
+    // Then black wins an oin: 1 point
+    assert!(arbiter_lines(&ev).contains(&"Победа: оин (1 очко)".to_string()));
+    assert!(has(
+        &ev,
+        |e| matches!(e, Event::GameOver { result: PlayerResult::Win, points: 1, kind: ResultKind::Oin, message } if message == "WIN 100 TON.")
+    ));
+}
+
+#[test]
+fn standing_up_during_a_game_is_a_resignation() {
+    let mut t = Table::started(scripted(white_first(), &[[6, 5]]));
+    let ev = t.ok(bob(), Command::StandUp);
+    assert!(has(&ev, |e| matches!(e, Event::GameEnded { result, .. }
+        if result.reason == EndReason::StoodUp && result.winner == Some(SeatId::A) && result.kind == ResultKind::Mars)));
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::SeatFreed {
+            seat: SeatId::B,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn bearing_off_the_last_checker_wins_koks_when_the_loser_is_still_on_his_head() {
+    let mut t = Table::started(from_position(
+        r#"{"turn":"white","white":{"1":1},"black":{"12":15},"off":{"white":14,"black":0}}"#,
+        &[[1, 2]],
+    ));
+    t.ok(alice(), Command::RollDice);
+    let ev = t.step(SeatId::A, "1-off");
+    assert!(arbiter_lines(&ev).contains(&"Победа: кокс (3 очка)".to_string()));
+    assert!(has(&ev, |e| matches!(e, Event::GameEnded { result, .. }
+        if result.reason == EndReason::BorneOff && result.points == 3)));
+}
+
+#[test]
+fn a_player_disconnected_past_the_grace_period_loses_and_the_opponent_is_told() {
+    // Given a game with the default 30 s grace
+    let mut t = Table::started(scripted(white_first(), &[[6, 5]]));
+    // When A disconnects at t
+    let ev = t.ok(alice(), Command::Disconnected);
+    let t0 = t.now;
+    assert!(has(
+        &ev,
+        |e| matches!(e, Event::PlayerDisconnected { seat: SeatId::A, deadline } if *deadline == t0 + 30_000)
+    ));
+    assert_eq!(t.room.next_deadline(), Some(t0 + 30_000));
+    // Then nothing happens before the deadline
+    assert!(t.room.tick(t0 + 29_999).is_empty());
+    // When the deadline passes
+    let ev = t.room.tick(t0 + 30_000);
+    // Then B gets opponent_left and A loses by the resign rule (mars)
+    assert!(ev.iter().any(
+        |e| e.to == Audience::Seat(SeatId::B) && matches!(e.event, Event::OpponentLeft { .. })
+    ));
+    assert!(ev.iter().any(|e| matches!(&e.event, Event::GameEnded { result, .. }
+        if result.reason == EndReason::Disconnected && result.kind == ResultKind::Mars && result.winner == Some(SeatId::B))));
+    assert_eq!(t.room.next_deadline(), None);
+}
+
+#[test]
+fn reconnecting_within_the_grace_period_keeps_the_game_going() {
+    let mut t = Table::started(RoomConfig {
+        grace_ms: 5_000,
+        ..scripted(white_first(), &[[6, 5]])
+    });
+    t.ok(alice(), Command::Disconnected);
+    let t0 = t.now;
+    let ev = t.ok(alice(), Command::Connected);
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::PlayerReconnected { seat: SeatId::A }
+    )));
+    assert!(t.room.tick(t0 + 60_000).is_empty());
+    assert_eq!(t.room.phase(), Phase::Playing);
+}
+
+#[test]
+fn snapshot_mid_turn_restores_a_room_with_the_same_future() {
+    // Given a game with seed-derived dice, one step into A's first turn
+    let mut t = Table::started(RoomConfig {
+        options: white_first(),
+        master_seed: "snapshot".into(),
+        ..RoomConfig::default()
+    });
+    t.ok(alice(), Command::RollDice);
+    let (first, ..) = t.possible();
+    t.step(SeatId::A, &first[0]);
+    // When the room is snapshotted (through JSON) and restored
+    let json = serde_json::to_string(&t.room.snapshot()).unwrap();
+    let restored = tabula_room::Room::restore(&serde_json::from_str(&json).unwrap()).unwrap();
+    assert_eq!(restored.version(), t.room.version());
+    assert_eq!(restored.log(), t.room.log());
+    let at = restored.version();
+    let mut u = Table {
+        room: restored,
+        now: t.now,
+    };
+    // Then both rooms continue identically
+    t.autoplay(40);
+    u.autoplay(40);
+    assert!(t.room.version() > at + 20, "the game went on");
+    assert_eq!(t.room.log(), u.room.log());
+}
+
+#[test]
+fn chat_is_length_limited_and_open_to_spectators() {
+    let mut t = Table::seated(RoomConfig {
+        chat_max_chars: 5,
+        ..RoomConfig::default()
+    });
+    assert_eq!(
+        t.try_cmd(
+            alice(),
+            Command::Chat {
+                text: "123456".into()
+            }
+        )
+        .unwrap_err(),
+        RoomError::ChatTooLong { max: 5 }
+    );
+    assert_eq!(
+        t.try_cmd(alice(), Command::Chat { text: "  ".into() })
+            .unwrap_err(),
+        RoomError::ChatEmpty
+    );
+    let carol = tabula_room::Actor::Player(tabula_room::PlayerId::new("carol"));
+    assert_eq!(
+        t.try_cmd(carol.clone(), Command::Chat { text: "hi".into() })
+            .unwrap_err(),
+        RoomError::NotSeated
+    );
+    t.ok(carol.clone(), Command::Spectate);
+    let ev = t.ok(
+        carol,
+        Command::Chat {
+            text: "мир".into()
+        },
+    );
+    assert!(has(
+        &ev,
+        |e| matches!(e, Event::Chat { text, .. } if text == "мир")
+    ));
+}
+
+#[test]
+fn seats_are_exclusive() {
+    let mut t = Table::new(RoomConfig::default());
+    t.ok(
+        alice(),
+        Command::Sit {
+            seat: Some(SeatId::A),
+        },
+    );
+    assert_eq!(
+        t.try_cmd(
+            bob(),
+            Command::Sit {
+                seat: Some(SeatId::A)
+            }
+        )
+        .unwrap_err(),
+        RoomError::SeatTaken(SeatId::A)
+    );
+    assert_eq!(
+        t.try_cmd(alice(), Command::Sit { seat: None }).unwrap_err(),
+        RoomError::AlreadySeated
+    );
+    let ev = t.ok(bob(), Command::Sit { seat: None });
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::SeatTaken {
+            seat: SeatId::B,
+            ..
+        }
+    )));
+    let carol = tabula_room::Actor::Player(tabula_room::PlayerId::new("carol"));
+    assert_eq!(
+        t.try_cmd(carol, Command::Sit { seat: None }).unwrap_err(),
+        RoomError::RoomFull
+    );
+}
+
+#[test]
+fn versions_rise_strictly_through_the_log() {
+    let mut t = Table::started(RoomConfig {
+        options: white_first(),
+        master_seed: "v".into(),
+        ..RoomConfig::default()
+    });
+    t.autoplay(30);
+    let v: Vec<u64> = t.room.log().iter().map(|e| e.version).collect();
+    assert!(v.windows(2).all(|w| w[1] == w[0] + 1));
+    assert_eq!(*v.last().unwrap(), t.room.version());
+    assert_eq!(t.room.events_since(v[5]).len(), v.len() - 6);
+}
