@@ -504,6 +504,10 @@ impl Room {
                 self.next_setup().check()?;
                 if let Some(occ) = self.seats[seat.index()].as_mut() {
                     occ.set_ready(true);
+                    // Pressing Ready proves presence: no stale grace timer.
+                    if let Occupant::Human { deadline, .. } = occ {
+                        *deadline = None;
+                    }
                 }
                 out.push((Audience::All, Event::Ready { seat }));
                 if self

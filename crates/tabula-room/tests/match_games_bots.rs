@@ -528,3 +528,29 @@ fn every_finished_game_emits_stats_to_the_host_only() {
     assert_eq!(stats.len(), 1);
     assert_eq!(stats[0].to, Audience::Host);
 }
+
+#[test]
+fn the_cube_stops_at_64() {
+    // Given a long match where every double is taken
+    let mut t = Table::started(match_to(25));
+    let mut doubler = SeatId::A;
+    for value in [2, 4, 8, 16, 32, 64] {
+        play_until_roll_of(&mut t, doubler);
+        let ev = t.ok(actor(doubler), Command::Double);
+        assert!(has(
+            &ev,
+            |e| matches!(e, Event::DoubleOffered { value: v, .. } if *v == value)
+        ));
+        t.ok(actor(doubler.other()), Command::Take);
+        doubler = doubler.other();
+    }
+    // When the owner of the 64-cube is on roll
+    play_until_roll_of(&mut t, doubler);
+    // Then he may not double any more
+    assert_eq!(t.room.game().unwrap().cube().value, 64);
+    assert!(!t.room.game().unwrap().may_double(doubler));
+    assert_eq!(
+        t.try_cmd(actor(doubler), Command::Double).unwrap_err(),
+        RoomError::CubeAtMaximum
+    );
+}
