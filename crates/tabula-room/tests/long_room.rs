@@ -538,3 +538,37 @@ fn versions_rise_strictly_through_the_log() {
     assert_eq!(*v.last().unwrap(), t.room.version());
     assert_eq!(t.room.events_since(v[5]).len(), v.len() - 6);
 }
+
+#[test]
+fn commands_and_events_use_the_wire_shapes() {
+    let cmd: Command = serde_json::from_str(r#"{"type":"move","from":5,"to":"off"}"#).unwrap();
+    assert_eq!(
+        cmd,
+        Command::Move {
+            from: Spot::Point(5),
+            to: Spot::Off
+        }
+    );
+    let cmd: Command = serde_json::from_str(r#"{"type":"rollDice"}"#).unwrap();
+    assert_eq!(cmd, Command::RollDice);
+    let e = Event::GameOver {
+        result: PlayerResult::Win,
+        points: 1,
+        kind: ResultKind::Oin,
+        message: "WIN 100 TON.".into(),
+    };
+    assert_eq!(
+        serde_json::to_string(&e).unwrap(),
+        r#"{"type":"gameOver","result":"win","points":1,"kind":"oin","message":"WIN 100 TON."}"#
+    );
+    let e = Event::PossibleMoves {
+        seat: SeatId::A,
+        dice_left: vec![5],
+        first_steps: vec!["18-13".into()],
+        sequences: vec!["18-13".into()],
+    };
+    assert_eq!(
+        serde_json::to_string(&e).unwrap(),
+        r#"{"type":"possibleMoves","seat":"a","diceLeft":[5],"firstSteps":["18-13"],"sequences":["18-13"]}"#
+    );
+}
