@@ -1,0 +1,1 @@
+//! Telegram Mini App initData validation and Tabula session tokens (in progress).

@@ -1,0 +1,1 @@
+//! The backplane: room directory, ownership, snapshots and routing behind one trait (in progress).

@@ -1,0 +1,1 @@
+//! Computer opponents for every Tabula game: Easy, Medium and Hard (in progress).

@@ -1,0 +1,1 @@
+//! Tabula's wire protocol: the JSON messages between clients and nodes (in progress).

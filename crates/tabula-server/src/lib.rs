@@ -1,0 +1,1 @@
+//! The Tabula node: actix-web, WebSocket sessions, room actors (in progress).
