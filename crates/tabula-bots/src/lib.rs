@@ -1,1 +1,241 @@
-//! Computer opponents for every Tabula game: Easy, Medium and Hard (in progress).
+//! Computer opponents for every Tabula game: Easy, Medium and Hard.
+//!
+//! The crate is pure: no IO, no clock, no global RNG. A [`Bot`] is built
+//! from a [`Level`] and a seed, and every decision it makes is a function
+//! of the position, the dice and its own seeded random stream, so the same
+//! seed replays the same games on every machine.
+//!
+//! Because there is no clock, thinking budgets are expressed as work, not
+//! time: Hard nardy looks one ply ahead over the opponent's 21 rolls for a
+//! fixed number of candidate plays ([`HARD_NARDY_CANDIDATES`]), and Hard
+//! Thud searches alpha-beta within a node budget ([`HARD_THUD_NODES`]).
+//! These were sized so a decision stays well inside the 100 ms
+//! (p99) on the reference machine; see `RESULTS.md`.
+//!
+//! Every level picks among the engines' own legal plays only:
+//! [`tabula_long::Position::legal_moves`] / [`tabula_long::Position::moves`],
+//! [`tabula_backgammon::Position::legal_positions`] /
+//! [`tabula_backgammon::Position::legal_plays`] and
+//! [`tabula_thud::Position::legal_moves`].
+//!
+//! * **Easy**: a uniformly random legal play (distinct final positions are
+//!   equally likely); never doubles, always takes.
+//! * **Medium**: a one-ply greedy evaluation: race lead (pips), points made,
+//!   hitting and blots (short nardy); in long nardy also checkers off,
+//!   home, on the head. Thud: greedy on material (dwarf 1, troll 4).
+//! * **Hard**: a richer evaluation (shot counting for each blot, primes,
+//!   key home points, blocks on the opponent's route, stacking, mobility,
+//!   rearmost checker) and an expectimax over the opponent's 21 rolls.
+//!   Thud: iterative-deepening alpha-beta with a node budget.
+//!
+//! An immediate win is always taken at Medium and Hard.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tabula_dice::Dice;
+
+pub mod bg;
+pub mod long;
+pub mod thud;
+
+/// How many candidate plays (the best by the static evaluation) Hard nardy
+/// examines with the expectimax over the opponent's 21 rolls.
+pub const HARD_NARDY_CANDIDATES: usize = 8;
+
+/// The node budget of Hard Thud's alpha-beta search per decision.
+pub const HARD_THUD_NODES: u64 = 60_000;
+
+/// A bot's strength.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Random legal play.
+    Easy,
+    /// Greedy one-ply evaluation.
+    Medium,
+    /// Richer evaluation plus look-ahead.
+    Hard,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 3] = [Level::Easy, Level::Medium, Level::Hard];
+
+    /// 1 = Easy, 2 = Medium, 3 = Hard.
+    pub fn from_u8(n: u8) -> Option<Level> {
+        match n {
+            1 => Some(Level::Easy),
+            2 => Some(Level::Medium),
+            3 => Some(Level::Hard),
+            _ => None,
+        }
+    }
+
+    /// 1, 2 or 3.
+    pub fn as_u8(self) -> u8 {
+        match self {
+            Level::Easy => 1,
+            Level::Medium => 2,
+            Level::Hard => 3,
+        }
+    }
+
+    /// `easy`, `medium` or `hard`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+            Level::Hard => "hard",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A level name that is not `easy`, `medium`, `hard` (or `1`, `2`, `3`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level {0:?} (expected easy, medium, hard or 1, 2, 3)")]
+pub struct ParseLevelError(pub String);
+
+impl FromStr for Level {
+    type Err = ParseLevelError;
+    fn from_str(s: &str) -> Result<Level, ParseLevelError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "easy" | "1" => Ok(Level::Easy),
+            "medium" | "2" => Ok(Level::Medium),
+            "hard" | "3" => Ok(Level::Hard),
+            _ => Err(ParseLevelError(s.to_string())),
+        }
+    }
+}
+
+/// A computer player: a level and its own seeded random stream (used by
+/// Easy to choose, and by every level to break exact ties).
+#[derive(Debug, Clone)]
+pub struct Bot {
+    level: Level,
+    rng: ChaCha8Rng,
+}
+
+impl Bot {
+    /// A bot of `level` whose choices are reproducible from `seed`.
+    pub fn new(level: Level, seed: u64) -> Bot {
+        Bot {
+            level,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+
+    /// The bot's level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Long nardy: the whole turn for `dice` as a legal complete sequence
+    /// (steps in seed-000 numbering, playable in order); empty when no play
+    /// is legal or the game is over.
+    pub fn long_nardy(
+        &mut self,
+        pos: &tabula_long::Position,
+        dice: Dice,
+    ) -> Vec<tabula_long::Step> {
+        long::choose(self.level, &mut self.rng, pos, dice)
+    }
+
+    /// Short nardy (backgammon): the whole turn as steps `(from, to)` in the
+    /// mover's own numbering (25 = bar, 0 = off), in an order playable step
+    /// by step; empty when no play is legal.
+    pub fn backgammon(&mut self, pos: &tabula_backgammon::Position, dice: Dice) -> Vec<(u8, u8)> {
+        bg::choose(self.level, &mut self.rng, pos, dice)
+    }
+
+    /// Thud!: a legal move for the side to move, `None` when there is none.
+    pub fn thud(&mut self, pos: &tabula_thud::Position) -> Option<tabula_thud::Move> {
+        thud::choose(self.level, &mut self.rng, pos)
+    }
+
+    /// Long nardy: whether to offer the cube before rolling, `pos` having
+    /// the bot to move.
+    pub fn offer_double_long(&mut self, pos: &tabula_long::Position) -> bool {
+        match self.level {
+            Level::Easy => false,
+            _ => {
+                let p = long::win_probability(pos, pos.turn());
+                (0.70..0.93).contains(&p)
+            }
+        }
+    }
+
+    /// Long nardy: whether to take the opponent's double, `pos` having the
+    /// opponent (the doubler) to move.
+    pub fn accept_double_long(&mut self, pos: &tabula_long::Position) -> bool {
+        match self.level {
+            Level::Easy => true,
+            _ => long::win_probability(pos, pos.turn().other()) >= 0.25,
+        }
+    }
+
+    /// Short nardy: whether to offer the cube before rolling, `pos` having
+    /// the bot on roll.
+    pub fn offer_double_backgammon(&mut self, pos: &tabula_backgammon::Position) -> bool {
+        match self.level {
+            Level::Easy => false,
+            _ => {
+                let p = bg::win_probability(pos, true);
+                (0.70..0.93).contains(&p)
+            }
+        }
+    }
+
+    /// Short nardy: whether to take the opponent's double, `pos` having the
+    /// opponent (the doubler) on roll.
+    pub fn accept_double_backgammon(&mut self, pos: &tabula_backgammon::Position) -> bool {
+        match self.level {
+            Level::Easy => true,
+            _ => bg::win_probability(pos, false) >= 0.25,
+        }
+    }
+
+    /// Thud!: whether to accept the opponent's proposal to end the round now,
+    /// the bot playing `my_side`. Easy accepts half the time; Medium and Hard
+    /// accept when their side's material is at least the opponent's.
+    pub fn thud_accept_end(
+        &mut self,
+        pos: &tabula_thud::Position,
+        my_side: tabula_thud::Side,
+    ) -> bool {
+        match self.level {
+            Level::Easy => self.rng.random_bool(0.5),
+            _ => {
+                let s = pos.score();
+                s.of(my_side) >= s.of(my_side.opponent())
+            }
+        }
+    }
+}
+
+/// Index of the best score, exact ties broken by `rng` (deterministic for a
+/// seed). `None` for an empty slice.
+pub(crate) fn argmax(scores: &[f64], rng: &mut ChaCha8Rng) -> Option<usize> {
+    let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let ties: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] == best).collect();
+    match ties.len() {
+        0 => None,
+        1 => Some(ties[0]),
+        n => Some(ties[rng.random_range(0..n)]),
+    }
+}
+
+/// The logistic function.
+pub(crate) fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}

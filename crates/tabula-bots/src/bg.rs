@@ -1,0 +1,289 @@
+//! Short nardy (backgammon): evaluation and play choice.
+//!
+//! Positions are evaluated right after a side has moved, from that side's
+//! point of view (its mover-relative board: 1..=24 its points, 25 its bar,
+//! 0 the opponent's bar as a negative count), in pips. The opponent is the
+//! next to roll, so the mover's blots are what is at risk: Medium counts
+//! exposed blots, Hard counts the opponent's rolls (of 36) that hit one.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use tabula_backgammon::{Position, Scoring};
+use tabula_dice::Dice;
+
+use crate::{HARD_NARDY_CANDIDATES, Level, argmax, sigmoid};
+
+/// Evaluation weights (pips per unit of each feature).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    /// Per pip of race lead.
+    pub pip: f64,
+    /// Per opponent checker on the bar.
+    pub opp_bar: f64,
+    /// Per point made (2+ checkers) on 1..=24.
+    pub point: f64,
+    /// Extra per made point in the home board (1..=6).
+    pub home_point: f64,
+    /// Extra per made key point (4, 5, 6, 7).
+    pub key_point: f64,
+    /// Extra per made point (anchor) in the opponent's home (19..=24).
+    pub anchor: f64,
+    /// Per unit of (longest run of made points)², runs of 3+.
+    pub prime: f64,
+    /// Per exposed blot (Medium's blot count).
+    pub blot: f64,
+    /// Per shot against the mover's blots, as the fraction of the 36 rolls
+    /// that hit, times (this + the farthest hit blot's pips).
+    pub shot: f64,
+    /// Per checker above 3 on a point.
+    pub stack: f64,
+    /// Per checker borne off (race).
+    pub off: f64,
+}
+
+/// Medium: race lead, hitting, making points, blots.
+pub const MEDIUM: Weights = Weights {
+    pip: 1.0,
+    opp_bar: 4.0,
+    point: 2.0,
+    home_point: 0.0,
+    key_point: 0.0,
+    anchor: 0.0,
+    prime: 0.0,
+    blot: -4.0,
+    shot: 0.0,
+    stack: 0.0,
+    off: 0.5,
+};
+
+/// Hard: every feature.
+pub const HARD: Weights = Weights {
+    pip: 1.0,
+    opp_bar: 6.0,
+    point: 1.5,
+    home_point: 2.0,
+    key_point: 2.0,
+    anchor: 3.0,
+    prime: 0.8,
+    blot: -1.0,
+    shot: -1.0,
+    stack: -0.5,
+    off: 0.5,
+};
+
+const WIN: f64 = 10_000.0;
+
+/// How many of the 36 rolls let the opponent hit at least one of the
+/// mover's blots, and the pips of the farthest-advanced blot hit (the most
+/// the mover can lose). Ignores the opponent's bar-entry obligation.
+pub fn shots(b: &[i8; 26]) -> (u32, u32) {
+    let blots: Vec<usize> = (1..=24).filter(|&i| b[i] == 1).collect();
+    if blots.is_empty() {
+        return (0, 0);
+    }
+    let opp: Vec<usize> = (0..=24).filter(|&j| b[j] < 0).collect();
+    let blocked = |i: usize| i <= 24 && b[i] >= 2;
+    let mut count = 0;
+    let mut worst = 0u32;
+    for d1 in 1..=6usize {
+        for d2 in 1..=6usize {
+            let mut hit_any = false;
+            for &i in &blots {
+                let hit = opp.iter().any(|&j| {
+                    if j >= i {
+                        return false;
+                    }
+                    let dist = i - j;
+                    if d1 == d2 {
+                        (1..=4).any(|k| dist == d1 * k && (1..k).all(|m| !blocked(j + d1 * m)))
+                    } else {
+                        dist == d1
+                            || dist == d2
+                            || (dist == d1 + d2 && (!blocked(j + d1) || !blocked(j + d2)))
+                    }
+                });
+                if hit {
+                    hit_any = true;
+                    worst = worst.max(25 - i as u32);
+                }
+            }
+            count += u32::from(hit_any);
+        }
+    }
+    (count, worst)
+}
+
+fn flip(b: &[i8; 26]) -> [i8; 26] {
+    let mut out = [0i8; 26];
+    for i in 0..26 {
+        out[i] = -b[25 - i];
+    }
+    out
+}
+
+/// Positional features of the side with positive counts on `b` (pips
+/// excluded). `mover` says whether this side just moved (its blots face
+/// the next roll).
+#[allow(clippy::needless_range_loop)]
+fn features(b: &[i8; 26], w: &Weights, mover: bool, race: bool) -> f64 {
+    let mut s = 0.0;
+    let mut run = 0u32;
+    let mut best = 0u32;
+    let mut on_board = 0i32;
+    let mut exposed = 0u32;
+    let opp_back = (0..=24).find(|&j| b[j] < 0);
+    for i in 1..=25usize {
+        let n = b[i];
+        if n > 0 {
+            on_board += i32::from(n);
+        }
+        if i == 25 {
+            break;
+        }
+        if n >= 2 {
+            s += w.point;
+            if i <= 6 {
+                s += w.home_point;
+            }
+            if (4..=7).contains(&i) {
+                s += w.key_point;
+            }
+            if i >= 19 {
+                s += w.anchor;
+            }
+            if n > 3 {
+                s += w.stack * f64::from(n - 3);
+            }
+            run += 1;
+            best = best.max(run);
+        } else {
+            run = 0;
+            if n == 1 && opp_back.is_some_and(|j| j < i) {
+                exposed += 1;
+            }
+        }
+    }
+    s += w.off * f64::from(15 - on_board);
+    if race {
+        return s;
+    }
+    if best >= 3 {
+        s += w.prime * f64::from(best * best);
+    }
+    s += w.opp_bar * f64::from(-b[0]);
+    s += w.blot * f64::from(exposed);
+    if mover && w.shot != 0.0 {
+        let (n, pips) = shots(b);
+        s += w.shot * f64::from(n) / 36.0 * (10.0 + f64::from(pips));
+    }
+    s
+}
+
+fn pips(b: &[i8; 26]) -> (i32, i32) {
+    let mut mine = 0;
+    let mut theirs = 0;
+    for (i, &n) in b.iter().enumerate() {
+        if n > 0 {
+            mine += i32::from(n) * i as i32;
+        } else if n < 0 {
+            theirs += -i32::from(n) * (25 - i as i32);
+        }
+    }
+    (mine, theirs)
+}
+
+/// The evaluation of `pos` (the mover has just played, still on roll in the
+/// engine's sense) for the mover, in pips; a finished game scores ±(`WIN` +
+/// points under gammon scoring).
+pub fn evaluate(pos: &Position, w: &Weights) -> f64 {
+    if let Some(o) = pos.outcome(Scoring::Gammons) {
+        let v = WIN + f64::from(o.points);
+        return if o.winner == pos.turn() { v } else { -v };
+    }
+    let b = pos.board();
+    let race = pos.is_race();
+    let (mine, theirs) = pips(b);
+    w.pip * f64::from(theirs - mine) + features(b, w, true, race)
+        - features(&flip(b), w, false, race)
+}
+
+fn expectimax(after: &Position, w: &Weights, buf: &mut Vec<Position>) -> f64 {
+    if after.is_over() {
+        return evaluate(after, w);
+    }
+    let opp = after.pass_turn();
+    let mut total = 0.0;
+    for dice in Dice::ALL_21 {
+        opp.legal_positions_into(dice, buf);
+        let best = buf
+            .iter()
+            .map(|p| evaluate(p, w))
+            .fold(f64::NEG_INFINITY, f64::max);
+        total += dice.probability() * -best;
+    }
+    total
+}
+
+/// Index into `finals` (positions after each distinct play, mover still on
+/// roll) of the play `level` picks.
+pub fn pick(level: Level, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {
+    if finals.len() <= 1 {
+        return 0;
+    }
+    match level {
+        Level::Easy => rng.random_range(0..finals.len()),
+        Level::Medium => {
+            let s: Vec<f64> = finals.iter().map(|f| evaluate(f, &MEDIUM)).collect();
+            argmax(&s, rng).unwrap_or(0)
+        }
+        Level::Hard => {
+            if let Some(i) = (0..finals.len()).find(|&i| finals[i].is_over()) {
+                return i;
+            }
+            let s: Vec<f64> = finals.iter().map(|f| evaluate(f, &HARD)).collect();
+            let mut order: Vec<usize> = (0..finals.len()).collect();
+            order.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
+            order.truncate(HARD_NARDY_CANDIDATES);
+            let mut buf = Vec::with_capacity(64);
+            let mut deep = vec![f64::NEG_INFINITY; finals.len()];
+            for &i in &order {
+                deep[i] = expectimax(&finals[i], &HARD, &mut buf);
+            }
+            argmax(&deep, rng).unwrap_or(0)
+        }
+    }
+}
+
+/// The whole turn `level` plays, as `(from, to)` steps in the mover's
+/// numbering (25 = bar, 0 = off); empty when nothing is legal.
+pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) -> Vec<(u8, u8)> {
+    if pos.is_over() {
+        return Vec::new();
+    }
+    let plays = pos.legal_plays(dice);
+    if plays.is_empty() {
+        return Vec::new();
+    }
+    let finals: Vec<Position> = plays.iter().map(|(_, p)| *p).collect();
+    let i = pick(level, rng, &finals);
+    plays[i]
+        .0
+        .steps()
+        .iter()
+        .map(|s| (s.from(), s.to()))
+        .collect()
+}
+
+/// A rough chance that the side on roll (`on_roll`) or the other side wins
+/// from `pos` (the on-roll side about to roll), for cube decisions.
+pub fn win_probability(pos: &Position, on_roll: bool) -> f64 {
+    let b = pos.board();
+    let (mine, theirs) = pips(b);
+    // Evaluate as if the side on roll had just moved, then credit the roll.
+    let race = pos.is_race();
+    let e = f64::from(theirs - mine) + 8.0 + features(b, &HARD, false, race)
+        - features(&flip(b), &HARD, true, race);
+    let scale = (2.0 * f64::from(mine + theirs).sqrt()).max(4.0);
+    let p = sigmoid(1.7 * e / scale);
+    if on_roll { p } else { 1.0 - p }
+}
