@@ -387,36 +387,38 @@ impl Turn {
     }
 
     /// Plays the checker on `from` to `to` (0 = off), choosing the die: the
-    /// exact distance, or for a bear-off the smallest larger die that is
-    /// legal.
+    /// exact distance, or for a bear-off the exact die if that is legal and
+    /// otherwise the smallest larger die that is (with 5-1 where only the 5
+    /// may be played, `1/off` bears off with the 5).
     pub fn step_to(&mut self, from: u8, to: u8) -> Result<Step, StepError> {
         if from <= to || from > 25 {
             return Err(StepError::NoSuchMove { from, to });
         }
         let exact = from - to;
-        if to != OFF || self.remaining.contains(&exact) {
+        if to != OFF {
             if !self.remaining.contains(&exact) {
                 return Err(StepError::NoSuchMove { from, to });
             }
             return self.step(from, exact);
         }
-        let mut larger: Vec<u8> = self
+        let mut candidates: Vec<u8> = self
             .remaining
             .iter()
             .copied()
-            .filter(|&d| d > from)
+            .filter(|&d| d >= exact)
             .collect();
-        larger.sort_unstable();
-        larger.dedup();
-        let mut first_err = StepError::NoSuchMove { from, to };
-        for (n, d) in larger.into_iter().enumerate() {
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut first_err = None;
+        for d in candidates {
             match self.step(from, d) {
                 Ok(s) => return Ok(s),
-                Err(e) if n == 0 => first_err = e,
-                Err(_) => {}
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
             }
         }
-        Err(first_err)
+        Err(first_err.unwrap_or(StepError::NoSuchMove { from, to }))
     }
 
     /// The play so far.

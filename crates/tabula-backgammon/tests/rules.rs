@@ -430,3 +430,22 @@ fn doubles_play_four_and_entering_uses_a_die() {
     assert!(r.iter().all(|q| q.bar(Side::White) == 0));
     assert_eq!(p.max_dice(dice(4, 4)), 4);
 }
+
+#[test]
+fn step_to_off_uses_the_larger_die_when_only_the_larger_may_be_played() {
+    // Given white's last checker on his 1-point and a roll of 5-1,
+    let p = pos!(x 1:1; o 20:15);
+    let mut turn = Turn::new(&p, dice(5, 1));
+    // when the step `1/off` is asked for by its points alone,
+    let step = turn.step_to(1, 0).expect("1/off is legal");
+    // then it bears off with the 5 (only one die can be played, so the
+    // larger), not with the exact 1, and the game is over.
+    assert_eq!(step.to_string(), "1/off");
+    assert!(turn.is_complete());
+    assert!(turn.finish().unwrap().is_over());
+    let mut with_one = Turn::new(&p, dice(5, 1));
+    assert!(matches!(
+        with_one.step(1, 1),
+        Err(tabula_backgammon::StepError::MustPlayLarger(5))
+    ));
+}

@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod backgammon;
 mod long;
+mod record;
 mod thud;
 
 #[derive(Debug, Parser)]
@@ -34,6 +35,11 @@ enum Command {
     Selfplay(SelfplayArgs),
     /// Count move-tree sizes from a position, for regression fixtures.
     Perft(PerftArgs),
+    /// Play one complete game between random players through the room core
+    /// (provably fair dice) and write its game record.
+    Play(record::PlayArgs),
+    /// Check a game record: the seed commitment, every roll, every move.
+    Verify(record::VerifyArgs),
 }
 
 /// The games Tabula knows.
@@ -148,6 +154,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
             Game::Backgammon => backgammon::perft(&a, out),
             Game::Thud => thud::perft(&a, out),
         },
+        Command::Play(a) => record::play(&a, out),
+        Command::Verify(a) => record::verify(&a, out),
     }
 }
 
