@@ -159,20 +159,44 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
+/// Prints one error line: tools that drive us parse stderr.
+fn fail(msg: &str) -> ExitCode {
+    let msg = msg.split_whitespace().collect::<Vec<_>>().join(" ");
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("tabula: error: {msg}");
+    }
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version are not errors: let clap print them.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            // clap's own message spans several lines (usage, hints); keep
+            // the paragraph that names the problem, plus the valid values.
+            let text = e.to_string();
+            let first: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+                .map(str::trim)
+                .collect();
+            let first = first.join(" ");
+            let first = first.trim_start_matches("error: ");
+            let values = text
+                .lines()
+                .find(|l| l.trim_start().starts_with("[possible values:"))
+                .filter(|l| !first.contains(l.trim()))
+                .map_or("", str::trim);
+            return fail(&format!("{first} {values}"));
+        }
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match run(cli, &mut out).and_then(|()| Ok(out.flush()?)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // One line, naming the problem: tools that drive us parse stderr.
-            let msg = format!("{e:#}").replace('\n', " ");
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("tabula: error: {msg}");
-            }
-            ExitCode::from(2)
-        }
+        Err(e) => fail(&format!("{e:#}")),
     }
 }

@@ -129,3 +129,21 @@ fn verify_reports_bad_files_in_one_line() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn argument_errors_are_one_line_naming_the_problem() {
+    for (args, needle) in [
+        (&["moves", "--game", "chess"][..], "chess"),
+        (&["moves"][..], "--game"),
+        (&["perft", "--game", "thud", "--depth", "x"][..], "depth"),
+        (&["frobnicate"][..], "frobnicate"),
+    ] {
+        let out = tabula(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    // Help is not an error.
+    assert!(tabula(&["--help"]).status.success());
+}
