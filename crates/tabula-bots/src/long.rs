@@ -11,8 +11,10 @@
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
 use tabula_dice::Dice;
-use tabula_long::{CHECKERS, Color, Position, Step, point_of};
+
+use tabula_long::{CHECKERS, Color, Position, Step, Turn, point_of};
 
 use crate::{HARD_NARDY_CANDIDATES, Level, argmax, sigmoid};
 
@@ -239,13 +241,41 @@ pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) ->
     if pos.is_game_over() {
         return Vec::new();
     }
-    let moves = pos.moves(dice);
-    if moves.finals.is_empty() {
+    let finals = pos.legal_moves(dice);
+    if finals.is_empty() {
         return Vec::new();
     }
-    let finals: Vec<Position> = moves.finals.iter().map(|f| f.position).collect();
     let i = pick(level, rng, pos, &finals);
-    moves.finals[i].sequence.0.clone()
+    sequence_to(pos, dice, &finals[i]).unwrap_or_default()
+}
+
+/// A legal complete sequence of `dice` from `pos` reaching `target` (the
+/// position after the play, opponent to move): a depth-first search over
+/// the engine's step-by-step [`Turn`], skipping intermediate states already
+/// explored. Empty for a pass.
+pub fn sequence_to(pos: &Position, dice: Dice, target: &Position) -> Option<Vec<Step>> {
+    fn dfs(
+        turn: &Turn,
+        target: &Position,
+        seen: &mut HashSet<(Position, Vec<u8>)>,
+    ) -> Option<Vec<Step>> {
+        if turn.is_complete() {
+            return (turn.finish().ok()? == *target).then(|| turn.played().to_vec());
+        }
+        if !seen.insert((turn.position(), turn.dice_left().to_vec())) {
+            return None;
+        }
+        for step in turn.legal_steps() {
+            let mut next = turn.clone();
+            if next.play_step(step).is_ok()
+                && let Some(found) = dfs(&next, target, seen)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+    dfs(&pos.turn_with(dice), target, &mut HashSet::new())
 }
 
 /// A rough chance that `c` wins from `pos` (for cube decisions): the Hard

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod arena;
 mod backgammon;
 mod long;
 mod record;
@@ -35,6 +36,8 @@ enum Command {
     Selfplay(SelfplayArgs),
     /// Count move-tree sizes from a position, for regression fixtures.
     Perft(PerftArgs),
+    /// Play bots against each other (paired dice, seats swapped) and report strength.
+    Arena(arena::ArenaArgs),
     /// Play one complete game between random players through the room core
     /// (provably fair dice) and write its game record.
     Play(record::PlayArgs),
@@ -154,6 +157,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
             Game::Backgammon => backgammon::perft(&a, out),
             Game::Thud => thud::perft(&a, out),
         },
+        Command::Arena(a) => arena::run(&a, out),
         Command::Play(a) => record::play(&a, out),
         Command::Verify(a) => record::verify(&a, out),
     }

@@ -1,0 +1,152 @@
+//! Wins are taken, captures are made, Medium beats Easy.
+
+use std::collections::BTreeMap;
+
+use rand::Rng;
+use tabula_bots::{Bot, Level};
+use tabula_dice::{Dice, DiceSource, SeededDice};
+
+fn long_setup(white: &[(u8, i64)], black: &[(u8, i64)], off_white: i64) -> tabula_long::Position {
+    let map = |xs: &[(u8, i64)]| {
+        xs.iter()
+            .map(|&(p, n)| (p.to_string(), n))
+            .collect::<BTreeMap<_, _>>()
+    };
+    tabula_long::Position::try_from(tabula_long::Setup {
+        turn: tabula_long::Color::White,
+        white: map(white),
+        black: map(black),
+        off: tabula_long::OffCounts {
+            white: off_white,
+            black: 0,
+        },
+        first_turn: false,
+    })
+    .unwrap()
+}
+
+#[test]
+fn an_immediate_win_is_always_taken_in_long_nardy() {
+    let pos = long_setup(&[(6, 1), (1, 1)], &[(12, 15)], 13);
+    let dice = Dice::new(6, 1).unwrap();
+    // Some legal plays do not win (6-5 then 5-off leaves the checker on 1).
+    assert!(pos.legal_moves(dice).iter().any(|p| !p.is_game_over()));
+    for level in [Level::Medium, Level::Hard] {
+        for seed in 0..5 {
+            let steps = Bot::new(level, seed).long_nardy(&pos, dice);
+            let after = pos.play_unchecked(&steps);
+            assert!(after.is_game_over(), "{level} missed the win: {steps:?}");
+        }
+    }
+}
+
+#[test]
+fn an_immediate_win_is_always_taken_in_backgammon() {
+    let mut b = [0i8; 26];
+    b[6] = 1;
+    b[1] = 1;
+    b[19] = -15;
+    let pos = tabula_backgammon::Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+    let dice = Dice::new(6, 1).unwrap();
+    assert!(pos.legal_positions(dice).iter().any(|p| !p.is_over()));
+    for level in [Level::Medium, Level::Hard] {
+        for seed in 0..5 {
+            let steps = Bot::new(level, seed).backgammon(&pos, dice);
+            let mut turn = tabula_backgammon::Turn::new(&pos, dice);
+            for (f, t) in steps {
+                turn.step_to(f, t).unwrap();
+            }
+            assert!(turn.finish().unwrap().is_over(), "{level} missed the win");
+        }
+    }
+}
+
+fn thud(turn: &str, dwarfs: &[&str], trolls: &[&str]) -> tabula_thud::Position {
+    tabula_thud::Position::try_from(tabula_thud::Setup {
+        turn: turn.to_string(),
+        dwarfs: dwarfs.iter().map(|s| s.to_string()).collect(),
+        trolls: trolls.iter().map(|s| s.to_string()).collect(),
+        plies_since_capture: 0,
+    })
+    .unwrap()
+}
+
+#[test]
+fn thud_medium_and_hard_capture_when_they_can() {
+    let dwarfs_to_move = thud("dwarfs", &["g5", "a6", "o9"], &["g6", "h12"]);
+    let trolls_to_move = thud("trolls", &["g5", "i5", "a6"], &["h7", "h12"]);
+    for level in [Level::Medium, Level::Hard] {
+        for seed in 0..5 {
+            let mv = Bot::new(level, seed).thud(&dwarfs_to_move).unwrap();
+            assert!(mv.is_capture(), "{level} dwarfs missed a capture: {mv}");
+            let mv = Bot::new(level, seed).thud(&trolls_to_move).unwrap();
+            assert!(mv.is_capture(), "{level} trolls missed a capture: {mv}");
+        }
+    }
+}
+
+/// `games` long nardy games (white always starts; seats alternate), the
+/// win rate of `a`.
+fn long_match(a: Level, b: Level, games: u64, seed: u64) -> f64 {
+    let mut wins = 0;
+    for g in 0..games {
+        let mut dice = SeededDice::new(seed + g / 2);
+        let mut bots = [
+            Bot::new(a, seed ^ (g << 8)),
+            Bot::new(b, seed ^ (g << 8) ^ 1),
+        ];
+        let a_white = g.is_multiple_of(2);
+        let mut pos = tabula_long::Position::initial();
+        while !pos.is_game_over() {
+            let roll = dice.roll();
+            let white = pos.turn() == tabula_long::Color::White;
+            let who = usize::from(white != a_white);
+            let steps = bots[who].long_nardy(&pos, roll);
+            pos = pos.play_unchecked(&steps);
+        }
+        let winner = pos.outcome().unwrap().winner;
+        wins += u32::from((winner == tabula_long::Color::White) == a_white);
+    }
+    f64::from(wins) / games as f64
+}
+
+fn bg_match(a: Level, b: Level, games: u64, seed: u64) -> f64 {
+    let mut wins = 0;
+    for g in 0..games {
+        let mut dice = SeededDice::new(seed + g / 2);
+        let mut bots = [
+            Bot::new(a, seed ^ (g << 8)),
+            Bot::new(b, seed ^ (g << 8) ^ 1),
+        ];
+        let a_white = g.is_multiple_of(2);
+        let mut pos = tabula_backgammon::Position::initial();
+        if dice.rng().random_bool(0.5) {
+            pos = pos.pass_turn();
+        }
+        loop {
+            let roll = dice.roll();
+            let white = pos.turn() == tabula_backgammon::Side::White;
+            let who = usize::from(white != a_white);
+            let steps = bots[who].backgammon(&pos, roll);
+            let mut turn = tabula_backgammon::Turn::new(&pos, roll);
+            for (f, t) in steps {
+                turn.step_to(f, t).unwrap();
+            }
+            let next = turn.finish().unwrap();
+            if next.is_over() {
+                wins += u32::from(white == a_white);
+                break;
+            }
+            pos = next.pass_turn();
+        }
+    }
+    f64::from(wins) / games as f64
+}
+
+#[test]
+fn medium_beats_easy_in_a_small_arena() {
+    let long = long_match(Level::Medium, Level::Easy, 100, 1);
+    assert!(long >= 0.75, "long nardy: medium won {long}");
+    let bg = bg_match(Level::Medium, Level::Easy, 100, 1);
+    assert!(bg >= 0.75, "backgammon: medium won {bg}");
+}
