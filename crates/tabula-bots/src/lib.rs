@@ -46,7 +46,7 @@ pub mod thud;
 pub const HARD_NARDY_CANDIDATES: usize = 8;
 
 /// The node budget of Hard Thud's alpha-beta search per decision.
-pub const HARD_THUD_NODES: u64 = 60_000;
+pub const HARD_THUD_NODES: u64 = 20_000;
 
 /// A bot's strength.
 #[derive(
