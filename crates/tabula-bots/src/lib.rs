@@ -239,3 +239,44 @@ pub(crate) fn argmax(scores: &[f64], rng: &mut ChaCha8Rng) -> Option<usize> {
 pub(crate) fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse_and_print() {
+        for (n, l) in [(1u8, Level::Easy), (2, Level::Medium), (3, Level::Hard)] {
+            assert_eq!(Level::from_u8(n), Some(l));
+            assert_eq!(l.as_u8(), n);
+            assert_eq!(n.to_string().parse::<Level>().unwrap(), l);
+            assert_eq!(l.to_string().parse::<Level>().unwrap(), l);
+        }
+        assert_eq!("HARD".parse::<Level>().unwrap(), Level::Hard);
+        assert!("expert".parse::<Level>().is_err());
+        assert_eq!(Level::from_u8(0), None);
+        assert_eq!(Level::from_u8(4), None);
+    }
+
+    #[test]
+    fn nobody_doubles_at_the_start_and_everyone_takes_there() {
+        let long = tabula_long::Position::initial();
+        let bg = tabula_backgammon::Position::initial();
+        for level in Level::ALL {
+            let mut bot = Bot::new(level, 1);
+            assert!(!bot.offer_double_long(&long));
+            assert!(bot.accept_double_long(&long));
+            assert!(!bot.offer_double_backgammon(&bg));
+            assert!(bot.accept_double_backgammon(&bg));
+        }
+    }
+
+    #[test]
+    fn thud_end_is_accepted_when_ahead_on_material() {
+        let start = tabula_thud::Position::start();
+        let mut bot = Bot::new(Level::Hard, 1);
+        // 32 dwarfs against 8 trolls × 4: level material, so accepted.
+        assert!(bot.thud_accept_end(&start, tabula_thud::Side::Dwarfs));
+        assert!(bot.thud_accept_end(&start, tabula_thud::Side::Trolls));
+    }
+}
