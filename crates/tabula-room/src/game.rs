@@ -1102,3 +1102,107 @@ fn bg_kind(k: bg::WinKind) -> ResultKind {
         bg::WinKind::Backgammon => ResultKind::Backgammon,
     }
 }
+
+/// The board as the wire shows it (edge numbering, never internal indexes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "game", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BoardView {
+    /// Long nardy: seed 000's JSON position form.
+    LongNardy {
+        /// The position (current, mid-turn included).
+        position: long::Setup,
+    },
+    /// Backgammon: each side's own numbering, plus the GNU Backgammon
+    /// Position ID.
+    #[serde(rename_all = "camelCase")]
+    Backgammon {
+        /// The position (current, mid-turn included).
+        position: bg::Setup,
+        /// GNU Backgammon Position ID.
+        position_id: String,
+    },
+    /// Thud!: squares `a1`..`o15`.
+    #[serde(rename_all = "camelCase")]
+    Thud {
+        /// The current round's position.
+        position: thud::Setup,
+        /// 1 or 2.
+        round: u32,
+        /// The seat playing the dwarfs this round.
+        dwarfs: SeatId,
+        /// A pending proposal to end the round.
+        proposal: Option<SeatId>,
+        /// The legal moves of the side to move, in notation.
+        legal_moves: Vec<String>,
+    },
+}
+
+fn bg_setup(pos: &bg::Position) -> bg::Setup {
+    let mut white = std::collections::BTreeMap::new();
+    let mut black = std::collections::BTreeMap::new();
+    for p in 1..=24u8 {
+        let w = pos.checkers(bg::Side::White, p);
+        if w > 0 {
+            white.insert(p.to_string(), w);
+        }
+        let b = pos.checkers(bg::Side::Black, p);
+        if b > 0 {
+            black.insert(p.to_string(), b);
+        }
+    }
+    bg::Setup {
+        turn: pos.turn(),
+        white,
+        black,
+        bar: bg::SideCounts {
+            white: pos.bar(bg::Side::White),
+            black: pos.bar(bg::Side::Black),
+        },
+        off: Some(bg::SideCounts {
+            white: pos.off(bg::Side::White),
+            black: pos.off(bg::Side::Black),
+        }),
+    }
+}
+
+impl Game {
+    /// The board as it stands now (mid-turn included).
+    pub fn board_view(&self) -> BoardView {
+        match &self.board {
+            Board::Long { pos, turn } => BoardView::LongNardy {
+                position: turn.as_ref().map_or(*pos, |t| t.position()).to_setup(),
+            },
+            Board::Bg { pos, turn, .. } => {
+                let p = turn.as_ref().map_or(*pos, |t| *t.position());
+                BoardView::Backgammon {
+                    position: bg_setup(&p),
+                    position_id: p.gnubg_id(),
+                }
+            }
+            Board::Thud(g) => {
+                let r = g.round();
+                let dwarfs = if g.round_number() <= 1 {
+                    SeatId::A
+                } else {
+                    SeatId::B
+                };
+                BoardView::Thud {
+                    position: r.position().to_setup(),
+                    round: g.round_number() as u32,
+                    dwarfs,
+                    proposal: r.proposal().map(SeatId::of_thud),
+                    legal_moves: if r.result().is_some() {
+                        Vec::new()
+                    } else {
+                        r.position()
+                            .legal_moves()
+                            .iter()
+                            .map(|m| m.to_string())
+                            .collect()
+                    },
+                }
+            }
+        }
+    }
+}

@@ -43,14 +43,18 @@ mod record;
 mod room;
 mod stats;
 mod types;
+mod view;
 
 pub use error::{EngineError, RoomError};
 pub use event::{
     Audience, BotNeed, ChatAuthor, EndReason, Envelope, Event, GameResult, GameSummary, Phase,
     PlayerDelta, PlayerResult, ResultKind,
 };
-pub use game::{Action, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition};
+pub use game::{
+    Action, BoardView, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition,
+};
 pub use record::{GameRecord, VerifiedGame, VerifyError, verify};
 pub use room::{Command, Input, Room, RoomConfig, RoomSnapshot};
 pub use stats::{LevelStats, PlayerStats};
 pub use types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake, points_ru};
+pub use view::{MovesView, RoomView, SeatView, ToAct};

@@ -316,6 +316,25 @@ impl Room {
             .and_then(Occupant::bot_level)
     }
 
+    /// 1-based number of the current (or last) game; 0 before the first.
+    pub fn game_number(&self) -> u32 {
+        self.game_number
+    }
+
+    /// A seat as everyone may see it.
+    pub fn seat_view(&self, seat: SeatId) -> crate::view::SeatView {
+        let occ = self.seats[seat.index()].as_ref();
+        crate::view::SeatView {
+            player: occ.and_then(Occupant::player).cloned(),
+            bot: occ.and_then(Occupant::bot_level),
+            ready: occ.is_some_and(Occupant::ready),
+            disconnect_deadline: match occ {
+                Some(Occupant::Human { deadline, .. }) => *deadline,
+                _ => None,
+            },
+        }
+    }
+
     /// The spectators.
     pub fn spectators(&self) -> &[PlayerId] {
         &self.spectators

@@ -1,0 +1,165 @@
+//! The full-state projection of a room (the wire's `state` message body).
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::{BotNeed, Event, GameResult, Phase};
+use crate::game::{BoardView, Cube, GameKind, GameOptions};
+use crate::room::Room;
+use crate::types::{BotLevel, PlayerId, SeatId, Stake};
+
+/// One seat as everyone may see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatView {
+    /// The human in it.
+    pub player: Option<PlayerId>,
+    /// The bot level, if a bot holds it.
+    pub bot: Option<BotLevel>,
+    /// Pressed Ready (for the next game).
+    pub ready: bool,
+    /// When a disconnected player forfeits (millis), if disconnected.
+    pub disconnect_deadline: Option<u64>,
+}
+
+/// The legal continuations of the turn being played.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MovesView {
+    /// The seat on move.
+    pub seat: SeatId,
+    /// Dice not yet played.
+    pub dice_left: Vec<u8>,
+    /// Distinct legal next steps.
+    pub first_steps: Vec<String>,
+    /// One canonical sequence per distinct final position.
+    pub sequences: Vec<String>,
+}
+
+/// Who must act and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToAct {
+    /// The seat.
+    pub seat: SeatId,
+    /// `roll`, `move`, `cubeDecision` or `endProposal`.
+    pub need: BotNeed,
+}
+
+/// A room's full state at its current version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomView {
+    /// The room version this state is at.
+    pub version: u64,
+    /// The phase.
+    pub phase: Phase,
+    /// The game.
+    pub game: GameKind,
+    /// Its variant options.
+    pub options: GameOptions,
+    /// The stake per point.
+    pub stake: Option<Stake>,
+    /// Match length in points.
+    pub match_length: u32,
+    /// Match score of seats A and B.
+    pub score: [u32; 2],
+    /// Seats A and B.
+    pub seats: [SeatView; 2],
+    /// Spectators.
+    pub spectators: Vec<PlayerId>,
+    /// 1-based number of the current (or last) game; 0 before the first.
+    pub game_number: u32,
+    /// The board, once a game has started.
+    pub board: Option<BoardView>,
+    /// Who must act now.
+    pub to_act: Option<ToAct>,
+    /// The cube.
+    pub cube: Option<Cube>,
+    /// The dice rolled this turn.
+    pub dice: Option<[u8; 2]>,
+    /// The legal continuations while a seat is moving.
+    pub moves: Option<MovesView>,
+    /// `SHA-256(server_seed)` of the current game.
+    pub commitment: Option<String>,
+    /// The last finished game's result.
+    pub last_result: Option<GameResult>,
+}
+
+impl Room {
+    /// The full state everyone may see (no secrets: the server seed stays
+    /// hidden until the game ends).
+    pub fn view(&self) -> RoomView {
+        let game = self.game();
+        let playing = self.phase() == Phase::Playing;
+        let to_act = if playing {
+            game.and_then(|g| g.to_act())
+                .map(|(seat, need)| ToAct { seat, need })
+        } else {
+            None
+        };
+        let mut dice = None;
+        let mut moves = None;
+        let mut last_result = None;
+        for e in self.log().iter().rev() {
+            match &e.event {
+                Event::PossibleMoves {
+                    seat,
+                    dice_left,
+                    first_steps,
+                    sequences,
+                } if moves.is_none() && dice.is_none() => {
+                    moves = Some(MovesView {
+                        seat: *seat,
+                        dice_left: dice_left.clone(),
+                        first_steps: first_steps.clone(),
+                        sequences: sequences.clone(),
+                    });
+                }
+                Event::DiceRolled { dice: d, .. } if dice.is_none() => dice = Some(*d),
+                Event::OpeningRoll {
+                    first_roll: Some(d),
+                    ..
+                } if dice.is_none() => dice = Some(*d),
+                Event::TurnStarted { .. } | Event::GameStarted { .. } if dice.is_none() => {
+                    dice = Some([0, 0]);
+                }
+                Event::GameEnded { result, .. } if last_result.is_none() => {
+                    last_result = Some(result.clone());
+                }
+                _ => {}
+            }
+            if dice.is_some() && (last_result.is_some() || !playing) {
+                break;
+            }
+        }
+        let dice = dice.filter(|d| d[0] != 0 && playing);
+        let moving = matches!(
+            to_act,
+            Some(ToAct {
+                need: BotNeed::Move,
+                ..
+            })
+        );
+        let thud = self.config().options.game == GameKind::Thud;
+        let seats = SeatId::BOTH.map(|s| self.seat_view(s));
+        RoomView {
+            version: self.version(),
+            phase: self.phase(),
+            game: self.config().options.game,
+            options: self.config().options,
+            stake: self.config().stake.clone(),
+            match_length: self.config().match_length,
+            score: self.score(),
+            seats,
+            spectators: self.spectators().to_vec(),
+            game_number: self.game_number(),
+            board: game.map(|g| g.board_view()),
+            to_act,
+            cube: game.filter(|_| !thud).map(|g| g.cube()),
+            dice: if thud { None } else { dice },
+            moves: if moving && !thud { moves } else { None },
+            commitment: game.filter(|_| playing).map(|g| g.dice().commitment()),
+            last_result,
+        }
+    }
+}

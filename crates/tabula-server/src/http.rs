@@ -1,0 +1,437 @@
+//! HTTP routes: the socket, the room API, health and metrics.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::{Deserialize, Serialize};
+use tabula_backplane::RoomEntry;
+use tabula_protocol::ErrorCode;
+use tabula_room::{BotLevel, GameKind, GameOptions, PlayerId, RoomConfig, Stake};
+use tokio::sync::oneshot;
+
+use crate::AppState;
+use crate::auth::Credentials;
+use crate::room_actor::GetView;
+use crate::session::run_session;
+
+/// Mounts every route.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/ws", web::get().to(ws))
+        .route("/healthz", web::get().to(healthz))
+        .route("/readyz", web::get().to(readyz))
+        .route("/metrics", web::get().to(metrics))
+        .route("/api/rooms", web::post().to(create_room))
+        .route("/api/rooms/{id}", web::get().to(room_state))
+        .route("/api/invites/{code}", web::get().to(invite))
+        .route("/api/quickmatch", web::post().to(quickmatch))
+        .route("/api/players/{id}/stats", web::get().to(stats));
+}
+
+/// The JSON error body: `{"error": {"code", "message"}}`.
+pub fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> HttpResponse {
+    HttpResponse::build(status).json(serde_json::json!({
+        "error": { "code": code, "message": message.into() }
+    }))
+}
+
+/// Credentials from the query string and headers.
+#[derive(Debug, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthQuery {
+    /// Guest id.
+    pub guest: Option<String>,
+    /// Session token.
+    pub token: Option<String>,
+    /// Telegram initData.
+    pub init_data: Option<String>,
+}
+
+fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
+    let header = |n: &str| {
+        req.headers()
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    Credentials {
+        init_data: q
+            .init_data
+            .clone()
+            .or_else(|| header("x-telegram-init-data")),
+        token: q.token.clone().or_else(|| {
+            header("authorization").and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
+        }),
+        guest: q.guest.clone(),
+    }
+}
+
+fn authenticate(
+    state: &AppState,
+    req: &HttpRequest,
+    q: &AuthQuery,
+) -> Result<PlayerId, Box<HttpResponse>> {
+    state.auth.authenticate(&credentials(req, q)).map_err(|e| {
+        Box::new(error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            e.to_string(),
+        ))
+    })
+}
+
+async fn ws(
+    req: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+) -> Result<HttpResponse, actix_web::Error> {
+    if state.draining.load(Ordering::SeqCst) {
+        return Ok(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "the node is draining",
+        ));
+    }
+    let player = match authenticate(&state, &req, &q) {
+        Ok(p) => p,
+        Err(r) => return Ok(*r),
+    };
+    let (resp, session, stream) = actix_ws::handle(&req, body)?;
+    let max = state.settings.server.max_frame_bytes;
+    let stream = stream
+        .max_frame_size(max)
+        .aggregate_continuations()
+        .max_continuation_size(max);
+    let st = state.into_inner();
+    actix_rt::spawn(run_session(st, player, session, stream));
+    Ok(resp)
+}
+
+async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({ "status": "ok" }))
+}
+
+async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    if state.draining.load(Ordering::SeqCst) {
+        HttpResponse::ServiceUnavailable().json(serde_json::json!({ "status": "draining" }))
+    } else {
+        HttpResponse::Ok().json(serde_json::json!({ "status": "ready" }))
+    }
+}
+
+async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(state.metrics.render())
+}
+
+/// A bot seat: `{"level": 1}` or `{"level": "easy"}`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BotSpec {
+    /// 1..=3 or easy / medium / hard.
+    pub level: serde_json::Value,
+}
+
+fn bot_level(v: &serde_json::Value) -> Option<BotLevel> {
+    match v {
+        serde_json::Value::Number(n) => n.as_u64().filter(|l| (1..=3).contains(l)).map(|l| l as u8),
+        serde_json::Value::String(s) => match s.to_ascii_lowercase().as_str() {
+            "easy" | "1" => Some(1),
+            "medium" | "2" => Some(2),
+            "hard" | "3" => Some(3),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `POST /api/rooms`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateRoom {
+    /// `long_nardy`, `backgammon` or `thud`.
+    pub game: GameKind,
+    /// Variant options (`long`, `backgammon`, `backgammonOpening`, `thud`).
+    #[serde(default)]
+    pub options: Option<GameOptions>,
+    /// Stake per point.
+    #[serde(default)]
+    pub stake: Option<Stake>,
+    /// A bot in seat B.
+    #[serde(default)]
+    pub bot: Option<BotSpec>,
+    /// Match length in points (default 1).
+    #[serde(default)]
+    pub match_length: Option<u32>,
+}
+
+/// A created or found room.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomCreated {
+    /// Room id (for `join`).
+    pub room_id: String,
+    /// Invite code (also accepted by `join`).
+    pub invite: String,
+    /// The game.
+    pub game: GameKind,
+    /// The bot level in seat B, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotLevel>,
+}
+
+fn created(e: &RoomEntry, bot: Option<BotLevel>) -> RoomCreated {
+    RoomCreated {
+        room_id: e.id.clone(),
+        invite: e.invite.clone(),
+        game: e.options.game,
+        bot,
+    }
+}
+
+fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpResponse>> {
+    let mut options = c.options.unwrap_or_default();
+    options.game = c.game;
+    let bot = match &c.bot {
+        None => None,
+        Some(b) => Some(bot_level(&b.level).ok_or_else(|| {
+            Box::new(error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadRequest,
+                "bot.level must be 1, 2, 3, easy, medium or hard",
+            ))
+        })?),
+    };
+    let match_length = c.match_length.unwrap_or(1);
+    if !(1..=64).contains(&match_length) {
+        return Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            "matchLength must be 1..=64",
+        )));
+    }
+    let mut seed = [0u8; 32];
+    rand::Rng::fill(&mut rand::rng(), &mut seed);
+    Ok(RoomConfig {
+        options,
+        stake: c.stake.clone(),
+        match_length,
+        grace_ms: state.settings.rooms.grace_ms,
+        bot,
+        master_seed: seed.iter().map(|b| format!("{b:02x}")).collect(),
+        chat_max_chars: state.settings.rooms.chat_max_chars,
+        ..RoomConfig::default()
+    })
+}
+
+async fn create_room(state: web::Data<AppState>, body: web::Json<CreateRoom>) -> HttpResponse {
+    if state.draining.load(Ordering::SeqCst) {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "the node is draining",
+        );
+    }
+    let cfg = match room_config(&state, &body) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    let bot = cfg.bot;
+    match state.rooms.create(cfg).await {
+        Ok(e) => HttpResponse::Created().json(created(&e, bot)),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            e.to_string(),
+        ),
+    }
+}
+
+async fn room_state(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
+    let Some(addr) = state.rooms.find(&id).await else {
+        return error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::RoomNotFound,
+            "no such room",
+        );
+    };
+    match addr.send(GetView).await {
+        Ok(v) => HttpResponse::Ok().json(serde_json::json!({ "roomId": id.as_str(), "state": v })),
+        Err(_) => error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::RoomNotFound,
+            "the room is closed",
+        ),
+    }
+}
+
+async fn invite(state: web::Data<AppState>, code: web::Path<String>) -> HttpResponse {
+    match state.backplane.resolve_invite(&code).await {
+        Ok(Some(e)) => HttpResponse::Ok().json(created(&e, None)),
+        _ => error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::RoomNotFound,
+            "no such invite",
+        ),
+    }
+}
+
+async fn stats(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
+    match state.backplane.stats(&id).await {
+        Ok(s) => HttpResponse::Ok().json(s),
+        Err(e) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Internal,
+            e.to_string(),
+        ),
+    }
+}
+
+type Waiter = (u64, PlayerId, oneshot::Sender<RoomCreated>);
+
+/// Players waiting for a quick match, by game and options.
+#[derive(Debug, Default)]
+pub struct Matchmaking {
+    waiting: Mutex<HashMap<String, Vec<Waiter>>>,
+}
+
+/// `POST /api/quickmatch`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuickMatch {
+    /// The game.
+    pub game: GameKind,
+    /// Its options (players are paired only on equal options).
+    #[serde(default)]
+    pub options: Option<GameOptions>,
+}
+
+async fn quickmatch(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+    body: web::Json<QuickMatch>,
+) -> HttpResponse {
+    let player = match authenticate(&state, &req, &q) {
+        Ok(p) => p,
+        Err(r) => return *r,
+    };
+    let mut options = body.options.unwrap_or_default();
+    options.game = body.game;
+    let key = serde_json::to_string(&options).unwrap_or_default();
+    let create = CreateRoom {
+        game: body.game,
+        options: Some(options),
+        stake: None,
+        bot: None,
+        match_length: None,
+    };
+    let ticket: u64 = rand::Rng::random(&mut rand::rng());
+    let partner = {
+        let mut w = state
+            .matchmaking
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let list = w.entry(key.clone()).or_default();
+        match list.iter().position(|(_, p, _)| *p != player) {
+            Some(i) => Ok(list.remove(i)),
+            None => {
+                let (tx, rx) = oneshot::channel();
+                list.push((ticket, player.clone(), tx));
+                Err(rx)
+            }
+        }
+    };
+    let partner = match partner {
+        Ok(p) => Some(p),
+        Err(rx) => return wait_for_partner(state, key, ticket, rx, create).await,
+    };
+    let Some((_, _, tx)) = partner else {
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            "matchmaking",
+        );
+    };
+    let cfg = match room_config(&state, &create) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    match state.rooms.create(cfg).await {
+        Ok(e) => {
+            let c = created(&e, None);
+            let _ = tx.send(c.clone());
+            HttpResponse::Ok().json(c)
+        }
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            e.to_string(),
+        ),
+    }
+}
+
+async fn wait_for_partner(
+    state: web::Data<AppState>,
+    key: String,
+    ticket: u64,
+    rx: oneshot::Receiver<RoomCreated>,
+    mut create: CreateRoom,
+) -> HttpResponse {
+    let wait = Duration::from_millis(state.settings.matchmaking.bot_after_ms);
+    let mut rx = rx;
+    match tokio::time::timeout(wait, &mut rx).await {
+        Ok(Ok(c)) => return HttpResponse::Ok().json(c),
+        Ok(Err(_)) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                "matchmaking",
+            );
+        }
+        Err(_) => {}
+    }
+    let removed = {
+        let mut w = state
+            .matchmaking
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let list = w.entry(key).or_default();
+        let before = list.len();
+        list.retain(|(t, _, _)| *t != ticket);
+        list.len() < before
+    };
+    if !removed {
+        // Paired at the last moment.
+        return match rx.await {
+            Ok(c) => HttpResponse::Ok().json(c),
+            Err(_) => error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                "matchmaking",
+            ),
+        };
+    }
+    create.bot = Some(BotSpec {
+        level: serde_json::json!(state.settings.matchmaking.bot_level),
+    });
+    let cfg = match room_config(&state, &create) {
+        Ok(c) => c,
+        Err(r) => return *r,
+    };
+    let bot = cfg.bot;
+    match state.rooms.create(cfg).await {
+        Ok(e) => HttpResponse::Ok().json(created(&e, bot)),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Internal,
+            e.to_string(),
+        ),
+    }
+}

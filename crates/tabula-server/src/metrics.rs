@@ -1,0 +1,116 @@
+//! Prometheus metrics (prefix `tabula_`, base units, histograms).
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
+};
+
+/// Every metric of a node.
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    registry: Registry,
+    /// Open WebSocket connections.
+    pub connections: IntGauge,
+    /// Rooms by game and state.
+    pub rooms: IntGaugeVec,
+    /// Commands by type and outcome (`accepted`, or the error code).
+    pub commands: IntCounterVec,
+    /// From a command's arrival to its events being sent, seconds.
+    pub command_latency: Histogram,
+    /// Snapshot write time, seconds.
+    pub snapshot_latency: Histogram,
+    /// Games finished by game and kind of win.
+    pub games_finished: IntCounterVec,
+    /// Bot think time by game, seconds.
+    pub bot_think: HistogramVec,
+}
+
+const FAST: &[f64] = &[
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
+];
+
+impl Metrics {
+    /// Registers every metric in a fresh registry.
+    pub fn new() -> Metrics {
+        let registry = Registry::new();
+        let connections =
+            IntGauge::new("tabula_connections", "Open WebSocket connections").expect("metric");
+        let rooms = IntGaugeVec::new(
+            Opts::new("tabula_rooms", "Rooms by game and state"),
+            &["game", "state"],
+        )
+        .expect("metric");
+        let commands = IntCounterVec::new(
+            Opts::new(
+                "tabula_commands_total",
+                "Client commands by type and outcome",
+            ),
+            &["type", "outcome"],
+        )
+        .expect("metric");
+        let command_latency = Histogram::with_opts(
+            HistogramOpts::new(
+                "tabula_command_latency_seconds",
+                "From a command's arrival to its events being sent",
+            )
+            .buckets(FAST.to_vec()),
+        )
+        .expect("metric");
+        let snapshot_latency = Histogram::with_opts(
+            HistogramOpts::new(
+                "tabula_snapshot_write_seconds",
+                "Time to write a room snapshot through the backplane",
+            )
+            .buckets(FAST.to_vec()),
+        )
+        .expect("metric");
+        let games_finished = IntCounterVec::new(
+            Opts::new(
+                "tabula_games_finished_total",
+                "Games finished by game and kind",
+            ),
+            &["game", "kind"],
+        )
+        .expect("metric");
+        let bot_think = HistogramVec::new(
+            HistogramOpts::new("tabula_bot_think_seconds", "Bot think time by game")
+                .buckets(FAST.to_vec()),
+            &["game"],
+        )
+        .expect("metric");
+        for c in [
+            Box::new(connections.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(rooms.clone()),
+            Box::new(commands.clone()),
+            Box::new(command_latency.clone()),
+            Box::new(snapshot_latency.clone()),
+            Box::new(games_finished.clone()),
+            Box::new(bot_think.clone()),
+        ] {
+            registry.register(c).expect("unique metric names");
+        }
+        Metrics {
+            registry,
+            connections,
+            rooms,
+            commands,
+            command_latency,
+            snapshot_latency,
+            games_finished,
+            bot_think,
+        }
+    }
+
+    /// The text exposition format.
+    pub fn render(&self) -> String {
+        let mut buf = Vec::new();
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut buf);
+        String::from_utf8(buf).unwrap_or_default()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}

@@ -1,0 +1,670 @@
+//! One room = one actix actor owning a [`tabula_room::Room`].
+//!
+//! Every accepted input is snapshotted through the backplane (the actor
+//! waits for the write, `ctx.wait`) before its events go to any socket.
+//! Timers come from [`Room::next_deadline`]; bots think off the actor in
+//! `spawn_blocking`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use actix::prelude::*;
+use tabula_backplane::Backplane;
+use tabula_protocol::{ErrorCode, ServerMsg, Viewer, room_error_code, to_wire};
+use tabula_room::{
+    Actor as RoomActorId, BotLevel, BotNeed, Command, Envelope, Event, GameKind, Phase, PlayerId,
+    Room, RoomView, SeatId,
+};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::bot::{BotBrain, BotFactory, BotInput, SimpleFactory};
+use crate::metrics::Metrics;
+
+/// What a room sends a session.
+#[derive(Debug)]
+pub enum Outbound {
+    /// A message to write.
+    Msg(ServerMsg),
+    /// Close the socket with this reason (replaced by a newer socket).
+    Close(String),
+}
+
+/// Milliseconds since the epoch (the room's `now`).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn game_label(g: GameKind) -> &'static str {
+    match g {
+        GameKind::LongNardy => "long_nardy",
+        GameKind::Backgammon => "backgammon",
+        GameKind::Thud => "thud",
+    }
+}
+
+fn phase_label(p: Phase) -> &'static str {
+    match p {
+        Phase::WaitingForPlayer => "waiting",
+        Phase::Playing => "playing",
+        Phase::Finished => "finished",
+    }
+}
+
+#[derive(Debug)]
+struct Conn {
+    player: PlayerId,
+    tx: UnboundedSender<Outbound>,
+}
+
+/// Who sent the input being committed.
+#[derive(Debug, Clone, Copy)]
+struct Origin {
+    conn: u64,
+    seq: Option<u64>,
+    /// A `join`: the joiner gets a full `state` instead of the events.
+    state_instead: bool,
+    received: Instant,
+}
+
+/// Shared services a room needs.
+#[derive(Debug, Clone)]
+pub struct RoomDeps {
+    /// The backplane.
+    pub backplane: Arc<dyn Backplane>,
+    /// Metrics.
+    pub metrics: Metrics,
+    /// Bot brains.
+    pub bots: Arc<dyn BotFactory>,
+    /// Delay before each bot action.
+    pub bot_delay: Duration,
+}
+
+/// The room actor.
+#[derive(Debug)]
+pub struct RoomActor {
+    id: String,
+    room: Room,
+    epoch: u64,
+    deps: RoomDeps,
+    conns: HashMap<u64, Conn>,
+    by_player: HashMap<PlayerId, u64>,
+    last_seq: HashMap<PlayerId, u64>,
+    timer: Option<SpawnHandle>,
+    brains: HashMap<SeatId, Box<dyn BotBrain>>,
+    bot_busy: bool,
+    bot_failures: u32,
+    gauge: (&'static str, &'static str),
+    fenced: bool,
+}
+
+impl RoomActor {
+    /// A room actor for a room this node has claimed with `epoch`.
+    pub fn new(id: String, room: Room, epoch: u64, deps: RoomDeps) -> RoomActor {
+        let gauge = (
+            game_label(room.config().options.game),
+            phase_label(room.phase()),
+        );
+        RoomActor {
+            id,
+            room,
+            epoch,
+            deps,
+            conns: HashMap::new(),
+            by_player: HashMap::new(),
+            last_seq: HashMap::new(),
+            timer: None,
+            brains: HashMap::new(),
+            bot_busy: false,
+            bot_failures: 0,
+            gauge,
+            fenced: false,
+        }
+    }
+
+    fn send(&self, conn: u64, msg: ServerMsg) {
+        if let Some(c) = self.conns.get(&conn) {
+            let _ = c.tx.send(Outbound::Msg(msg));
+        }
+    }
+
+    fn viewer(&self, player: &PlayerId) -> Viewer {
+        match self.room.seat_of(player) {
+            Some(s) => Viewer::Seat(s),
+            None => Viewer::Spectator,
+        }
+    }
+
+    fn state_msg(&self, player: &PlayerId) -> ServerMsg {
+        ServerMsg::State {
+            room: self.id.clone(),
+            your_seat: self.room.seat_of(player),
+            state: Box::new(self.room.view()),
+        }
+    }
+
+    /// Snapshot through the backplane, then send the events.
+    fn commit(&mut self, envs: Vec<Envelope>, origin: Option<Origin>, ctx: &mut Context<Self>) {
+        if envs.is_empty() {
+            if let Some(o) = origin {
+                let msg = if o.state_instead {
+                    self.conns.get(&o.conn).map(|c| self.state_msg(&c.player))
+                } else {
+                    Some(ServerMsg::Ack {
+                        seq: o.seq,
+                        version: self.room.version(),
+                        duplicate: false,
+                    })
+                };
+                if let Some(m) = msg {
+                    self.send(o.conn, m);
+                }
+            }
+            return;
+        }
+        let snapshot = self.room.snapshot();
+        let bp = self.deps.backplane.clone();
+        let id = self.id.clone();
+        let epoch = self.epoch;
+        let started = Instant::now();
+        let write = async move { bp.save_snapshot(&id, epoch, snapshot).await };
+        ctx.wait(write.into_actor(self).map(move |res, act, ctx| {
+            act.deps
+                .metrics
+                .snapshot_latency
+                .observe(started.elapsed().as_secs_f64());
+            if let Err(e) = res {
+                tracing::error!(room = %act.id, error = %e, "snapshot write refused; stopping the room");
+                act.fenced = true;
+                ctx.stop();
+                return;
+            }
+            act.dispatch(envs, origin, ctx);
+        }));
+    }
+
+    fn dispatch(&mut self, envs: Vec<Envelope>, origin: Option<Origin>, ctx: &mut Context<Self>) {
+        for env in &envs {
+            for (&id, c) in &self.conns {
+                if let Some(o) = origin
+                    && o.conn == id
+                    && o.state_instead
+                {
+                    continue;
+                }
+                let seq = origin.filter(|o| o.conn == id).and_then(|o| o.seq);
+                if let Some(m) = to_wire(env, self.viewer(&c.player), seq) {
+                    let _ = c.tx.send(Outbound::Msg(m));
+                }
+            }
+            self.host_event(env);
+        }
+        if let Some(o) = origin {
+            if o.state_instead
+                && let Some(c) = self.conns.get(&o.conn)
+            {
+                let m = self.state_msg(&c.player);
+                self.send(o.conn, m);
+            }
+            self.deps
+                .metrics
+                .command_latency
+                .observe(o.received.elapsed().as_secs_f64());
+        }
+        self.update_gauge();
+        self.reschedule(ctx);
+        self.maybe_bot(ctx);
+    }
+
+    fn host_event(&self, env: &Envelope) {
+        match &env.event {
+            Event::Stats { players, .. } => {
+                for d in players {
+                    if let Some(p) = &d.player {
+                        let bp = self.deps.backplane.clone();
+                        let (p, d) = (p.clone(), d.clone());
+                        actix::spawn(async move {
+                            if let Err(e) = bp.record_stats(p, d).await {
+                                tracing::warn!(error = %e, "statistics not recorded");
+                            }
+                        });
+                    }
+                }
+            }
+            Event::GameEnded { result, .. } => {
+                let kind = serde_json::to_value(result.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                self.deps
+                    .metrics
+                    .games_finished
+                    .with_label_values(&[game_label(self.room.config().options.game), &kind])
+                    .inc();
+                tracing::info!(room = %self.id, kind = %kind, winner = ?result.winner, "game finished");
+            }
+            _ => {}
+        }
+    }
+
+    fn update_gauge(&mut self) {
+        let now = (
+            game_label(self.room.config().options.game),
+            phase_label(self.room.phase()),
+        );
+        if now != self.gauge {
+            let m = &self.deps.metrics.rooms;
+            m.with_label_values(&[self.gauge.0, self.gauge.1]).dec();
+            m.with_label_values(&[now.0, now.1]).inc();
+            self.gauge = now;
+        }
+    }
+
+    fn reschedule(&mut self, ctx: &mut Context<Self>) {
+        if let Some(h) = self.timer.take() {
+            ctx.cancel_future(h);
+        }
+        if let Some(deadline) = self.room.next_deadline() {
+            let wait = Duration::from_millis(deadline.saturating_sub(now_ms()));
+            self.timer = Some(ctx.run_later(wait, move |act, ctx| {
+                act.timer = None;
+                let envs = act.room.tick(now_ms().max(deadline));
+                act.commit(envs, None, ctx);
+            }));
+        }
+    }
+
+    fn bot_need(&self) -> Option<(SeatId, BotLevel, BotNeed)> {
+        match self.room.phase() {
+            Phase::Finished => None,
+            Phase::Playing => {
+                let (seat, need) = self.room.game()?.to_act()?;
+                Some((seat, self.room.bot_in(seat)?, need))
+            }
+            Phase::WaitingForPlayer => SeatId::BOTH.into_iter().find_map(|s| {
+                let level = self.room.bot_in(s)?;
+                let human = self.room.player_in(s.other()).is_some();
+                (human && !self.room.seat_view(s).ready).then_some((s, level, BotNeed::Ready))
+            }),
+        }
+    }
+
+    fn maybe_bot(&mut self, ctx: &mut Context<Self>) {
+        if self.bot_busy || self.fenced {
+            return;
+        }
+        let Some((seat, level, need)) = self.bot_need() else {
+            return;
+        };
+        self.bot_busy = true;
+        let fallback = self.bot_failures >= 3;
+        let mut brain = match self.brains.remove(&seat) {
+            Some(b) if !fallback => b,
+            _ => {
+                let seed = self.id.bytes().fold(seat.index() as u64, |h, b| {
+                    h.wrapping_mul(31).wrapping_add(u64::from(b))
+                });
+                if fallback {
+                    SimpleFactory.make(level, seed)
+                } else {
+                    self.deps.bots.make(level, seed)
+                }
+            }
+        };
+        let input = BotInput {
+            seat,
+            need,
+            game: self.room.game().cloned(),
+            moves: self.room.view().moves,
+        };
+        let delay = self.deps.bot_delay;
+        let game = game_label(self.room.config().options.game);
+        let think = async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            let t = Instant::now();
+            let r = tokio::task::spawn_blocking(move || {
+                let cmds = brain.act(&input);
+                (brain, cmds)
+            })
+            .await;
+            (r, t.elapsed())
+        };
+        ctx.spawn(think.into_actor(self).map(move |(r, took), act, ctx| {
+            act.bot_busy = false;
+            act.deps
+                .metrics
+                .bot_think
+                .with_label_values(&[game])
+                .observe(took.as_secs_f64());
+            let Ok((brain, cmds)) = r else {
+                act.bot_failures += 1;
+                return;
+            };
+            act.brains.insert(seat, brain);
+            if act.bot_need().map(|(s, _, n)| (s, n)) != Some((seat, need)) {
+                act.maybe_bot(ctx);
+                return;
+            }
+            let mut failed = cmds.is_empty();
+            for c in cmds {
+                match act.room.apply(c.clone(), RoomActorId::Bot(seat), now_ms()) {
+                    Ok(envs) => act.commit(envs, None, ctx),
+                    Err(e) => {
+                        tracing::warn!(room = %act.id, ?seat, command = ?c, error = %e, "bot command refused");
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+            if failed {
+                act.bot_failures += 1;
+            } else {
+                act.bot_failures = 0;
+            }
+            act.maybe_bot(ctx);
+        }));
+    }
+}
+
+impl Actor for RoomActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Context<Self>) {
+        ctx.set_mailbox_capacity(1024);
+        self.deps
+            .metrics
+            .rooms
+            .with_label_values(&[self.gauge.0, self.gauge.1])
+            .inc();
+        self.reschedule(ctx);
+        self.maybe_bot(ctx);
+    }
+
+    fn stopped(&mut self, _ctx: &mut Context<Self>) {
+        self.deps
+            .metrics
+            .rooms
+            .with_label_values(&[self.gauge.0, self.gauge.1])
+            .dec();
+    }
+}
+
+/// A socket enters the room (`join`).
+#[derive(Debug, Message)]
+#[rtype(result = "bool")]
+pub struct Join {
+    /// The connection.
+    pub conn: u64,
+    /// The player.
+    pub player: PlayerId,
+    /// Where to send.
+    pub tx: UnboundedSender<Outbound>,
+    /// The seat wanted.
+    pub seat: Option<SeatId>,
+    /// Watch only.
+    pub spectate: bool,
+    /// The client's seq.
+    pub seq: Option<u64>,
+}
+
+impl Handler<Join> for RoomActor {
+    type Result = bool;
+
+    fn handle(&mut self, m: Join, ctx: &mut Context<Self>) -> bool {
+        let received = Instant::now();
+        let actor = RoomActorId::Player(m.player.clone());
+        let res = if self.room.seat_of(&m.player).is_some() {
+            self.room.apply(Command::Connected, actor, now_ms())
+        } else if m.spectate {
+            self.room.apply(Command::Spectate, actor, now_ms())
+        } else {
+            self.room
+                .apply(Command::Sit { seat: m.seat }, actor, now_ms())
+        };
+        let outcome = match &res {
+            Ok(_) => "accepted",
+            Err(e) => room_error_code(e).as_str(),
+        };
+        self.deps
+            .metrics
+            .commands
+            .with_label_values(&["join", outcome])
+            .inc();
+        match res {
+            Err(e) => {
+                let _ = m.tx.send(Outbound::Msg(ServerMsg::error(
+                    room_error_code(&e),
+                    e.to_string(),
+                    m.seq,
+                )));
+                false
+            }
+            Ok(envs) => {
+                if let Some(old) = self.by_player.insert(m.player.clone(), m.conn)
+                    && old != m.conn
+                    && let Some(c) = self.conns.remove(&old)
+                {
+                    let _ = c.tx.send(Outbound::Close(
+                        "replaced by a newer connection for the same player".into(),
+                    ));
+                }
+                self.conns.insert(
+                    m.conn,
+                    Conn {
+                        player: m.player,
+                        tx: m.tx,
+                    },
+                );
+                let origin = Origin {
+                    conn: m.conn,
+                    seq: m.seq,
+                    state_instead: true,
+                    received,
+                };
+                self.commit(envs, Some(origin), ctx);
+                true
+            }
+        }
+    }
+}
+
+/// A game command from a joined socket.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Cmd {
+    /// The connection.
+    pub conn: u64,
+    /// The client's seq.
+    pub seq: Option<u64>,
+    /// The command.
+    pub command: Command,
+    /// The wire type (metrics).
+    pub kind: &'static str,
+    /// When the frame arrived.
+    pub received: Instant,
+}
+
+impl Handler<Cmd> for RoomActor {
+    type Result = ();
+
+    fn handle(&mut self, m: Cmd, ctx: &mut Context<Self>) {
+        let Some(player) = self.conns.get(&m.conn).map(|c| c.player.clone()) else {
+            return;
+        };
+        if let Some(seq) = m.seq
+            && self.last_seq.get(&player).is_some_and(|&l| seq <= l)
+        {
+            self.deps
+                .metrics
+                .commands
+                .with_label_values(&[m.kind, "duplicate"])
+                .inc();
+            self.send(
+                m.conn,
+                ServerMsg::Ack {
+                    seq: m.seq,
+                    version: self.room.version(),
+                    duplicate: true,
+                },
+            );
+            return;
+        }
+        let res = self
+            .room
+            .apply(m.command, RoomActorId::Player(player.clone()), now_ms());
+        match res {
+            Ok(envs) => {
+                self.deps
+                    .metrics
+                    .commands
+                    .with_label_values(&[m.kind, "accepted"])
+                    .inc();
+                if let Some(seq) = m.seq {
+                    self.last_seq.insert(player, seq);
+                }
+                let origin = Origin {
+                    conn: m.conn,
+                    seq: m.seq,
+                    state_instead: false,
+                    received: m.received,
+                };
+                self.commit(envs, Some(origin), ctx);
+            }
+            Err(e) => {
+                let code = room_error_code(&e);
+                self.deps
+                    .metrics
+                    .commands
+                    .with_label_values(&[m.kind, code.as_str()])
+                    .inc();
+                self.send(m.conn, ServerMsg::error(code, e.to_string(), m.seq));
+            }
+        }
+    }
+}
+
+/// `resume {version}`.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Resume {
+    /// The connection.
+    pub conn: u64,
+    /// The last version the client saw.
+    pub version: u64,
+    /// The client's seq.
+    pub seq: Option<u64>,
+}
+
+/// The most events a resume replays before it sends a full state instead.
+pub const MAX_RESUME_EVENTS: usize = 1000;
+
+impl Handler<Resume> for RoomActor {
+    type Result = ();
+
+    fn handle(&mut self, m: Resume, _ctx: &mut Context<Self>) {
+        let Some(player) = self.conns.get(&m.conn).map(|c| c.player.clone()) else {
+            return;
+        };
+        let missed = self.room.events_since(m.version);
+        if m.version > self.room.version() || missed.len() > MAX_RESUME_EVENTS {
+            let s = self.state_msg(&player);
+            self.send(m.conn, s);
+            return;
+        }
+        let viewer = self.viewer(&player);
+        let msgs: Vec<ServerMsg> = missed
+            .iter()
+            .filter_map(|e| to_wire(e, viewer, None))
+            .collect();
+        for msg in msgs {
+            self.send(m.conn, msg);
+        }
+        self.send(
+            m.conn,
+            ServerMsg::Ack {
+                seq: m.seq,
+                version: self.room.version(),
+                duplicate: false,
+            },
+        );
+    }
+}
+
+/// A socket went away.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Detach {
+    /// The connection.
+    pub conn: u64,
+}
+
+impl Handler<Detach> for RoomActor {
+    type Result = ();
+
+    fn handle(&mut self, m: Detach, ctx: &mut Context<Self>) {
+        let Some(c) = self.conns.remove(&m.conn) else {
+            return;
+        };
+        if self.by_player.get(&c.player) != Some(&m.conn) {
+            return;
+        }
+        self.by_player.remove(&c.player);
+        if let Ok(envs) = self.room.apply(
+            Command::Disconnected,
+            RoomActorId::Player(c.player),
+            now_ms(),
+        ) {
+            self.commit(envs, None, ctx);
+        }
+    }
+}
+
+/// The full state (HTTP, spectators).
+#[derive(Debug, Message)]
+#[rtype(result = "RoomView")]
+pub struct GetView;
+
+impl Handler<GetView> for RoomActor {
+    type Result = MessageResult<GetView>;
+
+    fn handle(&mut self, _m: GetView, _ctx: &mut Context<Self>) -> Self::Result {
+        MessageResult(self.room.view())
+    }
+}
+
+/// Drain: write the final snapshot and release the room.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Shutdown;
+
+impl Handler<Shutdown> for RoomActor {
+    type Result = ResponseActFuture<Self, ()>;
+
+    fn handle(&mut self, _m: Shutdown, _ctx: &mut Context<Self>) -> Self::Result {
+        let bp = self.deps.backplane.clone();
+        let id = self.id.clone();
+        let epoch = self.epoch;
+        let snapshot = self.room.snapshot();
+        self.fenced = true;
+        Box::pin(
+            async move {
+                if let Err(e) = bp.save_snapshot(&id, epoch, snapshot).await {
+                    tracing::warn!(room = %id, error = %e, "final snapshot refused");
+                }
+                let _ = bp.release(&id, epoch).await;
+            }
+            .into_actor(self)
+            .map(|(), _act, ctx| ctx.stop()),
+        )
+    }
+}
+
+/// An error message for a session that is not in a room.
+pub fn not_joined(seq: Option<u64>) -> ServerMsg {
+    ServerMsg::error(ErrorCode::NotJoined, "join a room first", seq)
+}

@@ -1,0 +1,238 @@
+//! Configuration: `config/default.toml` → `config/$TABULA_ENV.toml` →
+//! environment `TABULA__SECTION__KEY`, validated into [`Settings`].
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use config::{Config, Environment, File, FileFormat};
+use serde::Deserialize;
+
+/// The defaults compiled in (the same file as `config/default.toml`).
+pub const DEFAULT_TOML: &str = include_str!("../../../config/default.toml");
+
+/// Why the configuration is unusable. The message names the bad key.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// A source could not be read or a value has the wrong type.
+    #[error("configuration: {0}")]
+    Load(#[from] config::ConfigError),
+    /// A value is out of range.
+    #[error("configuration key `{key}`: {message}")]
+    Invalid {
+        /// The dotted key, e.g. `server.listen`.
+        key: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// `[server]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ServerSettings {
+    /// Listen address (as text in the sources).
+    pub listen: String,
+    /// actix-web workers.
+    pub workers: usize,
+    /// Arbiters for room actors.
+    pub room_arbiters: usize,
+    /// Largest text message read.
+    pub max_message_bytes: usize,
+    /// Largest frame accepted at all.
+    pub max_frame_bytes: usize,
+    /// Sustained messages per second per connection.
+    pub rate_per_sec: u32,
+    /// Burst per connection.
+    pub rate_burst: u32,
+    /// Rate-limited messages before the socket is closed.
+    pub abuse_strikes: u32,
+    /// Shutdown wait.
+    pub shutdown_timeout_secs: u64,
+}
+
+/// `[auth]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AuthSettings {
+    /// Guest mode.
+    pub guest: bool,
+}
+
+/// `[rooms]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RoomSettings {
+    /// Disconnect grace, ms.
+    pub grace_ms: u64,
+    /// Longest chat line.
+    pub chat_max_chars: usize,
+}
+
+/// `[matchmaking]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MatchmakingSettings {
+    /// Wait before a bot is offered, ms.
+    pub bot_after_ms: u64,
+    /// The bot's level.
+    pub bot_level: u8,
+}
+
+/// `[bots]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BotSettings {
+    /// Delay before each bot action, ms.
+    pub delay_ms: u64,
+}
+
+/// `[log]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LogSettings {
+    /// `pretty` or `json`.
+    pub format: String,
+    /// EnvFilter directive.
+    pub filter: String,
+}
+
+/// The node's settings.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Settings {
+    /// `[server]`.
+    pub server: ServerSettings,
+    /// `[auth]`.
+    pub auth: AuthSettings,
+    /// `[rooms]`.
+    pub rooms: RoomSettings,
+    /// `[matchmaking]`.
+    pub matchmaking: MatchmakingSettings,
+    /// `[bots]`.
+    pub bots: BotSettings,
+    /// `[log]`.
+    pub log: LogSettings,
+}
+
+impl Settings {
+    /// The compiled-in defaults only (tests).
+    pub fn defaults() -> Settings {
+        Settings::build(None, None, false).expect("the default configuration is valid")
+    }
+
+    /// Defaults, then `dir/default.toml` and `dir/$env.toml` when present,
+    /// then the `TABULA__SECTION__KEY` environment.
+    pub fn load(dir: &Path, env: Option<&str>) -> Result<Settings, SettingsError> {
+        Settings::build(Some(dir), env, true)
+    }
+
+    fn build(
+        dir: Option<&Path>,
+        env: Option<&str>,
+        use_env: bool,
+    ) -> Result<Settings, SettingsError> {
+        let mut b = Config::builder().add_source(File::from_str(DEFAULT_TOML, FileFormat::Toml));
+        if let Some(dir) = dir {
+            b = b.add_source(File::from(dir.join("default.toml")).required(false));
+            if let Some(env) = env {
+                b = b.add_source(File::from(dir.join(format!("{env}.toml"))).required(false));
+            }
+        }
+        if use_env {
+            b = b.add_source(
+                Environment::with_prefix("TABULA")
+                    .prefix_separator("__")
+                    .separator("__")
+                    .try_parsing(true),
+            );
+        }
+        let s: Settings = b.build()?.try_deserialize()?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// The listen address.
+    pub fn listen_addr(&self) -> Result<SocketAddr, SettingsError> {
+        self.server
+            .listen
+            .parse()
+            .map_err(|e| SettingsError::Invalid {
+                key: "server.listen",
+                message: format!("{:?} is not host:port ({e})", self.server.listen),
+            })
+    }
+
+    /// Checks ranges; the error names the key.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let bad = |key: &'static str, message: &str| {
+            Err(SettingsError::Invalid {
+                key,
+                message: message.to_string(),
+            })
+        };
+        self.listen_addr()?;
+        if self.server.workers == 0 {
+            return bad("server.workers", "must be at least 1");
+        }
+        if self.server.room_arbiters == 0 {
+            return bad("server.room_arbiters", "must be at least 1");
+        }
+        if self.server.max_message_bytes < 256 {
+            return bad("server.max_message_bytes", "must be at least 256");
+        }
+        if self.server.max_frame_bytes < self.server.max_message_bytes {
+            return bad(
+                "server.max_frame_bytes",
+                "must be at least server.max_message_bytes",
+            );
+        }
+        if self.server.rate_per_sec == 0 || self.server.rate_burst == 0 {
+            return bad("server.rate_per_sec", "rate and burst must be positive");
+        }
+        if !(1..=3).contains(&self.matchmaking.bot_level) {
+            return bad("matchmaking.bot_level", "must be 1, 2 or 3");
+        }
+        if !matches!(self.log.format.as_str(), "pretty" | "json") {
+            return bad("log.format", "must be \"pretty\" or \"json\"");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        let s = Settings::defaults();
+        assert_eq!(s.server.listen, "127.0.0.1:8080");
+        assert!(s.auth.guest);
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let mut s = Settings::defaults();
+        s.server.listen = "nowhere".into();
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("server.listen")
+        );
+        let mut s = Settings::defaults();
+        s.matchmaking.bot_level = 9;
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("matchmaking.bot_level")
+        );
+    }
+
+    #[test]
+    fn files_overlay_defaults() {
+        let dir = std::env::temp_dir().join(format!("tabula-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("test.toml"), "[rooms]\ngrace_ms = 5\n").unwrap();
+        let s = Settings::build(Some(&dir), Some("test"), false).unwrap();
+        assert_eq!(s.rooms.grace_ms, 5);
+        std::fs::write(dir.join("bad.toml"), "[server]\nworkers = \"many\"\n").unwrap();
+        let e = Settings::build(Some(&dir), Some("bad"), false).unwrap_err();
+        assert!(e.to_string().contains("server.workers"), "{e}");
+    }
+}

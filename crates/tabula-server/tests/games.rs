@@ -1,0 +1,184 @@
+//! Whole games over real sockets against a node on port 0.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+async fn game_over(c: &mut Client) -> Value {
+    if let Some(v) = c.seen.iter().find(|m| m["type"] == "game_over") {
+        return v.clone();
+    }
+    c.until(|m| m["type"] == "game_over").await
+}
+
+async fn two_players(
+    addr: std::net::SocketAddr,
+    body: Value,
+    names: [&str; 2],
+) -> (String, Client, Client) {
+    let room = create_room(addr, body).await;
+    let mut a = Client::connect(addr, names[0]).await;
+    let mut b = Client::connect(addr, names[1]).await;
+    let s = a.join(&room).await;
+    assert_eq!(s["type"], "state", "{s}");
+    assert_eq!(s["yourSeat"], "a");
+    let s = b.join(&room).await;
+    assert_eq!(s["yourSeat"], "b", "{s}");
+    both_ready(&mut a, &mut b).await;
+    (room, a, b)
+}
+
+#[tokio::test]
+async fn two_clients_play_a_complete_long_nardy_game() {
+    let node = start(test_settings());
+    let (room, mut a, mut b) = two_players(
+        node.addr,
+        json!({"game": "long_nardy", "stake": {"amount": 100, "currency": "TON"}}),
+        ["alice", "bob"],
+    )
+    .await;
+    let sent = play_out(node.addr, &room, &mut [Some(&mut a), Some(&mut b)], 5000).await;
+    assert!(sent > 30, "a whole game takes many commands, got {sent}");
+    let ga = game_over(&mut a).await;
+    let gb = game_over(&mut b).await;
+    let results = [
+        ga["result"].as_str().unwrap(),
+        gb["result"].as_str().unwrap(),
+    ];
+    assert!(
+        results.contains(&"win") && results.contains(&"lose"),
+        "{ga} {gb}"
+    );
+    assert!(["oin", "mars", "koks"].contains(&ga["kind"].as_str().unwrap()));
+    assert!(ga["message"].as_str().unwrap().ends_with("TON."), "{ga}");
+    // Both saw the same room history: rolls and steps as events.
+    assert!(a.saw(|m| m["type"] == "event" && m["event"]["type"] == "diceRolled"));
+    assert!(b.saw(|m| m["type"] == "event" && m["event"]["type"] == "moved"));
+    assert!(a.saw(|m| m["type"] == "chat" && m["from"]["kind"] == "arbiter"));
+    let st = state(node.addr, &room).await;
+    assert_eq!(st["phase"], "finished");
+    // Statistics were recorded for both players.
+    let (status, s) = http_async(node.addr, "GET", "/api/players/guest:alice/stats", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(s["games"], 1, "{s}");
+}
+
+#[tokio::test]
+async fn a_client_plays_a_complete_game_against_a_bot() {
+    let node = start(test_settings());
+    let room = create_room(
+        node.addr,
+        json!({"game": "long_nardy", "bot": {"level": "easy"}}),
+    )
+    .await;
+    let mut a = Client::connect(node.addr, "carol").await;
+    let s = a.join(&room).await;
+    assert_eq!(s["yourSeat"], "a");
+    assert_eq!(s["state"]["seats"][1]["bot"], 1);
+    a.call(json!({"type": "ready"})).await;
+    play_out(node.addr, &room, &mut [Some(&mut a), None], 5000).await;
+    let g = game_over(&mut a).await;
+    assert!(
+        ["win", "lose"].contains(&g["result"].as_str().unwrap()),
+        "{g}"
+    );
+    assert!(a.saw(|m| m["type"] == "event"
+        && m["event"]["type"] == "moved"
+        && m["event"]["seat"] == "b"));
+}
+
+#[tokio::test]
+async fn a_backgammon_game_runs_to_the_end() {
+    let node = start(test_settings());
+    let (room, mut a, mut b) =
+        two_players(node.addr, json!({"game": "backgammon"}), ["dave", "erin"]).await;
+    play_out(node.addr, &room, &mut [Some(&mut a), Some(&mut b)], 5000).await;
+    let g = game_over(&mut a).await;
+    assert!(
+        ["single", "gammon", "backgammon"].contains(&g["kind"].as_str().unwrap()),
+        "{g}"
+    );
+    game_over(&mut b).await;
+}
+
+#[tokio::test]
+async fn a_thud_game_runs_to_the_end() {
+    let node = start(test_settings());
+    let (room, mut a, mut b) = two_players(
+        node.addr,
+        json!({"game": "thud", "options": {"thud": {"capture_rule": "zrf", "max_plies_without_capture": 6}}}),
+        ["fred", "gina"],
+    )
+    .await;
+    let st = state(node.addr, &room).await;
+    assert_eq!(st["board"]["game"], "thud", "{st}");
+    play_out(node.addr, &room, &mut [Some(&mut a), Some(&mut b)], 5000).await;
+    let g = game_over(&mut a).await;
+    assert!(
+        ["thudTotals", "draw"].contains(&g["kind"].as_str().unwrap()),
+        "{g}"
+    );
+    assert!(a.saw(|m| m["type"] == "event" && m["event"]["type"] == "roundEnded"));
+}
+
+#[tokio::test]
+async fn quick_match_pairs_two_players_and_offers_a_bot_after_the_wait() {
+    let node = start(test_settings());
+    let addr = node.addr;
+    let body = json!({"game": "long_nardy"});
+    let b2 = body.clone();
+    let first = tokio::spawn(async move {
+        http_async(addr, "POST", "/api/quickmatch?guest=q1", Some(b2)).await
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let (s2, r2) = http_async(addr, "POST", "/api/quickmatch?guest=q2", Some(body.clone())).await;
+    let (s1, r1) = first.await.unwrap();
+    assert_eq!((s1, s2), (200, 200));
+    assert_eq!(r1["roomId"], r2["roomId"]);
+    assert!(r1.get("bot").is_none());
+    // Alone: a bot room after the configured wait.
+    let (s, r) = http_async(addr, "POST", "/api/quickmatch?guest=q3", Some(body)).await;
+    assert_eq!(s, 200);
+    assert_eq!(r["bot"], 1, "{r}");
+    // Join by invite code.
+    let (s, inv) = http_async(
+        addr,
+        "GET",
+        &format!("/api/invites/{}", r["invite"].as_str().unwrap()),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(inv["roomId"], r["roomId"]);
+    let mut c = Client::connect(addr, "q3").await;
+    let st = c.join(r["invite"].as_str().unwrap()).await;
+    assert_eq!(st["yourSeat"], "a", "{st}");
+}
+
+#[tokio::test]
+async fn health_ready_and_metrics() {
+    let node = start(test_settings());
+    assert_eq!(http_async(node.addr, "GET", "/healthz", None).await.0, 200);
+    assert_eq!(http_async(node.addr, "GET", "/readyz", None).await.0, 200);
+    create_room(node.addr, json!({"game": "thud"})).await;
+    let (s, m) = http_async(node.addr, "GET", "/metrics", None).await;
+    assert_eq!(s, 200);
+    let m = m.as_str().unwrap().to_string();
+    assert!(
+        m.contains("tabula_rooms{game=\"thud\",state=\"waiting\"} 1"),
+        "{m}"
+    );
+    let (s, e) = http_async(node.addr, "GET", "/api/rooms/nope", None).await;
+    assert_eq!(s, 404);
+    assert_eq!(e["error"]["code"], "room_not_found");
+    let (s, e) = http_async(
+        node.addr,
+        "POST",
+        "/api/rooms",
+        Some(json!({"game": "long_nardy", "bot": {"level": 7}})),
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert_eq!(e["error"]["code"], "bad_request");
+}

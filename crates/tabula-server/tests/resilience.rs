@@ -1,0 +1,195 @@
+//! Disconnects, resume, forfeit and bad input over real sockets.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+
+async fn seated(addr: std::net::SocketAddr, names: [&str; 2]) -> (String, Client, Client) {
+    let room = create_room(addr, json!({"game": "long_nardy"})).await;
+    let mut a = Client::connect(addr, names[0]).await;
+    let mut b = Client::connect(addr, names[1]).await;
+    a.join(&room).await;
+    b.join(&room).await;
+    both_ready(&mut a, &mut b).await;
+    (room, a, b)
+}
+
+#[tokio::test]
+async fn a_client_resumes_within_the_grace_period_without_losing_a_move() {
+    let node = start(test_settings());
+    let (room, mut a, mut b) = seated(node.addr, ["hal", "ivy"]).await;
+    // Play a few commands so there is history.
+    for _ in 0..6 {
+        let st = state(node.addr, &room).await;
+        let (seat, cmd) = next_command(&st).unwrap();
+        let c = if seat == "a" { &mut a } else { &mut b };
+        let r = c.call(cmd).await;
+        assert_ne!(r["type"], "error", "{r}");
+    }
+    let seen = a.last_version;
+    let seq = a.seq;
+    a.ws.close(None).await.unwrap();
+    drop(a);
+    b.until(|m| m["event"]["type"] == "playerDisconnected")
+        .await;
+    // The opponent keeps playing while A is away, if it is B's turn.
+    for _ in 0..3 {
+        let st = state(node.addr, &room).await;
+        match next_command(&st) {
+            Some((seat, cmd)) if seat == "b" => {
+                b.call(cmd).await;
+            }
+            _ => break,
+        }
+    }
+    let mut a = Client::connect(node.addr, "hal").await;
+    a.seq = seq;
+    let s = a.join(&room).await;
+    assert_eq!(s["yourSeat"], "a", "{s}");
+    assert_eq!(s["state"]["phase"], "playing");
+    assert!(s["state"]["seats"][0]["disconnectDeadline"].is_null());
+    // resume from the last version seen before the drop: the missed events.
+    a.last_version = seen;
+    let r = a.call(json!({"type": "resume", "version": seen})).await;
+    assert_eq!(r["type"], "ack", "{r}");
+    assert!(a.saw(|m| m["event"]["type"] == "playerDisconnected"));
+    b.until(|m| m["event"]["type"] == "playerReconnected").await;
+    // A resent command with an old seq is not applied twice.
+    a.send_raw(Message::text(
+        json!({"type": "ready", "seq": 2}).to_string(),
+    ))
+    .await;
+    let dup = a.until(|m| m["seq"] == 2).await;
+    assert_eq!(dup["type"], "ack");
+    assert_eq!(dup["duplicate"], true);
+    // And the game goes on to the end.
+    play_out(node.addr, &room, &mut [Some(&mut a), Some(&mut b)], 5000).await;
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_come_back_forfeits() {
+    let mut s = test_settings();
+    s.rooms.grace_ms = 300;
+    let node = start(s);
+    let (_room, mut a, b) = seated(node.addr, ["jo", "kim"]).await;
+    drop(b);
+    let left = a.until(|m| m["type"] == "opponent_left").await;
+    assert!(left["message"].is_string());
+    let g = a.until(|m| m["type"] == "game_over").await;
+    assert_eq!(g["result"], "win");
+    assert_eq!(g["kind"], "mars", "nobody has borne off: mars");
+}
+
+#[tokio::test]
+async fn bad_input_gets_error_codes_and_the_connection_survives() {
+    let node = start(test_settings());
+    let (room, mut a, mut b) = seated(node.addr, ["lee", "max"]).await;
+    let code = |v: &serde_json::Value| v["code"].as_str().unwrap_or("").to_string();
+    async fn alive(c: &mut Client) {
+        let r = c.call(json!({"type": "ping"})).await;
+        assert_eq!(r["type"], "pong");
+    }
+    a.send_raw(Message::text("{nope")).await;
+    assert_eq!(code(&a.until(|m| m["type"] == "error").await), "bad_json");
+    alive(&mut a).await;
+    let r = a.call(json!({"type": "fly"})).await;
+    assert_eq!(code(&r), "unknown_type");
+    alive(&mut a).await;
+    let r = a.call(json!({"type": "move", "from": "x"})).await;
+    assert_eq!(code(&r), "bad_message");
+    a.send_raw(Message::binary(vec![1u8, 2, 3])).await;
+    assert_eq!(
+        code(&a.until(|m| m["type"] == "error").await),
+        "binary_frame"
+    );
+    let big = format!(r#"{{"type":"chat","text":"{}"}}"#, "x".repeat(20_000));
+    a.send_raw(Message::text(big)).await;
+    assert_eq!(
+        code(&a.until(|m| m["type"] == "error").await),
+        "frame_too_large"
+    );
+    alive(&mut a).await;
+    // Wrong turn and an illegal step.
+    let st = state(node.addr, &room).await;
+    let (seat, _) = next_command(&st).unwrap();
+    let (mover, other) = if seat == "a" {
+        (&mut a, &mut b)
+    } else {
+        (&mut b, &mut a)
+    };
+    let r = other.call(json!({"type": "rollDice"})).await;
+    assert_eq!(code(&r), "not_your_turn", "{r}");
+    alive(other).await;
+    if st["toAct"]["need"] == "roll" {
+        mover.call(json!({"type": "rollDice"})).await;
+    }
+    let r = mover
+        .call(json!({"type": "move", "from": 3, "to": 2}))
+        .await;
+    assert!(
+        ["illegal_move", "bad_points"].contains(&code(&r).as_str()),
+        "{r}"
+    );
+    alive(mover).await;
+    // Not joined.
+    let mut c = Client::connect(node.addr, "nobody").await;
+    assert_eq!(
+        code(&c.call(json!({"type": "rollDice"})).await),
+        "not_joined"
+    );
+    assert_eq!(
+        code(&c.call(json!({"type": "join", "room": "zzz"})).await),
+        "room_not_found"
+    );
+    alive(&mut c).await;
+    // A second socket for the same player: the newer wins.
+    let mut a2 = Client::connect(node.addr, "lee").await;
+    let s = a2.join(&room).await;
+    assert_eq!(s["yourSeat"], "a");
+    let old = a.until(|m| m["type"] == "error").await;
+    assert_eq!(code(&old), "replaced");
+    assert!(
+        a.try_recv(Duration::from_secs(2)).await.is_none(),
+        "the old socket is closed"
+    );
+    alive(&mut a2).await;
+}
+
+#[tokio::test]
+async fn floods_are_rate_limited_then_closed() {
+    let mut s = test_settings();
+    s.server.rate_per_sec = 1;
+    s.server.rate_burst = 3;
+    s.server.abuse_strikes = 20;
+    let node = start(s);
+    let mut a = Client::connect(node.addr, "flood").await;
+    for _ in 0..6 {
+        a.send(json!({"type": "ping"})).await;
+    }
+    let mut limited = 0;
+    for _ in 0..6 {
+        let m = a.recv().await;
+        if m["code"] == "rate_limited" {
+            limited += 1;
+        }
+    }
+    assert!(limited >= 2, "{:?}", a.seen);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let r = a.call(json!({"type": "ping"})).await;
+    assert_eq!(r["type"], "pong", "usable again after slowing down");
+    for _ in 0..40 {
+        a.send(json!({"type": "ping"})).await;
+    }
+    let mut closed = false;
+    for _ in 0..60 {
+        if a.try_recv(Duration::from_secs(2)).await.is_none() {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "an abusive flood closes the socket");
+}
