@@ -391,6 +391,11 @@ pub enum ServerMsg {
         protocol: u32,
         /// The authenticated player id.
         player: String,
+        /// A short-lived signed session token for reconnecting as the same
+        /// player (`?token=` or `Authorization: Bearer`); absent when the
+        /// node issues none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
     },
     /// The full room state (after `join`, or `resume` when events cannot be
     /// replayed).

@@ -9,8 +9,8 @@
 //!   accepted the socket. Every accepted input is written as a snapshot
 //!   through the [`tabula_backplane::Backplane`] before its events are sent.
 //! * Bots think in `spawn_blocking` behind [`bot::BotBrain`].
-//! * Authentication goes through [`auth::Authenticator`] (guest mode here;
-//!   `tabula-auth` plugs into the same seam).
+//! * Authentication goes through [`auth::Authenticator`]: guest mode,
+//!   Telegram `initData` and session tokens (`tabula-auth`).
 //! * [`run`] serves on a given listener until `shutdown` resolves, then
 //!   drains: readiness fails, sockets are told to reconnect (close 1012),
 //!   every room writes a final snapshot, in-flight HTTP finishes.
@@ -41,7 +41,7 @@ use tabula_backplane::{Backplane, BackplaneError, InProcess, RoomEntry};
 use tabula_room::{Room, RoomConfig};
 use tokio::sync::watch;
 
-use crate::auth::{Authenticator, GuestAuth};
+use crate::auth::Authenticator;
 use crate::bot::{BotFactory, SimpleFactory};
 use crate::metrics::Metrics;
 use crate::room_actor::{RoomActor, RoomDeps, Shutdown, now_ms};
@@ -136,7 +136,7 @@ pub struct Services {
     pub backplane: Option<Arc<dyn Backplane>>,
     /// Bot brains (default: [`SimpleFactory`]).
     pub bots: Option<Arc<dyn BotFactory>>,
-    /// Authentication (default: guest mode per `auth.guest`).
+    /// Authentication (default: [`auth::from_settings`]).
     pub auth: Option<Box<dyn Authenticator>>,
 }
 
@@ -183,12 +183,9 @@ pub async fn run_with(
         .map(|_| Arbiter::new())
         .collect();
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let auth = services.auth.unwrap_or_else(|| {
-        Box::new(GuestAuth {
-            guest: settings.auth.guest,
-            telegram: None,
-        })
-    });
+    let auth = services
+        .auth
+        .unwrap_or_else(|| Box::new(auth::from_settings(&settings.auth)));
     let state = Arc::new(AppState {
         rooms: Rooms {
             map: Mutex::default(),

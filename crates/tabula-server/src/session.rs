@@ -70,6 +70,7 @@ pub async fn run_session(
     let welcome = ServerMsg::Welcome {
         protocol: PROTOCOL_VERSION,
         player: player.0.clone(),
+        token: state.auth.issue_token(&player),
     };
     let mut close: Option<CloseReason> = None;
     if send(&mut session, &welcome).await {

@@ -50,11 +50,59 @@ pub struct ServerSettings {
     pub shutdown_timeout_secs: u64,
 }
 
+/// A secret read from the environment; `Debug` never prints it.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl Secret {
+    /// The secret itself.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+/// The `[auth]` keys that hold secrets: accepted only from the environment
+/// (`TABULA__AUTH__BOT_TOKEN`, `TABULA__AUTH__SESSION_SECRET`), refused in a
+/// config file.
+pub const SECRET_KEYS: [&str; 2] = ["auth.bot_token", "auth.session_secret"];
+
 /// `[auth]`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct AuthSettings {
-    /// Guest mode.
+    /// Guest mode as configured; see [`AuthSettings::guest_enabled`] for the
+    /// effective value.
     pub guest: bool,
+    /// Keep guest mode on even when a bot token is configured.
+    #[serde(default)]
+    pub force_guest: bool,
+    /// The Telegram bot token (environment only: `TABULA__AUTH__BOT_TOKEN`).
+    /// When set, `initData` is validated with it.
+    #[serde(default)]
+    pub bot_token: Option<Secret>,
+    /// The session-token HMAC secret, at least 32 bytes (environment only:
+    /// `TABULA__AUTH__SESSION_SECRET`). When unset a random per-process
+    /// secret is generated at start-up.
+    #[serde(default)]
+    pub session_secret: Option<Secret>,
+    /// The oldest `auth_date` accepted in `initData`, seconds.
+    pub init_data_max_age_secs: u64,
+    /// How long an issued session token is valid, seconds.
+    pub session_ttl_secs: u64,
+}
+
+impl AuthSettings {
+    /// Whether guests are admitted: `guest`, but off when a bot token is
+    /// configured unless `force_guest`.
+    pub fn guest_enabled(&self) -> bool {
+        self.guest && (self.bot_token.is_none() || self.force_guest)
+    }
 }
 
 /// `[rooms]`.
@@ -132,6 +180,18 @@ impl Settings {
                 b = b.add_source(File::from(dir.join(format!("{env}.toml"))).required(false));
             }
         }
+        let files = b.clone().build()?;
+        for key in SECRET_KEYS {
+            if files.get::<config::Value>(key).is_ok() {
+                return Err(SettingsError::Invalid {
+                    key,
+                    message: format!(
+                        "a secret may not be set in a config file; set the environment variable TABULA__{}",
+                        key.to_ascii_uppercase().replace('.', "__")
+                    ),
+                });
+            }
+        }
         if use_env {
             b = b.add_source(
                 Environment::with_prefix("TABULA")
@@ -186,6 +246,37 @@ impl Settings {
         if !(1..=3).contains(&self.matchmaking.bot_level) {
             return bad("matchmaking.bot_level", "must be 1, 2 or 3");
         }
+        let a = &self.auth;
+        if a.init_data_max_age_secs == 0 {
+            return bad("auth.init_data_max_age_secs", "must be at least 1");
+        }
+        if !(1..=30 * 86_400).contains(&a.session_ttl_secs) {
+            return bad("auth.session_ttl_secs", "must be 1..=2592000 (30 days)");
+        }
+        if let Some(t) = &a.bot_token {
+            let t = t.expose();
+            let shaped = t.split_once(':').is_some_and(|(id, rest)| {
+                !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) && !rest.is_empty()
+            });
+            if !shaped {
+                return bad(
+                    "auth.bot_token",
+                    "must look like <bot id>:<secret> (as BotFather gives it); unset it to disable Telegram",
+                );
+            }
+        }
+        if let Some(s) = &a.session_secret
+            && s.expose().len() < tabula_auth::MIN_SECRET_LEN
+        {
+            return Err(SettingsError::Invalid {
+                key: "auth.session_secret",
+                message: format!(
+                    "must be at least {} bytes (it is {})",
+                    tabula_auth::MIN_SECRET_LEN,
+                    s.expose().len()
+                ),
+            });
+        }
         if !matches!(self.log.format.as_str(), "pretty" | "json") {
             return bad("log.format", "must be \"pretty\" or \"json\"");
         }
@@ -202,6 +293,65 @@ mod tests {
         let s = Settings::defaults();
         assert_eq!(s.server.listen, "127.0.0.1:8080");
         assert!(s.auth.guest);
+        assert!(s.auth.guest_enabled());
+        assert_eq!(s.auth.init_data_max_age_secs, 86_400);
+        assert_eq!(s.auth.session_ttl_secs, 3600);
+        assert!(s.auth.bot_token.is_none() && s.auth.session_secret.is_none());
+    }
+
+    #[test]
+    fn a_bot_token_turns_guests_off_unless_forced() {
+        let mut s = Settings::defaults();
+        s.auth.bot_token = Some(Secret("123:abc".into()));
+        assert!(!s.auth.guest_enabled());
+        s.auth.force_guest = true;
+        assert!(s.auth.guest_enabled());
+        s.auth.guest = false;
+        assert!(!s.auth.guest_enabled());
+        assert!(
+            !format!("{s:?}").contains("123:abc"),
+            "secrets are redacted"
+        );
+    }
+
+    #[test]
+    fn bad_auth_values_name_their_key() {
+        let check = |f: &dyn Fn(&mut Settings), key: &str| {
+            let mut s = Settings::defaults();
+            f(&mut s);
+            let e = s.validate().unwrap_err().to_string();
+            assert!(e.contains(key), "{e}");
+        };
+        check(&|s| s.auth.session_ttl_secs = 0, "auth.session_ttl_secs");
+        check(
+            &|s| s.auth.init_data_max_age_secs = 0,
+            "auth.init_data_max_age_secs",
+        );
+        check(
+            &|s| s.auth.bot_token = Some(Secret("nocolon".into())),
+            "auth.bot_token",
+        );
+        check(
+            &|s| s.auth.session_secret = Some(Secret("short".into())),
+            "auth.session_secret",
+        );
+    }
+
+    #[test]
+    fn secrets_in_config_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("tabula-cfg-secret-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("prod.toml"), "[auth]\nbot_token = \"1:x\"\n").unwrap();
+        let e = Settings::build(Some(&dir), Some("prod"), false).unwrap_err();
+        assert!(e.to_string().contains("auth.bot_token"), "{e}");
+        assert!(e.to_string().contains("TABULA__AUTH__BOT_TOKEN"), "{e}");
+        std::fs::write(
+            dir.join("prod2.toml"),
+            "[auth]\nsession_secret = \"0123456789abcdef0123456789abcdef\"\n",
+        )
+        .unwrap();
+        let e = Settings::build(Some(&dir), Some("prod2"), false).unwrap_err();
+        assert!(e.to_string().contains("auth.session_secret"), "{e}");
     }
 
     #[test]

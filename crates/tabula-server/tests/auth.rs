@@ -1,0 +1,205 @@
+//! Telegram `initData` and session tokens over real sockets.
+
+mod common;
+
+use std::net::SocketAddr;
+
+use common::*;
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::{Value, json};
+use sha2::Sha256;
+use tabula_server::settings::Secret;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::{Error as WsError, http::HeaderValue};
+
+const BOT: &str = "7654321:socket-test-bot-token";
+
+fn hmac(key: &[u8], msg: &[u8]) -> Vec<u8> {
+    let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).unwrap();
+    m.update(msg);
+    m.finalize().into_bytes().to_vec()
+}
+
+/// Percent-encodes everything but unreserved characters.
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// `initData` for Telegram user `id`, signed as Telegram signs it for `bot`.
+fn init_data(bot: &str, id: u64) -> String {
+    let fields = [
+        ("auth_date", now().to_string()),
+        ("query_id", "AAHdF6IQAAAAAN0XohDhrOrc".to_string()),
+        ("user", format!(r#"{{"id":{id},"first_name":"Ann"}}"#)),
+    ];
+    let check = fields
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let hash = hex::encode(hmac(&hmac(b"WebAppData", bot.as_bytes()), check.as_bytes()));
+    let mut q: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{k}={}", enc(v)))
+        .collect();
+    q.push(format!("hash={hash}"));
+    q.join("&")
+}
+
+fn telegram_settings() -> tabula_server::Settings {
+    let mut s = test_settings();
+    s.auth.bot_token = Some(Secret(BOT.into()));
+    s.auth.session_secret = Some(Secret("a session secret of at least 32 bytes".into()));
+    s
+}
+
+/// Opens `/ws?<query>` with extra headers; the socket and its `welcome`, or
+/// the refused handshake's status and JSON body.
+async fn open(
+    addr: SocketAddr,
+    query: &str,
+    headers: &[(&'static str, String)],
+) -> Result<(Client, Value), (u16, Value)> {
+    let mut req = format!("ws://{addr}/ws?{query}")
+        .into_client_request()
+        .unwrap();
+    for (k, v) in headers {
+        req.headers_mut()
+            .insert(*k, HeaderValue::from_str(v).unwrap());
+    }
+    match tokio_tungstenite::connect_async(req).await {
+        Ok((ws, _)) => {
+            let mut c = Client {
+                ws,
+                name: query.chars().take(32).collect(),
+                seq: 0,
+                seen: Vec::new(),
+                last_version: 0,
+                seat: None,
+            };
+            let w = c.recv().await;
+            assert_eq!(w["type"], "welcome", "{w}");
+            Ok((c, w))
+        }
+        Err(WsError::Http(resp)) => {
+            let body = resp.body().clone().unwrap_or_default();
+            let v = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            Err((resp.status().as_u16(), v))
+        }
+        Err(e) => panic!("connect: {e}"),
+    }
+}
+
+#[tokio::test]
+async fn telegram_login_then_token_reconnect() {
+    let node = start(telegram_settings());
+    let q = format!("initData={}", enc(&init_data(BOT, 279_058_397)));
+    let (mut c, w) = open(node.addr, &q, &[]).await.expect("initData accepted");
+    assert_eq!(w["player"], "tg:279058397", "{w}");
+    let token = w["token"]
+        .as_str()
+        .expect("welcome carries a token")
+        .to_string();
+    // The socket works.
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let st = c.join(&room).await;
+    assert_eq!(st["type"], "state", "{st}");
+    drop(c);
+
+    // Reconnect with the token: the same player, and a fresh token.
+    let (mut c, w) = open(node.addr, &format!("token={token}"), &[])
+        .await
+        .expect("token accepted");
+    assert_eq!(w["player"], "tg:279058397", "{w}");
+    assert!(w["token"].is_string(), "{w}");
+    let st = c.join(&room).await;
+    assert_eq!(st["yourSeat"], "a", "reconnected to the seat: {st}");
+    drop(c);
+
+    // The header forms work too.
+    let (_, w) = open(
+        node.addr,
+        "",
+        &[("authorization", format!("Bearer {token}"))],
+    )
+    .await
+    .expect("bearer token accepted");
+    assert_eq!(w["player"], "tg:279058397");
+    let (_, w) = open(
+        node.addr,
+        "",
+        &[("x-telegram-init-data", init_data(BOT, 5))],
+    )
+    .await
+    .expect("initData header accepted");
+    assert_eq!(w["player"], "tg:5");
+}
+
+#[tokio::test]
+async fn bad_credentials_are_refused_with_401() {
+    let node = start(telegram_settings());
+    // Signed with another bot's token.
+    let q = format!("initData={}", enc(&init_data("1:another-bot", 42)));
+    let (status, body) = open(node.addr, &q, &[]).await.err().expect("refused");
+    assert_eq!(status, 401);
+    assert_eq!(body["error"]["code"], "unauthorized", "{body}");
+    let msg = body["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("initData"), "{msg}");
+    // A forged token.
+    let (status, body) = open(node.addr, "token=v1.dGc6NDI.1.9999999999.AAAA", &[])
+        .await
+        .err()
+        .expect("refused");
+    assert_eq!(status, 401);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("session token"),
+        "{body}"
+    );
+    // A bot token is configured, so guests are off.
+    let (status, _) = open(node.addr, "guest=alice", &[])
+        .await
+        .err()
+        .expect("guests refused");
+    assert_eq!(status, 401);
+}
+
+#[tokio::test]
+async fn guests_get_a_token_in_the_default_config() {
+    let node = start(test_settings());
+    let (_, w) = open(node.addr, "guest=alice", &[]).await.unwrap();
+    assert_eq!(w["player"], "guest:alice");
+    let token = w["token"].as_str().expect("a token").to_string();
+    let (_, w) = open(node.addr, &format!("token={token}"), &[])
+        .await
+        .unwrap();
+    assert_eq!(w["player"], "guest:alice");
+    // No bot token here: initData is refused as not configured.
+    let q = format!("initData={}", enc(&init_data(BOT, 42)));
+    let (status, body) = open(node.addr, &q, &[]).await.err().expect("refused");
+    assert_eq!(status, 401);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not configured"),
+        "{body}"
+    );
+}
