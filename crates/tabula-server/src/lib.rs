@@ -42,7 +42,7 @@ use tabula_room::{Room, RoomConfig};
 use tokio::sync::watch;
 
 use crate::auth::Authenticator;
-use crate::bot::{BotFactory, SimpleFactory};
+use crate::bot::{BotFactory, TabulaBots};
 use crate::metrics::Metrics;
 use crate::room_actor::{RoomActor, RoomDeps, Shutdown, now_ms};
 pub use crate::settings::Settings;
@@ -134,7 +134,7 @@ pub struct AppState {
 pub struct Services {
     /// The backplane (default: in-process).
     pub backplane: Option<Arc<dyn Backplane>>,
-    /// Bot brains (default: [`SimpleFactory`]).
+    /// Bot brains (default: [`TabulaBots`]).
     pub bots: Option<Arc<dyn BotFactory>>,
     /// Authentication (default: [`auth::from_settings`]).
     pub auth: Option<Box<dyn Authenticator>>,
@@ -176,7 +176,7 @@ pub async fn run_with(
     let deps = RoomDeps {
         backplane: backplane.clone(),
         metrics: metrics.clone(),
-        bots: services.bots.unwrap_or_else(|| Arc::new(SimpleFactory)),
+        bots: services.bots.unwrap_or_else(|| Arc::new(TabulaBots::default())),
         bot_delay: Duration::from_millis(settings.bots.delay_ms),
     };
     let arbiters: Vec<Arbiter> = (0..settings.server.room_arbiters)

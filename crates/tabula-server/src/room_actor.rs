@@ -18,7 +18,7 @@ use tabula_room::{
 };
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::bot::{BotBrain, BotFactory, BotInput, SimpleFactory};
+use crate::bot::{BotBrain, BotFactory, BotInput, TabulaBots};
 use crate::metrics::Metrics;
 
 /// What a room sends a session.
@@ -99,6 +99,8 @@ pub struct RoomActor {
     bot_failures: u32,
     gauge: (&'static str, &'static str),
     fenced: bool,
+    /// Committed events waiting for their snapshot write, oldest first.
+    unsent: Vec<(Vec<Envelope>, Option<Origin>)>,
 }
 
 impl RoomActor {
@@ -122,6 +124,7 @@ impl RoomActor {
             bot_failures: 0,
             gauge,
             fenced: false,
+            unsent: Vec::new(),
         }
     }
 
@@ -146,7 +149,11 @@ impl RoomActor {
         }
     }
 
-    /// Snapshot through the backplane, then send the events.
+    /// Snapshot through the backplane, then send the events. Actix runs
+    /// queued `ctx.wait`s last first, so each write snapshots the room as it
+    /// is when the write starts and then sends every batch still unsent, in
+    /// order: commits queued together never write an older version last nor
+    /// send events out of order.
     fn commit(&mut self, envs: Vec<Envelope>, origin: Option<Origin>, ctx: &mut Context<Self>) {
         if envs.is_empty() {
             if let Some(o) = origin {
@@ -165,13 +172,16 @@ impl RoomActor {
             }
             return;
         }
-        let snapshot = self.room.snapshot();
+        self.unsent.push((envs, origin));
         let bp = self.deps.backplane.clone();
         let id = self.id.clone();
         let epoch = self.epoch;
-        let started = Instant::now();
-        let write = async move { bp.save_snapshot(&id, epoch, snapshot).await };
-        ctx.wait(write.into_actor(self).map(move |res, act, ctx| {
+        let write = fut::ready(()).then(move |(), act: &mut Self, _| {
+            let snapshot = act.room.snapshot();
+            let started = Instant::now();
+            async move { (bp.save_snapshot(&id, epoch, snapshot).await, started) }.into_actor(act)
+        });
+        ctx.wait(write.map(move |(res, started), act, ctx| {
             act.deps
                 .metrics
                 .snapshot_latency
@@ -182,7 +192,9 @@ impl RoomActor {
                 ctx.stop();
                 return;
             }
-            act.dispatch(envs, origin, ctx);
+            for (envs, origin) in std::mem::take(&mut act.unsent) {
+                act.dispatch(envs, origin, ctx);
+            }
         }));
     }
 
@@ -308,7 +320,7 @@ impl RoomActor {
                     h.wrapping_mul(31).wrapping_add(u64::from(b))
                 });
                 if fallback {
-                    SimpleFactory.make(level, seed)
+                    TabulaBots { step_by_step: true }.make(level, seed)
                 } else {
                     self.deps.bots.make(level, seed)
                 }
@@ -351,15 +363,21 @@ impl RoomActor {
                 return;
             }
             let mut failed = cmds.is_empty();
+            // One commit (one snapshot write) for all the accepted commands,
+            // e.g. every step of a turn.
+            let mut accepted = Vec::new();
             for c in cmds {
                 match act.room.apply(c.clone(), RoomActorId::Bot(seat), now_ms()) {
-                    Ok(envs) => act.commit(envs, None, ctx),
+                    Ok(envs) => accepted.extend(envs),
                     Err(e) => {
                         tracing::warn!(room = %act.id, ?seat, command = ?c, error = %e, "bot command refused");
                         failed = true;
                         break;
                     }
                 }
+            }
+            if !accepted.is_empty() {
+                act.commit(accepted, None, ctx);
             }
             if failed {
                 act.bot_failures += 1;
