@@ -176,7 +176,9 @@ pub async fn run_with(
     let deps = RoomDeps {
         backplane: backplane.clone(),
         metrics: metrics.clone(),
-        bots: services.bots.unwrap_or_else(|| Arc::new(TabulaBots::default())),
+        bots: services
+            .bots
+            .unwrap_or_else(|| Arc::new(TabulaBots::default())),
         bot_delay: Duration::from_millis(settings.bots.delay_ms),
     };
     let arbiters: Vec<Arbiter> = (0..settings.server.room_arbiters)
