@@ -100,7 +100,12 @@ pub async fn run_session(
                                     });
                                     break;
                                 }
-                                let e = ServerMsg::error(ErrorCode::RateLimited, "too many messages; slow down", None);
+                                // Echo the command's seq so a client waiting for
+                                // its answer learns to resend after a pause.
+                                let seq = serde_json::from_str::<serde_json::Value>(&text)
+                                    .ok()
+                                    .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64));
+                                let e = ServerMsg::error(ErrorCode::RateLimited, "too many messages; slow down", seq);
                                 if !send(&mut session, &e).await { break; }
                                 continue;
                             }

@@ -200,9 +200,18 @@ impl Client {
     /// Sends and waits for the answer carrying the same seq (event, ack,
     /// error, state, pong); returns it.
     pub async fn call(&mut self, v: Value) -> Value {
-        let seq = self.send(v).await;
-        self.until(|m| m["seq"] == json!(seq) || (m["type"] == "state" && seq_free(m)))
-            .await
+        loop {
+            let seq = self.send(v.clone()).await;
+            let r = self
+                .until(|m| m["seq"] == json!(seq) || (m["type"] == "state" && seq_free(m)))
+                .await;
+            // A well-behaved client backs off and resends when rate limited.
+            if r["type"] == "error" && r["code"] == "rate_limited" {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
+            return r;
+        }
     }
 
     pub async fn join(&mut self, room: &str) -> Value {
