@@ -1,27 +1,35 @@
 //! The backplane: the room directory, room ownership with fencing epochs,
-//! the snapshot store, routing and player statistics behind one trait,
+//! node liveness, the snapshot store, node-to-node messages, matchmaking,
+//! finished-game records and player statistics behind one trait,
 //! [`Backplane`].
 //!
 //! The node talks to the backplane only through `Arc<dyn Backplane>`; every
 //! method returns a boxed `Send` future, so an implementation may do network
-//! IO (the Redis backplane of a later issue) without the room code changing.
-//! [`InProcess`] is the single-node implementation used by default.
+//! IO without the room code changing. [`InProcess`] is the single-node
+//! implementation used by default; [`InProcess::member`] lets several nodes
+//! in one process share one (tests of routing and failover without Redis).
 //!
-//! Routing: [`Backplane::owner`] says which node owns a room. A node sends a
-//! command to a room it owns directly to the room's actor; commands for a
-//! room owned elsewhere go through the cluster backplane (not implemented
-//! by [`InProcess`], which is one node by definition).
+//! Architecture Invariant: only this crate knows how ownership, snapshots
+//! and the directory are stored (Redis keys included).
 //!
-//! Fencing: [`Backplane::claim`] returns a rising epoch; a snapshot write
-//! with a stale epoch is refused with [`BackplaneError::Fenced`], and the
-//! writer must stop its room at once.
+//! Ownership: [`Backplane::claim`] succeeds when the room has no owner, is
+//! already this node's, or its owner's liveness lease has expired; it
+//! returns a rising epoch. A snapshot write with a stale epoch is refused
+//! with [`BackplaneError::Fenced`], and the writer must stop its room at
+//! once.
+//!
+//! Routing: [`Backplane::send`] delivers an opaque text message to a node's
+//! inbox, at most once; [`Backplane::take_inbox`] yields this node's inbox.
+//! What the messages mean is the node's business.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerStats, RoomSnapshot};
+use tokio::sync::mpsc;
 
 /// A room's id (URL-safe).
 pub type RoomId = String;
@@ -50,6 +58,41 @@ pub struct Lease {
     pub node: NodeId,
     /// The fencing epoch (rises with each claim).
     pub epoch: u64,
+}
+
+/// What is persisted for a room: its snapshot and, per player, the last
+/// client sequence number applied (so a resend after a failover is still
+/// applied at most once).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredRoom {
+    /// The directory entry (so a store that lost its data can have the
+    /// room's directory entry and invite re-established by the owner).
+    pub entry: RoomEntry,
+    /// The room snapshot (its `version` only ever rises).
+    pub snapshot: RoomSnapshot,
+    /// Player id → last applied client `seq`.
+    #[serde(default)]
+    pub seqs: BTreeMap<String, u64>,
+}
+
+/// A player waiting for a quick match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ticket {
+    /// Unique ticket id.
+    pub id: u64,
+    /// The waiting player.
+    pub player: String,
+}
+
+/// What arrives in this node's inbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Inbound {
+    /// A message another node (or this one) sent.
+    Message(String),
+    /// The subscription was re-established after a loss: messages sent in
+    /// between may be lost, so the node should resync what it routes.
+    Resubscribed,
 }
 
 /// Why a backplane call failed.
@@ -81,18 +124,47 @@ pub enum BackplaneError {
         /// The refused version.
         version: u64,
     },
-    /// The store could not be reached.
+    /// The store could not be reached (or timed out).
     #[error("backplane unavailable: {0}")]
     Unavailable(String),
+    /// Stored data could not be read back.
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+}
+
+impl BackplaneError {
+    /// Whether the caller lost ownership (as opposed to a store outage).
+    pub fn is_fenced(&self) -> bool {
+        matches!(
+            self,
+            BackplaneError::Fenced { .. } | BackplaneError::StaleVersion { .. }
+        )
+    }
 }
 
 /// A result of the backplane.
 pub type Result<T> = std::result::Result<T, BackplaneError>;
 
-/// The cluster seam: directory, ownership, snapshots, routing, statistics.
+/// The cluster seam: directory, ownership, liveness, snapshots, routing,
+/// matchmaking, records, statistics.
 pub trait Backplane: Send + Sync + std::fmt::Debug + 'static {
     /// This node's id.
     fn node_id(&self) -> &str;
+
+    /// The liveness lease: a node whose last [`Backplane::heartbeat`] is
+    /// older than this is dead, and its rooms may be claimed.
+    fn lease(&self) -> Duration;
+
+    /// Renews this node's liveness lease (the node calls it every third of
+    /// a lease or so).
+    fn heartbeat(&self) -> BoxFuture<'_, Result<()>>;
+
+    /// Whether a node's lease is current.
+    fn node_alive(&self, node: &str) -> BoxFuture<'_, Result<bool>>;
+
+    /// Marks this node as gone at once (clean exit after a drain), so no
+    /// one waits for its lease to expire.
+    fn leave(&self) -> BoxFuture<'_, Result<()>>;
 
     /// Registers a new room (id and invite code must be unused).
     fn register(&self, entry: RoomEntry) -> BoxFuture<'_, Result<()>>;
@@ -103,25 +175,64 @@ pub trait Backplane: Send + Sync + std::fmt::Debug + 'static {
     /// Resolves an invite code to its room.
     fn resolve_invite(&self, code: &str) -> BoxFuture<'_, Result<Option<RoomEntry>>>;
 
-    /// Claims a room for this node; returns the new lease.
+    /// Claims a room for this node: atomic; succeeds when the room has no
+    /// owner, is this node's, or its owner is dead; returns the new lease
+    /// (epoch + 1). A live other owner gives [`BackplaneError::Owned`].
     fn claim(&self, id: &str) -> BoxFuture<'_, Result<Lease>>;
 
-    /// Releases a room this node owns (drain).
-    fn release(&self, id: &str, epoch: u64) -> BoxFuture<'_, Result<()>>;
+    /// Releases a room this node owns with `epoch` (drain, or a finished
+    /// room): the owner is cleared and the epoch bumped. With
+    /// `needs_owner`, the room is listed by [`Backplane::orphans`] until
+    /// someone claims it (its timers must keep running).
+    fn release(&self, id: &str, epoch: u64, needs_owner: bool) -> BoxFuture<'_, Result<()>>;
 
-    /// The room's current owner (routing).
+    /// The room's current owner (routing); `None` when released.
     fn owner(&self, id: &str) -> BoxFuture<'_, Result<Option<Lease>>>;
 
-    /// Stores a snapshot, fenced by `epoch`; versions never go back.
-    fn save_snapshot(
-        &self,
-        id: &str,
-        epoch: u64,
-        snapshot: RoomSnapshot,
-    ) -> BoxFuture<'_, Result<()>>;
+    /// Rooms that need an owner: owned by a dead node, or released with
+    /// `needs_owner`. The background sweep claims them.
+    fn orphans(&self) -> BoxFuture<'_, Result<Vec<RoomId>>>;
 
-    /// The latest snapshot of a room.
-    fn load_snapshot(&self, id: &str) -> BoxFuture<'_, Result<Option<RoomSnapshot>>>;
+    /// Stores a room, fenced by `epoch` (compare-and-set); versions never
+    /// go back. If the store has lost the room's ownership and epoch
+    /// entirely (a store restarted without persistence), the write
+    /// re-establishes this node as owner at `epoch`, and the directory
+    /// entry and invite from `room.entry`.
+    fn save_snapshot(&self, id: &str, epoch: u64, room: StoredRoom) -> BoxFuture<'_, Result<()>>;
+
+    /// The latest stored room.
+    fn load_snapshot(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredRoom>>>;
+
+    /// Sends a message to a node's inbox (at most once; lost if the node is
+    /// not subscribed).
+    fn send(&self, node: &str, message: String) -> BoxFuture<'_, Result<()>>;
+
+    /// This node's inbox; `Some` on the first call only. The implementation
+    /// keeps the subscription alive across outages and says so with
+    /// [`Inbound::Resubscribed`].
+    fn take_inbox(&self) -> Option<mpsc::UnboundedReceiver<Inbound>>;
+
+    /// Quick match: atomically takes the oldest waiting ticket of another
+    /// player under `key`, or (none waiting) queues `ticket` and returns
+    /// `None`.
+    fn match_or_wait(&self, key: &str, ticket: Ticket) -> BoxFuture<'_, Result<Option<Ticket>>>;
+
+    /// Removes a queued ticket; `false` if it was already taken (a partner
+    /// is delivering a room to it).
+    fn cancel_ticket(&self, key: &str, ticket: u64) -> BoxFuture<'_, Result<bool>>;
+
+    /// Delivers the matched room (opaque JSON) to a taken ticket.
+    fn deliver_match(&self, ticket: u64, room: String) -> BoxFuture<'_, Result<()>>;
+
+    /// The room delivered to a ticket, if any yet (taken once).
+    fn poll_match(&self, ticket: u64) -> BoxFuture<'_, Result<Option<String>>>;
+
+    /// Stores a finished game's record (opaque JSON), keyed by room and
+    /// game number.
+    fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>>;
+
+    /// The stored records of a room, by game number.
+    fn records(&self, room: &str) -> BoxFuture<'_, Result<Vec<String>>>;
 
     /// Adds a finished game's delta to a player's statistics.
     fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, Result<()>>;
@@ -136,24 +247,62 @@ struct State {
     invites: HashMap<String, RoomId>,
     owners: HashMap<RoomId, Lease>,
     epochs: HashMap<RoomId, u64>,
-    snapshots: HashMap<RoomId, RoomSnapshot>,
+    snapshots: HashMap<RoomId, StoredRoom>,
+    needs_owner: HashSet<RoomId>,
     stats: HashMap<String, PlayerStats>,
+    beats: HashMap<NodeId, Instant>,
+    inboxes: HashMap<NodeId, mpsc::UnboundedSender<Inbound>>,
+    queues: HashMap<String, Vec<Ticket>>,
+    taken: HashSet<u64>,
+    delivered: HashMap<u64, String>,
+    records: HashMap<RoomId, BTreeMap<u32, String>>,
 }
 
-/// The single-node backplane: everything in this process's memory.
-#[derive(Debug, Clone)]
+impl State {
+    fn alive(&self, node: &str, lease: Duration) -> bool {
+        self.beats.get(node).is_some_and(|t| t.elapsed() < lease)
+    }
+}
+
+/// The in-process backplane: everything in this process's memory. One
+/// node by default; [`InProcess::member`] adds nodes sharing the state.
+#[derive(Debug)]
 pub struct InProcess {
     node: NodeId,
+    lease: Duration,
     state: Arc<Mutex<State>>,
+    inbox: Mutex<Option<mpsc::UnboundedReceiver<Inbound>>>,
 }
 
 impl InProcess {
-    /// A new, empty backplane for node `node`.
+    /// A new, empty backplane for node `node` (lease 3 s).
     pub fn new(node: impl Into<NodeId>) -> InProcess {
-        InProcess {
-            node: node.into(),
-            state: Arc::default(),
+        InProcess::with_state(node.into(), Duration::from_secs(3), Arc::default())
+    }
+
+    fn with_state(node: NodeId, lease: Duration, state: Arc<Mutex<State>>) -> InProcess {
+        let (tx, rx) = mpsc::unbounded_channel();
+        {
+            let mut g = state.lock().unwrap_or_else(PoisonError::into_inner);
+            g.inboxes.insert(node.clone(), tx);
+            g.beats.insert(node.clone(), Instant::now());
         }
+        InProcess {
+            node,
+            lease,
+            state,
+            inbox: Mutex::new(Some(rx)),
+        }
+    }
+
+    /// Another node sharing this backplane's state (same lease).
+    pub fn member(&self, node: impl Into<NodeId>) -> InProcess {
+        InProcess::with_state(node.into(), self.lease, self.state.clone())
+    }
+
+    /// The same backplane with another lease (tests of expiry).
+    pub fn with_lease(self, lease: Duration) -> InProcess {
+        InProcess { lease, ..self }
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
@@ -169,6 +318,27 @@ fn ready<'a, T: Send + 'a>(v: T) -> BoxFuture<'a, T> {
 impl Backplane for InProcess {
     fn node_id(&self) -> &str {
         &self.node
+    }
+
+    fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    fn heartbeat(&self) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| s.beats.insert(self.node.clone(), Instant::now()));
+        ready(Ok(()))
+    }
+
+    fn node_alive(&self, node: &str) -> BoxFuture<'_, Result<bool>> {
+        ready(Ok(self.with(|s| s.alive(node, self.lease))))
+    }
+
+    fn leave(&self) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| {
+            s.beats.remove(&self.node);
+            s.inboxes.remove(&self.node);
+        });
+        ready(Ok(()))
     }
 
     fn register(&self, entry: RoomEntry) -> BoxFuture<'_, Result<()>> {
@@ -197,9 +367,11 @@ impl Backplane for InProcess {
 
     fn claim(&self, id: &str) -> BoxFuture<'_, Result<Lease>> {
         let node = self.node.clone();
+        let lease = self.lease;
         ready(self.with(|s| {
             if let Some(l) = s.owners.get(id)
                 && l.node != node
+                && s.alive(&l.node, lease)
             {
                 return Err(BackplaneError::Owned {
                     room: id.to_string(),
@@ -210,16 +382,20 @@ impl Backplane for InProcess {
             *e += 1;
             let lease = Lease { node, epoch: *e };
             s.owners.insert(id.to_string(), lease.clone());
+            s.needs_owner.remove(id);
             Ok(lease)
         }))
     }
 
-    fn release(&self, id: &str, epoch: u64) -> BoxFuture<'_, Result<()>> {
+    fn release(&self, id: &str, epoch: u64, needs_owner: bool) -> BoxFuture<'_, Result<()>> {
         ready(self.with(|s| {
             match s.owners.get(id) {
-                Some(l) if l.epoch == epoch => {
+                Some(l) if l.epoch == epoch && l.node == self.node => {
                     s.owners.remove(id);
                     *s.epochs.entry(id.to_string()).or_insert(0) += 1;
+                    if needs_owner {
+                        s.needs_owner.insert(id.to_string());
+                    }
                 }
                 _ => {
                     return Err(BackplaneError::Fenced {
@@ -236,12 +412,22 @@ impl Backplane for InProcess {
         ready(Ok(self.with(|s| s.owners.get(id).cloned())))
     }
 
-    fn save_snapshot(
-        &self,
-        id: &str,
-        epoch: u64,
-        snapshot: RoomSnapshot,
-    ) -> BoxFuture<'_, Result<()>> {
+    fn orphans(&self) -> BoxFuture<'_, Result<Vec<RoomId>>> {
+        ready(Ok(self.with(|s| {
+            let mut v: Vec<RoomId> = s
+                .owners
+                .iter()
+                .filter(|(_, l)| !s.alive(&l.node, self.lease))
+                .map(|(id, _)| id.clone())
+                .chain(s.needs_owner.iter().cloned())
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        })))
+    }
+
+    fn save_snapshot(&self, id: &str, epoch: u64, room: StoredRoom) -> BoxFuture<'_, Result<()>> {
         ready(self.with(|s| {
             match s.owners.get(id) {
                 Some(l) if l.epoch == epoch && l.node == self.node => {}
@@ -253,19 +439,92 @@ impl Backplane for InProcess {
                 }
             }
             if let Some(old) = s.snapshots.get(id)
-                && old.version > snapshot.version
+                && old.snapshot.version > room.snapshot.version
             {
                 return Err(BackplaneError::StaleVersion {
-                    version: snapshot.version,
+                    version: room.snapshot.version,
                 });
             }
-            s.snapshots.insert(id.to_string(), snapshot);
+            s.snapshots.insert(id.to_string(), room);
             Ok(())
         }))
     }
 
-    fn load_snapshot(&self, id: &str) -> BoxFuture<'_, Result<Option<RoomSnapshot>>> {
+    fn load_snapshot(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredRoom>>> {
         ready(Ok(self.with(|s| s.snapshots.get(id).cloned())))
+    }
+
+    fn send(&self, node: &str, message: String) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| {
+            if let Some(tx) = s.inboxes.get(node) {
+                let _ = tx.send(Inbound::Message(message));
+            }
+        });
+        ready(Ok(()))
+    }
+
+    fn take_inbox(&self) -> Option<mpsc::UnboundedReceiver<Inbound>> {
+        self.inbox
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    fn match_or_wait(&self, key: &str, ticket: Ticket) -> BoxFuture<'_, Result<Option<Ticket>>> {
+        ready(Ok(self.with(|s| {
+            let q = s.queues.entry(key.to_string()).or_default();
+            match q.iter().position(|t| t.player != ticket.player) {
+                Some(i) => {
+                    let t = q.remove(i);
+                    s.taken.insert(t.id);
+                    Some(t)
+                }
+                None => {
+                    q.push(ticket);
+                    None
+                }
+            }
+        })))
+    }
+
+    fn cancel_ticket(&self, key: &str, ticket: u64) -> BoxFuture<'_, Result<bool>> {
+        ready(Ok(self.with(|s| {
+            let q = s.queues.entry(key.to_string()).or_default();
+            let before = q.len();
+            q.retain(|t| t.id != ticket);
+            q.len() < before
+        })))
+    }
+
+    fn deliver_match(&self, ticket: u64, room: String) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| {
+            s.taken.remove(&ticket);
+            s.delivered.insert(ticket, room);
+        });
+        ready(Ok(()))
+    }
+
+    fn poll_match(&self, ticket: u64) -> BoxFuture<'_, Result<Option<String>>> {
+        ready(Ok(self.with(|s| s.delivered.remove(&ticket))))
+    }
+
+    fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| {
+            s.records
+                .entry(room.to_string())
+                .or_default()
+                .insert(game, record)
+        });
+        ready(Ok(()))
+    }
+
+    fn records(&self, room: &str) -> BoxFuture<'_, Result<Vec<String>>> {
+        ready(Ok(self.with(|s| {
+            s.records
+                .get(room)
+                .map(|m| m.values().cloned().collect())
+                .unwrap_or_default()
+        })))
     }
 
     fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, Result<()>> {
@@ -321,10 +580,14 @@ mod tests {
     #[test]
     fn stale_epochs_cannot_write_snapshots() {
         let b = InProcess::new("n1");
-        let snap = Room::new(RoomConfig::default()).snapshot();
+        let snap = StoredRoom {
+            entry: entry("r1", "INV1"),
+            snapshot: Room::new(RoomConfig::default()).snapshot(),
+            seqs: BTreeMap::new(),
+        };
         let l1 = block_on(b.claim("r1")).unwrap();
         block_on(b.save_snapshot("r1", l1.epoch, snap.clone())).unwrap();
-        block_on(b.release("r1", l1.epoch)).unwrap();
+        block_on(b.release("r1", l1.epoch, false)).unwrap();
         let l2 = block_on(b.claim("r1")).unwrap();
         assert!(l2.epoch > l1.epoch);
         assert!(matches!(
@@ -350,5 +613,71 @@ mod tests {
         };
         block_on(b.record_stats(PlayerId::new("p"), d)).unwrap();
         assert_eq!(block_on(b.stats("p")).unwrap().games, 1);
+    }
+
+    #[test]
+    fn dead_owners_lose_their_rooms_and_live_ones_keep_them() {
+        let a = InProcess::new("a").with_lease(Duration::from_millis(50));
+        let b = a.member("b");
+        let l = block_on(a.claim("r1")).unwrap();
+        assert!(matches!(
+            block_on(b.claim("r1")),
+            Err(BackplaneError::Owned { .. })
+        ));
+        assert!(block_on(b.orphans()).unwrap().is_empty());
+        std::thread::sleep(Duration::from_millis(80));
+        block_on(b.heartbeat()).unwrap();
+        assert!(!block_on(b.node_alive("a")).unwrap());
+        assert_eq!(block_on(b.orphans()).unwrap(), vec!["r1".to_string()]);
+        let l2 = block_on(b.claim("r1")).unwrap();
+        assert_eq!((l2.node.as_str(), l2.epoch), ("b", l.epoch + 1));
+        let snap = StoredRoom {
+            entry: entry("r1", "INV1"),
+            snapshot: Room::new(RoomConfig::default()).snapshot(),
+            seqs: BTreeMap::new(),
+        };
+        assert!(
+            block_on(a.save_snapshot("r1", l.epoch, snap.clone()))
+                .unwrap_err()
+                .is_fenced()
+        );
+        block_on(b.release("r1", l2.epoch, true)).unwrap();
+        assert_eq!(block_on(a.orphans()).unwrap(), vec!["r1".to_string()]);
+        block_on(a.heartbeat()).unwrap();
+        block_on(a.claim("r1")).unwrap();
+        assert!(block_on(a.orphans()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn messages_reach_the_named_node_only() {
+        let a = InProcess::new("a");
+        let b = a.member("b");
+        let mut ia = a.take_inbox().unwrap();
+        let mut ib = b.take_inbox().unwrap();
+        assert!(a.take_inbox().is_none());
+        block_on(a.send("b", "hello".into())).unwrap();
+        assert_eq!(ib.try_recv().unwrap(), Inbound::Message("hello".into()));
+        assert!(ia.try_recv().is_err());
+    }
+
+    #[test]
+    fn quick_match_pairs_two_players_once() {
+        let a = InProcess::new("a");
+        let t = |id, p: &str| Ticket {
+            id,
+            player: p.into(),
+        };
+        assert_eq!(block_on(a.match_or_wait("k", t(1, "p"))).unwrap(), None);
+        // The same player does not match himself.
+        assert_eq!(block_on(a.match_or_wait("k", t(2, "p"))).unwrap(), None);
+        assert_eq!(
+            block_on(a.match_or_wait("k", t(3, "q"))).unwrap(),
+            Some(t(1, "p"))
+        );
+        assert!(!block_on(a.cancel_ticket("k", 1)).unwrap());
+        assert!(block_on(a.cancel_ticket("k", 2)).unwrap());
+        block_on(a.deliver_match(1, "room".into())).unwrap();
+        assert_eq!(block_on(a.poll_match(1)).unwrap(), Some("room".into()));
+        assert_eq!(block_on(a.poll_match(1)).unwrap(), None);
     }
 }
