@@ -31,6 +31,9 @@ use serde::{Deserialize, Serialize};
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerStats, RoomSnapshot};
 use tokio::sync::mpsc;
 
+pub mod redis;
+pub use redis::{RedisBackplane, RedisConfig};
+
 /// A room's id (URL-safe).
 pub type RoomId = String;
 
