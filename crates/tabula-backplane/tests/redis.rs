@@ -1,0 +1,526 @@
+//! The Redis backplane against real `redis-server`s (each test starts its
+//! own on a free port): the InProcess scenarios, a Redis restart without
+//! persistence, and a three-master Redis Cluster.
+
+use std::collections::{BTreeMap, HashSet};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use redis::Commands;
+use tabula_backplane::{
+    Backplane, BackplaneError, Inbound, Lease, RedisBackplane, RedisConfig, RoomEntry, StoredRoom,
+    Ticket,
+};
+use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
+use tokio::sync::mpsc;
+
+fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// A `redis-server` child process, killed on drop.
+struct Server {
+    port: u16,
+    child: Option<Child>,
+    dir: PathBuf,
+    cluster: bool,
+}
+
+impl Server {
+    fn start() -> Server {
+        Server::start_on(free_port(), false)
+    }
+
+    fn start_on(port: u16, cluster: bool) -> Server {
+        let dir = std::env::temp_dir().join(format!("tabula-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut s = Server {
+            port,
+            child: None,
+            dir,
+            cluster,
+        };
+        s.spawn();
+        s
+    }
+
+    fn spawn(&mut self) {
+        let mut cmd = Command::new("redis-server");
+        cmd.current_dir(&self.dir)
+            .args(["--port", &self.port.to_string()])
+            .args(["--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if self.cluster {
+            cmd.args(["--cluster-enabled", "yes"]).args([
+                "--cluster-config-file",
+                &format!("nodes-{}.conf", self.port),
+            ]);
+        }
+        self.child = Some(cmd.spawn().expect("redis-server is installed"));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(mut c) = self.client().get_connection()
+                && redis::cmd("PING").query::<String>(&mut c).is_ok()
+            {
+                return;
+            }
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn client(&self) -> redis::Client {
+        redis::Client::open(self.url()).unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn config(url: String, lease_ms: u64) -> RedisConfig {
+    RedisConfig {
+        url,
+        timeout_ms: 500,
+        lease_ms,
+        prefix: "t".into(),
+        ..RedisConfig::default()
+    }
+}
+
+async fn node(s: &Server, id: &str, lease_ms: u64) -> RedisBackplane {
+    RedisBackplane::connect(config(s.url(), lease_ms), id)
+        .await
+        .unwrap()
+}
+
+fn entry(id: &str, invite: &str) -> RoomEntry {
+    RoomEntry {
+        id: id.into(),
+        invite: invite.into(),
+        options: GameOptions::default(),
+        created_ms: 0,
+    }
+}
+
+fn stored(id: &str, invite: &str, version: u64) -> StoredRoom {
+    let mut snapshot = Room::new(RoomConfig::default()).snapshot();
+    snapshot.version = version;
+    StoredRoom {
+        entry: entry(id, invite),
+        snapshot,
+        seqs: BTreeMap::from([("p".to_string(), 7)]),
+    }
+}
+
+async fn recv(rx: &mut mpsc::UnboundedReceiver<Inbound>) -> Inbound {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("inbox message within 10 s")
+        .expect("inbox open")
+}
+
+/// The claim / fence / snapshot / orphan scenario, shared by the single
+/// instance and the cluster tests. `a` and `b` have a short lease.
+async fn ownership_scenario(a: &RedisBackplane, b: &RedisBackplane, room: &str, invite: &str) {
+    a.register(entry(room, invite)).await.unwrap();
+    let l = a.claim(room).await.unwrap();
+    assert_eq!(l.node, "a");
+    assert_eq!(a.claim(room).await.unwrap().epoch, l.epoch + 1, "re-claim");
+    let l = a.owner(room).await.unwrap().unwrap();
+    assert!(matches!(
+        b.claim(room).await,
+        Err(BackplaneError::Owned { owner, .. }) if owner == "a"
+    ));
+    assert!(!b.orphans().await.unwrap().contains(&room.to_string()));
+    a.save_snapshot(room, l.epoch, stored(room, invite, 5))
+        .await
+        .unwrap();
+    assert!(matches!(
+        a.save_snapshot(room, l.epoch, stored(room, invite, 4)).await,
+        Err(BackplaneError::StaleVersion { version: 4 })
+    ));
+    // Equal versions are accepted (InProcess semantics).
+    a.save_snapshot(room, l.epoch, stored(room, invite, 5))
+        .await
+        .unwrap();
+
+    // `a` stops beating: its lease expires and the room is an orphan.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while b.node_alive("a").await.unwrap() {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    b.heartbeat().await.unwrap();
+    assert!(b.orphans().await.unwrap().contains(&room.to_string()));
+    let l2 = b.claim(room).await.unwrap();
+    assert_eq!((l2.node.as_str(), l2.epoch), ("b", l.epoch + 1));
+    assert!(!b.orphans().await.unwrap().contains(&room.to_string()));
+    let err = a
+        .save_snapshot(room, l.epoch, stored(room, invite, 9))
+        .await
+        .unwrap_err();
+    assert!(err.is_fenced());
+    assert!(a.release(room, l.epoch, false).await.unwrap_err().is_fenced());
+    assert_eq!(
+        b.load_snapshot(room).await.unwrap().unwrap(),
+        stored(room, invite, 5)
+    );
+
+    // Released with needs_owner: listed until claimed.
+    b.release(room, l2.epoch, true).await.unwrap();
+    assert_eq!(b.owner(room).await.unwrap(), None);
+    a.heartbeat().await.unwrap();
+    assert!(a.orphans().await.unwrap().contains(&room.to_string()));
+    let l3 = a.claim(room).await.unwrap();
+    assert_eq!(l3.epoch, l2.epoch + 2, "release bumps the epoch too");
+    assert!(!a.orphans().await.unwrap().contains(&room.to_string()));
+    assert!(
+        b.save_snapshot(room, l2.epoch, stored(room, invite, 9))
+            .await
+            .unwrap_err()
+            .is_fenced()
+    );
+    a.release(room, l3.epoch, false).await.unwrap();
+    assert!(!a.orphans().await.unwrap().contains(&room.to_string()));
+}
+
+async fn matchmaking_scenario(a: &RedisBackplane) {
+    let t = |id, p: &str| Ticket {
+        id,
+        player: p.into(),
+    };
+    let big = u64::MAX - 1; // Beyond Lua's exact integers.
+    assert_eq!(a.match_or_wait("k{x}", t(big, "p")).await.unwrap(), None);
+    assert_eq!(a.match_or_wait("k{x}", t(2, "p")).await.unwrap(), None);
+    assert_eq!(
+        a.match_or_wait("k{x}", t(3, "q")).await.unwrap(),
+        Some(t(big, "p"))
+    );
+    assert!(!a.cancel_ticket("k{x}", big).await.unwrap());
+    assert!(a.cancel_ticket("k{x}", 2).await.unwrap());
+    assert!(!a.cancel_ticket("k{x}", 2).await.unwrap());
+    // Other keys are other queues.
+    assert_eq!(a.match_or_wait("k2", t(4, "q")).await.unwrap(), None);
+    a.deliver_match(big, "room".into()).await.unwrap();
+    assert_eq!(a.poll_match(big).await.unwrap(), Some("room".into()));
+    assert_eq!(a.poll_match(big).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn directory_registers_and_resolves_invites() {
+    let s = Server::start();
+    let b = node(&s, "n1", 3000).await;
+    b.register(entry("r1", "INV1")).await.unwrap();
+    assert!(matches!(
+        b.register(entry("r1", "X")).await,
+        Err(BackplaneError::Exists(_))
+    ));
+    assert!(matches!(
+        b.register(entry("r2", "INV1")).await,
+        Err(BackplaneError::Exists(_))
+    ));
+    // The failed registration of r2 left nothing behind.
+    assert!(b.lookup("r2").await.unwrap().is_none());
+    b.register(entry("r2", "INV2")).await.unwrap();
+    assert_eq!(b.resolve_invite("INV1").await.unwrap().unwrap().id, "r1");
+    assert_eq!(b.lookup("r1").await.unwrap(), Some(entry("r1", "INV1")));
+    assert!(b.lookup("nope").await.unwrap().is_none());
+    assert!(b.resolve_invite("NOPE").await.unwrap().is_none());
+
+    // Corrupt data is reported, not a panic.
+    let mut c = s.client().get_connection().unwrap();
+    let _: () = c.hset("t:room:{bad}", "entry", "{not json").unwrap();
+    assert!(matches!(
+        b.lookup("bad").await,
+        Err(BackplaneError::Corrupt(_))
+    ));
+}
+
+#[tokio::test]
+async fn claims_fence_stale_epochs_and_dead_owners_lose_their_rooms() {
+    let s = Server::start();
+    let a = node(&s, "a", 300).await;
+    let b = node(&s, "b", 300).await;
+    ownership_scenario(&a, &b, "r1", "INV1").await;
+}
+
+#[tokio::test]
+async fn leave_makes_rooms_orphans_at_once() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let b = node(&s, "b", 3000).await;
+    let l = a.claim("r1").await.unwrap();
+    a.leave().await.unwrap();
+    assert!(!b.node_alive("a").await.unwrap());
+    assert_eq!(b.orphans().await.unwrap(), vec!["r1".to_string()]);
+    let l2 = b.claim("r1").await.unwrap();
+    assert_eq!(l2.epoch, l.epoch + 1);
+    assert!(b.orphans().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn messages_reach_the_named_node_only() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let b = node(&s, "b", 3000).await;
+    let mut ia = a.take_inbox().unwrap();
+    let mut ib = b.take_inbox().unwrap();
+    assert!(a.take_inbox().is_none());
+    a.send("b", "hello".into()).await.unwrap();
+    b.send("b", "self".into()).await.unwrap();
+    assert_eq!(recv(&mut ib).await, Inbound::Message("hello".into()));
+    assert_eq!(recv(&mut ib).await, Inbound::Message("self".into()));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(ia.try_recv().is_err());
+    // Sending to a node nobody serves is not an error (the message is lost).
+    a.send("nobody", "x".into()).await.unwrap();
+}
+
+#[tokio::test]
+async fn quick_match_pairs_two_players_once() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    matchmaking_scenario(&a).await;
+}
+
+#[tokio::test]
+async fn records_keep_game_order_and_stats_accumulate_under_concurrency() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let b = node(&s, "b", 3000).await;
+    for g in [10u32, 2, 1] {
+        a.save_record("r1", g, format!("game {g}")).await.unwrap();
+    }
+    assert_eq!(
+        a.records("r1").await.unwrap(),
+        vec!["game 1", "game 2", "game 10"]
+    );
+    assert!(a.records("r2").await.unwrap().is_empty());
+
+    let d = |result| PlayerDelta {
+        seat: SeatId::A,
+        player: Some(PlayerId::new("p")),
+        bot_level: None,
+        opponent_bot_level: Some(3),
+        result,
+        points_won: 2,
+        points_lost: 0,
+        mars: true,
+    };
+    let mut expected = tabula_room::PlayerStats::default();
+    let mut calls = Vec::new();
+    for i in 0..40 {
+        let delta = d(if i % 3 == 0 {
+            PlayerResult::Lose
+        } else {
+            PlayerResult::Win
+        });
+        expected.record(&delta);
+        let node = if i % 2 == 0 { &a } else { &b };
+        calls.push(node.record_stats(PlayerId::new("p"), delta));
+    }
+    for r in join_all(calls).await {
+        r.unwrap();
+    }
+    let got = a.stats("p").await.unwrap();
+    assert_eq!(got.games, 40);
+    // Streaks depend on the order the games landed in; the sums do not.
+    assert_eq!(
+        (got.wins, got.losses, got.mars_wins, got.mars_losses),
+        (
+            expected.wins,
+            expected.losses,
+            expected.mars_wins,
+            expected.mars_losses
+        )
+    );
+    assert_eq!(got.by_bot_level[&3].wins, expected.by_bot_level[&3].wins);
+    assert_eq!(a.stats("nobody").await.unwrap(), Default::default());
+}
+
+#[tokio::test]
+async fn survives_a_redis_restart_without_persistence() {
+    let mut s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let mut inbox = a.take_inbox().unwrap();
+    a.register(entry("r1", "INV1")).await.unwrap();
+    let l = a.claim("r1").await.unwrap();
+    a.save_snapshot("r1", l.epoch, stored("r1", "INV1", 3))
+        .await
+        .unwrap();
+
+    s.kill();
+    // Down: every call fails fast with Unavailable, none hangs.
+    let t = Instant::now();
+    assert!(matches!(
+        a.lookup("r1").await,
+        Err(BackplaneError::Unavailable(_))
+    ));
+    assert!(matches!(
+        a.save_snapshot("r1", l.epoch, stored("r1", "INV1", 4)).await,
+        Err(BackplaneError::Unavailable(_))
+    ));
+    assert!(matches!(
+        a.heartbeat().await,
+        Err(BackplaneError::Unavailable(_))
+    ));
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+
+    s.spawn(); // Same port, no data.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while a.heartbeat().await.is_err() {
+        assert!(Instant::now() < deadline, "backplane did not recover");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(recv(&mut inbox).await, Inbound::Resubscribed);
+    a.send("a", "after".into()).await.unwrap();
+    assert_eq!(recv(&mut inbox).await, Inbound::Message("after".into()));
+
+    // The store lost everything: the owner's next write re-establishes it.
+    assert!(a.lookup("r1").await.unwrap().is_none());
+    a.save_snapshot("r1", l.epoch, stored("r1", "INV1", 4))
+        .await
+        .unwrap();
+    assert_eq!(
+        a.owner("r1").await.unwrap(),
+        Some(Lease {
+            node: "a".into(),
+            epoch: l.epoch
+        })
+    );
+    assert_eq!(a.lookup("r1").await.unwrap(), Some(entry("r1", "INV1")));
+    assert_eq!(a.resolve_invite("INV1").await.unwrap().unwrap().id, "r1");
+    assert_eq!(
+        a.load_snapshot("r1").await.unwrap().unwrap().snapshot.version,
+        4
+    );
+    // And fencing holds again.
+    let l2 = a.claim("r1").await.unwrap();
+    assert!(
+        a.save_snapshot("r1", l.epoch, stored("r1", "INV1", 5))
+            .await
+            .unwrap_err()
+            .is_fenced()
+    );
+    a.save_snapshot("r1", l2.epoch, stored("r1", "INV1", 5))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn works_on_a_redis_cluster() {
+    let servers: Vec<Server> = (0..3)
+        .map(|_| Server::start_on(free_port(), true))
+        .collect();
+    let addrs: Vec<String> = servers
+        .iter()
+        .map(|s| format!("127.0.0.1:{}", s.port))
+        .collect();
+    let out = Command::new("redis-cli")
+        .arg("--cluster")
+        .arg("create")
+        .args(&addrs)
+        .args(["--cluster-replicas", "0", "--cluster-yes"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    for s in &servers {
+        loop {
+            let mut c = s.client().get_connection().unwrap();
+            let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut c).unwrap();
+            if info.contains("cluster_state:ok") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "cluster not ok: {info}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let connect = |id: &'static str| {
+        let cfg = RedisConfig {
+            cluster: true,
+            urls: servers.iter().map(Server::url).collect(),
+            timeout_ms: 2000,
+            lease_ms: 300,
+            prefix: "c".into(),
+            ..RedisConfig::default()
+        };
+        RedisBackplane::connect(cfg, id)
+    };
+    let a = connect("a").await.unwrap();
+    let b = connect("b").await.unwrap();
+    ownership_scenario(&a, &b, "room-1", "INVC").await;
+    assert_eq!(a.lookup("room-1").await.unwrap(), Some(entry("room-1", "INVC")));
+    assert_eq!(
+        b.resolve_invite("INVC").await.unwrap().unwrap().id,
+        "room-1"
+    );
+    matchmaking_scenario(&a).await;
+    a.save_record("room-1", 1, "g1".into()).await.unwrap();
+    assert_eq!(b.records("room-1").await.unwrap(), vec!["g1"]);
+
+    // Sharded inboxes of nodes whose channels live on different masters.
+    let ids = ["n1", "n2", "n3", "n4", "n5", "n6"];
+    let mut c = servers[0].client().get_connection().unwrap();
+    let thirds: HashSet<u16> = ids
+        .iter()
+        .map(|id| {
+            let slot: u16 = redis::cmd("CLUSTER")
+                .arg("KEYSLOT")
+                .arg(format!("c:inbox:{{{id}}}"))
+                .query(&mut c)
+                .unwrap();
+            slot / 5462
+        })
+        .collect();
+    assert!(thirds.len() >= 2, "channels all on one master");
+    let mut nodes = Vec::new();
+    for id in ids {
+        let n = connect(id).await.unwrap();
+        let rx = n.take_inbox().unwrap();
+        nodes.push((n, rx));
+    }
+    for (from, _) in &nodes {
+        for to in ids {
+            from.send(to, format!("{}->{to}", from.node_id()))
+                .await
+                .unwrap();
+        }
+    }
+    for (n, rx) in &mut nodes {
+        let mut got = Vec::new();
+        for _ in 0..ids.len() {
+            match recv(rx).await {
+                Inbound::Message(m) => got.push(m),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        got.sort();
+        let want: Vec<String> = ids
+            .iter()
+            .map(|from| format!("{from}->{}", n.node_id()))
+            .collect();
+        assert_eq!(got, want);
+    }
+}
