@@ -334,7 +334,10 @@ impl RedisBackplane {
             let mut c = deadpool_redis::cluster::Config::from_urls(config.urls.clone());
             c.pool = Some(pool_config);
             let pool = c.create_pool(runtime).map_err(unavailable)?;
-            (Pool::Cluster(pool), PubSubTarget::Cluster(config.urls.clone()))
+            (
+                Pool::Cluster(pool),
+                PubSubTarget::Cluster(config.urls.clone()),
+            )
         } else {
             let mut c = deadpool_redis::Config::from_url(config.url.clone());
             c.pool = Some(pool_config);
@@ -454,8 +457,7 @@ impl RedisBackplane {
     async fn claim_inner(&self, id: &str) -> Result<Lease> {
         let room = self.room_key(id);
         for _ in 0..CAS_RETRIES {
-            let owner: Option<String> =
-                self.q(redis::cmd("HGET").arg(&room).arg("owner")).await?;
+            let owner: Option<String> = self.q(redis::cmd("HGET").arg(&room).arg("owner")).await?;
             let owner = owner.unwrap_or_default();
             if !owner.is_empty() && owner != self.node && self.alive(&owner).await? {
                 return Err(BackplaneError::Owned {
@@ -496,7 +498,9 @@ impl RedisBackplane {
     }
 
     async fn alive(&self, node: &str) -> Result<bool> {
-        let n: i64 = self.q(redis::cmd("EXISTS").arg(self.node_key(node))).await?;
+        let n: i64 = self
+            .q(redis::cmd("EXISTS").arg(self.node_key(node)))
+            .await?;
         Ok(n > 0)
     }
 
@@ -589,7 +593,9 @@ impl RedisBackplane {
     }
 
     async fn stats_inner(&self, player: &str) -> Result<(String, PlayerStats)> {
-        let raw: Option<String> = self.q(redis::cmd("GET").arg(self.stats_key(player))).await?;
+        let raw: Option<String> = self
+            .q(redis::cmd("GET").arg(self.stats_key(player)))
+            .await?;
         match raw {
             Some(s) => {
                 let st = parse("player stats", &s)?;
@@ -682,7 +688,11 @@ enum Stop {
 
 /// Forwards the subscription's messages until it is lost or the receiver
 /// is dropped.
-async fn pump(sub: &mut Subscription, timeout: Duration, tx: &mpsc::UnboundedSender<Inbound>) -> Stop {
+async fn pump(
+    sub: &mut Subscription,
+    timeout: Duration,
+    tx: &mpsc::UnboundedSender<Inbound>,
+) -> Stop {
     let mut ping = tokio::time::interval(PUBSUB_PING);
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -826,7 +836,9 @@ impl Backplane for RedisBackplane {
         Box::pin(async move {
             let json = to_json(&entry)?;
             let room = self.room_key(&entry.id);
-            let fresh: i64 = self.eval(&self.scripts.register, &[&room], &[&json]).await?;
+            let fresh: i64 = self
+                .eval(&self.scripts.register, &[&room], &[&json])
+                .await?;
             if fresh == 0 {
                 return Err(BackplaneError::Exists(entry.id));
             }
@@ -854,7 +866,9 @@ impl Backplane for RedisBackplane {
     fn resolve_invite(&self, code: &str) -> BoxFuture<'_, Result<Option<RoomEntry>>> {
         let code = code.to_string();
         Box::pin(async move {
-            let id: Option<String> = self.q(redis::cmd("GET").arg(self.invite_key(&code))).await?;
+            let id: Option<String> = self
+                .q(redis::cmd("GET").arg(self.invite_key(&code)))
+                .await?;
             match id {
                 Some(id) => self.lookup_inner(&id).await,
                 None => Ok(None),
@@ -968,7 +982,9 @@ impl Backplane for RedisBackplane {
             // serde writes `id` first (declaration order), so the prefix
             // identifies the ticket.
             let prefix = format!("{{\"id\":{ticket},");
-            let n: i64 = self.eval(&self.scripts.cancel, &[&queue], &[&prefix]).await?;
+            let n: i64 = self
+                .eval(&self.scripts.cancel, &[&queue], &[&prefix])
+                .await?;
             Ok(n > 0)
         })
     }
@@ -987,7 +1003,10 @@ impl Backplane for RedisBackplane {
     }
 
     fn poll_match(&self, ticket: u64) -> BoxFuture<'_, Result<Option<String>>> {
-        Box::pin(async move { self.q(redis::cmd("GETDEL").arg(self.ticket_key(ticket))).await })
+        Box::pin(async move {
+            self.q(redis::cmd("GETDEL").arg(self.ticket_key(ticket)))
+                .await
+        })
     }
 
     fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>> {

@@ -157,7 +157,8 @@ async fn ownership_scenario(a: &RedisBackplane, b: &RedisBackplane, room: &str, 
         .await
         .unwrap();
     assert!(matches!(
-        a.save_snapshot(room, l.epoch, stored(room, invite, 4)).await,
+        a.save_snapshot(room, l.epoch, stored(room, invite, 4))
+            .await,
         Err(BackplaneError::StaleVersion { version: 4 })
     ));
     // Equal versions are accepted (InProcess semantics).
@@ -181,7 +182,12 @@ async fn ownership_scenario(a: &RedisBackplane, b: &RedisBackplane, room: &str, 
         .await
         .unwrap_err();
     assert!(err.is_fenced());
-    assert!(a.release(room, l.epoch, false).await.unwrap_err().is_fenced());
+    assert!(
+        a.release(room, l.epoch, false)
+            .await
+            .unwrap_err()
+            .is_fenced()
+    );
     assert_eq!(
         b.load_snapshot(room).await.unwrap().unwrap(),
         stored(room, invite, 5)
@@ -378,7 +384,8 @@ async fn survives_a_redis_restart_without_persistence() {
         Err(BackplaneError::Unavailable(_))
     ));
     assert!(matches!(
-        a.save_snapshot("r1", l.epoch, stored("r1", "INV1", 4)).await,
+        a.save_snapshot("r1", l.epoch, stored("r1", "INV1", 4))
+            .await,
         Err(BackplaneError::Unavailable(_))
     ));
     assert!(matches!(
@@ -412,7 +419,12 @@ async fn survives_a_redis_restart_without_persistence() {
     assert_eq!(a.lookup("r1").await.unwrap(), Some(entry("r1", "INV1")));
     assert_eq!(a.resolve_invite("INV1").await.unwrap().unwrap().id, "r1");
     assert_eq!(
-        a.load_snapshot("r1").await.unwrap().unwrap().snapshot.version,
+        a.load_snapshot("r1")
+            .await
+            .unwrap()
+            .unwrap()
+            .snapshot
+            .version,
         4
     );
     // And fencing holds again.
@@ -471,7 +483,10 @@ async fn works_on_a_redis_cluster() {
     let a = connect("a").await.unwrap();
     let b = connect("b").await.unwrap();
     ownership_scenario(&a, &b, "room-1", "INVC").await;
-    assert_eq!(a.lookup("room-1").await.unwrap(), Some(entry("room-1", "INVC")));
+    assert_eq!(
+        a.lookup("room-1").await.unwrap(),
+        Some(entry("room-1", "INVC"))
+    );
     assert_eq!(
         b.resolve_invite("INVC").await.unwrap().unwrap().id,
         "room-1"
