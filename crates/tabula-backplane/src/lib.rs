@@ -197,8 +197,8 @@ pub trait Backplane: Send + Sync + std::fmt::Debug + 'static {
     fn orphans(&self) -> BoxFuture<'_, Result<Vec<RoomId>>>;
 
     /// Stores a room, fenced by `epoch` (compare-and-set); versions never
-    /// go back. If the store has lost the room's ownership and epoch
-    /// entirely (a store restarted without persistence), the write
+    /// go back. If the store has lost the room entirely (a store
+    /// restarted without persistence), the write
     /// re-establishes this node as owner at `epoch`, and the directory
     /// entry and invite from `room.entry`.
     fn save_snapshot(&self, id: &str, epoch: u64, room: StoredRoom) -> BoxFuture<'_, Result<()>>;

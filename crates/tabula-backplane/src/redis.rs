@@ -169,9 +169,9 @@ return 1",
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local ep = redis.call('HGET', KEYS[1], 'epoch')
 local restored = 0
-if (not owner) and (not ep) then
-  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', ARGV[2])
-  redis.call('HSETNX', KEYS[1], 'entry', ARGV[5])
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  -- The store lost the room entirely (restarted without persistence).
+  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', ARGV[2], 'entry', ARGV[5])
   restored = 1
 elseif owner ~= ARGV[1] or ep ~= ARGV[2] then
   return -1

@@ -300,6 +300,9 @@ pub enum ErrorCode {
     Replaced,
     /// The node is shutting down.
     ShuttingDown,
+    /// The room cannot persist moves right now (its store is unreachable);
+    /// nothing changed; retry shortly.
+    Unavailable,
     /// Something went wrong on the node.
     Internal,
 }
@@ -343,6 +346,7 @@ impl ErrorCode {
             ErrorCode::Unauthorized => "unauthorized",
             ErrorCode::Replaced => "replaced",
             ErrorCode::ShuttingDown => "shutting_down",
+            ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }
     }

@@ -1,17 +1,14 @@
 //! HTTP routes: the socket, the room API, health and metrics.
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::{Deserialize, Serialize};
-use tabula_backplane::RoomEntry;
+use tabula_backplane::{BackplaneError, RoomEntry, Ticket};
 use tabula_protocol::ErrorCode;
 use tabula_room::{BotLevel, GameKind, GameOptions, PlayerId, RoomConfig, Stake};
-use tokio::sync::oneshot;
 
 use crate::AppState;
 use crate::auth::Credentials;
@@ -244,27 +241,58 @@ async fn create_room(state: web::Data<AppState>, body: web::Json<CreateRoom>) ->
     match state.rooms.create(cfg).await {
         Ok(e) => HttpResponse::Created().json(created(&e, bot)),
         Err(e) => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
             e.to_string(),
         ),
     }
 }
 
 async fn room_state(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
-    let Some(addr) = state.rooms.find(&id).await else {
-        return error(
+    let not_found = || {
+        error(
             StatusCode::NOT_FOUND,
             ErrorCode::RoomNotFound,
             "no such room",
-        );
+        )
     };
-    match addr.send(GetView).await {
-        Ok(v) => HttpResponse::Ok().json(serde_json::json!({ "roomId": id.as_str(), "state": v })),
-        Err(_) => error(
-            StatusCode::NOT_FOUND,
-            ErrorCode::RoomNotFound,
-            "the room is closed",
+    let bp = &state.backplane;
+    let entry = match bp.lookup(&id).await {
+        Ok(Some(e)) => Some(e),
+        Ok(None) => bp.resolve_invite(&id).await.ok().flatten(),
+        Err(e) => {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::Unavailable,
+                e.to_string(),
+            );
+        }
+    };
+    let Some(entry) = entry else {
+        return not_found();
+    };
+    if let Some(addr) = state.rooms.local(&entry.id)
+        && let Ok(v) = addr.send(GetView).await
+    {
+        return HttpResponse::Ok().json(serde_json::json!({ "roomId": id.as_str(), "state": v }));
+    }
+    // Owned elsewhere: the last snapshot is what every acknowledged move
+    // is in.
+    match bp.load_snapshot(&entry.id).await {
+        Ok(Some(stored)) => match tabula_room::Room::restore(&stored.snapshot) {
+            Ok(room) => HttpResponse::Ok()
+                .json(serde_json::json!({ "roomId": id.as_str(), "state": room.view() })),
+            Err(e) => error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                e.to_string(),
+            ),
+        },
+        Ok(None) => not_found(),
+        Err(e) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
         ),
     }
 }
@@ -291,14 +319,6 @@ async fn stats(state: web::Data<AppState>, id: web::Path<String>) -> HttpRespons
     }
 }
 
-type Waiter = (u64, PlayerId, oneshot::Sender<RoomCreated>);
-
-/// Players waiting for a quick match, by game and options.
-#[derive(Debug, Default)]
-pub struct Matchmaking {
-    waiting: Mutex<HashMap<String, Vec<Waiter>>>,
-}
-
 /// `POST /api/quickmatch`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -316,6 +336,13 @@ async fn quickmatch(
     q: web::Query<AuthQuery>,
     body: web::Json<QuickMatch>,
 ) -> HttpResponse {
+    if state.draining.load(Ordering::SeqCst) {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "the node is draining",
+        );
+    }
     let player = match authenticate(&state, &req, &q) {
         Ok(p) => p,
         Err(r) => return *r,
@@ -323,100 +350,86 @@ async fn quickmatch(
     let mut options = body.options.unwrap_or_default();
     options.game = body.game;
     let key = serde_json::to_string(&options).unwrap_or_default();
-    let create = CreateRoom {
+    let mut create = CreateRoom {
         game: body.game,
         options: Some(options),
         stake: None,
         bot: None,
         match_length: None,
     };
-    let ticket: u64 = rand::Rng::random(&mut rand::rng());
-    let partner = {
-        let mut w = state
-            .matchmaking
-            .waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let list = w.entry(key.clone()).or_default();
-        match list.iter().position(|(_, p, _)| *p != player) {
-            Some(i) => Ok(list.remove(i)),
-            None => {
-                let (tx, rx) = oneshot::channel();
-                list.push((ticket, player.clone(), tx));
-                Err(rx)
+    let unavailable = |e: BackplaneError| {
+        error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
+        )
+    };
+    // The waiting list lives in the backplane, so players on different
+    // nodes meet.
+    let ticket = Ticket {
+        id: rand::Rng::random::<u64>(&mut rand::rng()) >> 1,
+        player: player.0.clone(),
+    };
+    let bp = &state.backplane;
+    match bp.match_or_wait(&key, ticket.clone()).await {
+        Err(e) => return unavailable(e),
+        Ok(Some(partner)) => {
+            let cfg = match room_config(&state, &create) {
+                Ok(c) => c,
+                Err(r) => return *r,
+            };
+            return match state.rooms.create(cfg).await {
+                Ok(e) => {
+                    let c = created(&e, None);
+                    let json = serde_json::to_string(&c).unwrap_or_default();
+                    if let Err(e) = bp.deliver_match(partner.id, json).await {
+                        tracing::warn!(error = %e, "quick match not delivered to the partner");
+                    }
+                    HttpResponse::Ok().json(c)
+                }
+                Err(e) => unavailable(e),
+            };
+        }
+        Ok(None) => {}
+    }
+    let deadline = Instant::now() + Duration::from_millis(state.settings.matchmaking.bot_after_ms);
+    let mut cancelled = false;
+    // After a failed cancel the partner is delivering: wait a little more.
+    let mut hard_deadline = deadline;
+    loop {
+        match bp.poll_match(ticket.id).await {
+            Ok(Some(json)) => match serde_json::from_str::<serde_json::Value>(&json) {
+                Ok(v) => return HttpResponse::Ok().json(v),
+                Err(_) => {
+                    return error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        ErrorCode::Internal,
+                        "matchmaking",
+                    );
+                }
+            },
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "quick match poll failed"),
+        }
+        let now = Instant::now();
+        if now >= deadline && !cancelled {
+            match bp.cancel_ticket(&key, ticket.id).await {
+                Ok(true) => break,
+                Ok(false) => {
+                    cancelled = true;
+                    hard_deadline = now + Duration::from_secs(5);
+                }
+                Err(e) => return unavailable(e),
             }
         }
-    };
-    let partner = match partner {
-        Ok(p) => Some(p),
-        Err(rx) => return wait_for_partner(state, key, ticket, rx, create).await,
-    };
-    let Some((_, _, tx)) = partner else {
-        return error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            "matchmaking",
-        );
-    };
-    let cfg = match room_config(&state, &create) {
-        Ok(c) => c,
-        Err(r) => return *r,
-    };
-    match state.rooms.create(cfg).await {
-        Ok(e) => {
-            let c = created(&e, None);
-            let _ = tx.send(c.clone());
-            HttpResponse::Ok().json(c)
-        }
-        Err(e) => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            e.to_string(),
-        ),
-    }
-}
-
-async fn wait_for_partner(
-    state: web::Data<AppState>,
-    key: String,
-    ticket: u64,
-    rx: oneshot::Receiver<RoomCreated>,
-    mut create: CreateRoom,
-) -> HttpResponse {
-    let wait = Duration::from_millis(state.settings.matchmaking.bot_after_ms);
-    let mut rx = rx;
-    match tokio::time::timeout(wait, &mut rx).await {
-        Ok(Ok(c)) => return HttpResponse::Ok().json(c),
-        Ok(Err(_)) => {
+        if cancelled && now >= hard_deadline {
             return error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                "matchmaking",
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::Unavailable,
+                "the matched partner did not deliver a room; try again",
             );
         }
-        Err(_) => {}
-    }
-    let removed = {
-        let mut w = state
-            .matchmaking
-            .waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let list = w.entry(key).or_default();
-        let before = list.len();
-        list.retain(|(t, _, _)| *t != ticket);
-        list.len() < before
-    };
-    if !removed {
-        // Paired at the last moment.
-        return match rx.await {
-            Ok(c) => HttpResponse::Ok().json(c),
-            Err(_) => error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                "matchmaking",
-            ),
-        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     create.bot = Some(BotSpec {
         level: serde_json::json!(state.settings.matchmaking.bot_level),
@@ -428,10 +441,6 @@ async fn wait_for_partner(
     let bot = cfg.bot;
     match state.rooms.create(cfg).await {
         Ok(e) => HttpResponse::Ok().json(created(&e, bot)),
-        Err(e) => error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            e.to_string(),
-        ),
+        Err(e) => unavailable(e),
     }
 }

@@ -11,9 +11,15 @@
 //! * Bots think in `spawn_blocking` behind [`bot::BotBrain`].
 //! * Authentication goes through [`auth::Authenticator`]: guest mode,
 //!   Telegram `initData` and session tokens (`tabula-auth`).
+//! * Clustering ([`cluster`]): a socket may sit on any node; commands for a
+//!   room owned elsewhere are routed to its owner through the backplane's
+//!   node inboxes. Rooms whose owner died are taken over from their last
+//!   snapshot by the first node that needs them, or by the background sweep.
 //! * [`run`] serves on a given listener until `shutdown` resolves, then
-//!   drains: readiness fails, sockets are told to reconnect (close 1012),
-//!   every room writes a final snapshot, in-flight HTTP finishes.
+//!   drains: readiness fails, new rooms are refused, every room is frozen,
+//!   snapshotted, released and its sockets told to re-route; then the
+//!   node's own sockets are told to reconnect (close 1012) and in-flight
+//!   HTTP finishes — all within `cluster.drain_grace_ms`.
 //!
 //! HTTP: `GET /ws`, `POST /api/rooms`, `GET /api/rooms/{id}`,
 //! `GET /api/invites/{code}`, `POST /api/quickmatch`,
@@ -22,6 +28,7 @@
 
 pub mod auth;
 pub mod bot;
+pub mod cluster;
 pub mod http;
 pub mod metrics;
 pub mod room_actor;
@@ -37,7 +44,7 @@ use std::time::Duration;
 use actix::{Actor, Addr, Arbiter, ArbiterHandle};
 use actix_web::{App, HttpServer, web};
 use rand::Rng;
-use tabula_backplane::{Backplane, BackplaneError, InProcess, RoomEntry};
+use tabula_backplane::{Backplane, BackplaneError, InProcess, NodeId, RoomEntry, StoredRoom};
 use tabula_room::{Room, RoomConfig};
 use tokio::sync::watch;
 
@@ -47,6 +54,15 @@ use crate::metrics::Metrics;
 use crate::room_actor::{RoomActor, RoomDeps, Shutdown, now_ms};
 pub use crate::settings::Settings;
 
+/// Where a room is served.
+#[derive(Debug, Clone)]
+pub enum Located {
+    /// By an actor on this node.
+    Local(Addr<RoomActor>),
+    /// By another node.
+    Remote(NodeId),
+}
+
 /// The rooms this node owns, and the arbiters they run on.
 #[derive(Debug)]
 pub struct Rooms {
@@ -54,6 +70,11 @@ pub struct Rooms {
     arbiters: Vec<ArbiterHandle>,
     next: AtomicUsize,
     deps: RoomDeps,
+    /// Set when the node drains: it takes no rooms any more.
+    draining: AtomicBool,
+    /// One takeover at a time on this node, so two sessions that find the
+    /// same orphan do not claim it twice (each claim bumps the epoch).
+    takeover: tokio::sync::Mutex<()>,
 }
 
 impl Rooms {
@@ -75,30 +96,124 @@ impl Rooms {
             options: config.options,
             created_ms: now_ms(),
         };
+        if self.draining.load(Ordering::SeqCst) {
+            return Err(BackplaneError::Unavailable("the node is draining".into()));
+        }
         let bp = &self.deps.backplane;
         bp.register(entry.clone()).await?;
         let lease = bp.claim(&id).await?;
+        self.deps
+            .metrics
+            .claims
+            .with_label_values(&["create"])
+            .inc();
         let room = Room::new(config);
-        bp.save_snapshot(&id, lease.epoch, room.snapshot()).await?;
-        let n = self.next.fetch_add(1, Ordering::Relaxed) % self.arbiters.len();
-        let deps = self.deps.clone();
-        let rid = id.clone();
-        let addr = RoomActor::start_in_arbiter(&self.arbiters[n], move |_| {
-            RoomActor::new(rid, room, lease.epoch, deps)
-        });
-        self.lock().insert(id, addr);
+        let stored = StoredRoom {
+            entry: entry.clone(),
+            snapshot: room.snapshot(),
+            seqs: Default::default(),
+        };
+        bp.save_snapshot(&id, lease.epoch, stored).await?;
+        self.start(entry.clone(), room, lease.epoch, Default::default(), false);
         tracing::info!(room = %entry.id, invite = %entry.invite, game = ?entry.options.game, "room created");
         Ok(entry)
     }
 
-    /// A room by id or invite code.
-    pub async fn find(&self, key: &str) -> Option<Addr<RoomActor>> {
-        if let Some(a) = self.lock().get(key) {
-            return Some(a.clone());
+    fn start(
+        &self,
+        entry: RoomEntry,
+        room: Room,
+        epoch: u64,
+        seqs: std::collections::BTreeMap<String, u64>,
+        taken_over: bool,
+    ) -> Addr<RoomActor> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) % self.arbiters.len();
+        let deps = self.deps.clone();
+        let id = entry.id.clone();
+        let addr = RoomActor::start_in_arbiter(&self.arbiters[n], move |_| {
+            RoomActor::new(entry, room, epoch, seqs, taken_over, deps)
+        });
+        self.lock().insert(id, addr.clone());
+        addr
+    }
+
+    /// The live actor of a room this node owns.
+    pub fn local(&self, id: &str) -> Option<Addr<RoomActor>> {
+        let mut m = self.lock();
+        match m.get(id) {
+            Some(a) if a.connected() => Some(a.clone()),
+            Some(_) => {
+                // Stopped (fenced, drained): forget it.
+                m.remove(id);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// A room by id or invite code, and where it is served: here, on its
+    /// live owner, or here after a takeover when its owner is gone.
+    pub async fn locate(&self, key: &str) -> Result<Option<(RoomEntry, Located)>, BackplaneError> {
+        let bp = &self.deps.backplane;
+        let entry = match bp.lookup(key).await? {
+            Some(e) => e,
+            None => match bp.resolve_invite(key).await? {
+                Some(e) => e,
+                None => return Ok(None),
+            },
+        };
+        if let Some(a) = self.local(&entry.id) {
+            return Ok(Some((entry, Located::Local(a))));
+        }
+        if let Some(lease) = bp.owner(&entry.id).await?
+            && lease.node != bp.node_id()
+            && bp.node_alive(&lease.node).await?
+        {
+            return Ok(Some((entry, Located::Remote(lease.node))));
+        }
+        let at = self.take_over(&entry.id, "join").await?;
+        Ok(Some((entry, at)))
+    }
+
+    /// Claims a room whose owner is gone and restores it from its last
+    /// snapshot. A live owner found on the way is returned instead.
+    pub async fn take_over(&self, id: &str, reason: &str) -> Result<Located, BackplaneError> {
+        if self.draining.load(Ordering::SeqCst) {
+            return Err(BackplaneError::Unavailable("the node is draining".into()));
+        }
+        let _one = self.takeover.lock().await;
+        if let Some(a) = self.local(id) {
+            return Ok(Located::Local(a));
         }
         let bp = &self.deps.backplane;
-        let entry = bp.resolve_invite(key).await.ok().flatten()?;
-        self.lock().get(&entry.id).cloned()
+        let lease = match bp.claim(id).await {
+            Ok(l) => l,
+            Err(BackplaneError::Owned { owner, .. }) => return Ok(Located::Remote(owner)),
+            Err(e) => return Err(e),
+        };
+        let m = &self.deps.metrics;
+        m.claims.with_label_values(&[reason]).inc();
+        let restored = match bp.load_snapshot(id).await {
+            Ok(Some(stored)) => Room::restore(&stored.snapshot)
+                .map(|room| (stored, room))
+                .map_err(|e| BackplaneError::Corrupt(e.to_string())),
+            Ok(None) => Err(BackplaneError::Corrupt(format!(
+                "room {id} has no snapshot"
+            ))),
+            Err(e) => Err(e),
+        };
+        let (stored, room) = match restored {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = bp.release(id, lease.epoch, false).await;
+                tracing::error!(room = %id, error = %e, "takeover failed");
+                return Err(e);
+            }
+        };
+        m.takeovers.with_label_values(&[reason]).inc();
+        tracing::info!(room = %id, epoch = lease.epoch, version = room.version(), reason, "room taken over");
+        let addr = self.start(stored.entry, room, lease.epoch, stored.seqs, true);
+        Ok(Located::Local(addr))
     }
 
     /// Every room actor.
@@ -120,8 +235,8 @@ pub struct AppState {
     pub auth: Box<dyn Authenticator>,
     /// Rooms.
     pub rooms: Rooms,
-    /// Quick-match waiting lists.
-    pub matchmaking: http::Matchmaking,
+    /// Cross-node routing tables.
+    pub router: cluster::Router,
     /// Set once the node drains.
     pub draining: AtomicBool,
     /// Fires when the node drains (sessions close with 1012).
@@ -147,6 +262,9 @@ pub enum RunError {
     /// The HTTP server failed.
     #[error("server: {0}")]
     Io(#[from] std::io::Error),
+    /// The backplane (Redis) could not be reached at start-up.
+    #[error("backplane: {0}")]
+    Backplane(#[from] BackplaneError),
 }
 
 /// Serves on `listener` until `shutdown` resolves, then drains. Must run
@@ -167,12 +285,19 @@ pub async fn run_with(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RunError> {
     let metrics = Metrics::new();
-    let backplane: Arc<dyn Backplane> = services.backplane.unwrap_or_else(|| {
-        Arc::new(InProcess::new(format!(
-            "node-{:08x}",
-            rand::rng().random::<u32>()
-        )))
-    });
+    let node = if settings.cluster.node_id.is_empty() {
+        format!("node-{:08x}", rand::rng().random::<u32>())
+    } else {
+        settings.cluster.node_id.clone()
+    };
+    let backplane: Arc<dyn Backplane> = match services.backplane {
+        Some(b) => b,
+        None if settings.cluster.backplane == "redis" => {
+            let b = tabula_backplane::RedisBackplane::connect(settings.redis.clone(), node).await?;
+            Arc::new(b)
+        }
+        None => Arc::new(InProcess::new(node)),
+    };
     let deps = RoomDeps {
         backplane: backplane.clone(),
         metrics: metrics.clone(),
@@ -180,6 +305,7 @@ pub async fn run_with(
             .bots
             .unwrap_or_else(|| Arc::new(TabulaBots::default())),
         bot_delay: Duration::from_millis(settings.bots.delay_ms),
+        takeover_grace: Duration::from_millis(settings.cluster.takeover_grace_ms),
     };
     let arbiters: Vec<Arbiter> = (0..settings.server.room_arbiters)
         .map(|_| Arbiter::new())
@@ -194,12 +320,14 @@ pub async fn run_with(
             arbiters: arbiters.iter().map(Arbiter::handle).collect(),
             next: AtomicUsize::new(0),
             deps,
+            draining: AtomicBool::new(false),
+            takeover: tokio::sync::Mutex::new(()),
         },
         settings: settings.clone(),
         backplane,
         metrics,
         auth,
-        matchmaking: http::Matchmaking::default(),
+        router: cluster::Router::default(),
         draining: AtomicBool::new(false),
         shutdown_rx,
     });
@@ -218,14 +346,36 @@ pub async fn run_with(
     let handle = server.handle();
     tracing::info!(node = %state.backplane.node_id(), "tabula node serving");
     let server_task = actix_rt::spawn(server);
+    actix_rt::spawn(cluster::inbox_loop(state.clone()));
+    actix_rt::spawn(cluster::heartbeat_loop(state.clone()));
+    actix_rt::spawn(cluster::sweep_loop(state.clone()));
     shutdown.await;
-    tracing::info!("draining");
+    let started = std::time::Instant::now();
+    tracing::info!(rooms = state.rooms.all().len(), "draining");
     state.draining.store(true, Ordering::SeqCst);
+    state.rooms.draining.store(true, Ordering::SeqCst);
+    // Hand every room off first (its sockets, here and elsewhere, are told
+    // to re-route), then close this node's own sockets with 1012.
+    let grace = Duration::from_millis(settings.cluster.drain_grace_ms);
+    let handoff =
+        futures_util::future::join_all(state.rooms.all().into_iter().map(|room| async move {
+            if room.send(Shutdown).await.is_err() {
+                tracing::warn!("a room stopped before its final snapshot");
+            }
+        }));
+    if tokio::time::timeout(grace, handoff).await.is_err() {
+        tracing::warn!(
+            ?grace,
+            "drain grace period ended before every room was handed off"
+        );
+    }
+    tracing::info!(
+        took_ms = started.elapsed().as_millis() as u64,
+        "rooms handed off"
+    );
     let _ = shutdown_tx.send(true);
-    for room in state.rooms.all() {
-        if room.send(Shutdown).await.is_err() {
-            tracing::warn!("a room stopped before its final snapshot");
-        }
+    if let Err(e) = state.backplane.leave().await {
+        tracing::warn!(error = %e, "could not leave the cluster cleanly");
     }
     handle.stop(true).await;
     let _ = server_task.await;

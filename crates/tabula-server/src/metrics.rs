@@ -23,6 +23,24 @@ pub struct Metrics {
     pub games_finished: IntCounterVec,
     /// Bot think time by game, seconds.
     pub bot_think: HistogramVec,
+    /// Room claims by reason (`create`, `join`, `sweep`).
+    pub claims: IntCounterVec,
+    /// Rooms taken over from a dead or departed owner.
+    pub takeovers: IntCounterVec,
+    /// Rooms released (drain, lease loss).
+    pub releases: IntCounterVec,
+    /// Snapshot writes refused by the fence (the room stopped here).
+    pub fenced: IntCounterVec,
+    /// Commands sent to a room owned by another node.
+    pub routed_commands: IntCounterVec,
+    /// From sending a routed command to its first answer, seconds.
+    pub routed_latency: Histogram,
+    /// Gaps in the stream from an owner, and full resyncs asked for.
+    pub route_gaps: IntCounterVec,
+    /// Sessions re-routed to a room's new owner.
+    pub reroutes: IntCounterVec,
+    /// Backplane (Redis) errors by operation.
+    pub backplane_errors: IntCounterVec,
 }
 
 const FAST: &[f64] = &[
@@ -78,6 +96,57 @@ impl Metrics {
             &["game"],
         )
         .expect("metric");
+        let counter = |name: &str, help: &str, labels: &[&str]| {
+            IntCounterVec::new(Opts::new(name, help), labels).expect("metric")
+        };
+        let claims = counter(
+            "tabula_room_claims_total",
+            "Room claims by reason",
+            &["reason"],
+        );
+        let takeovers = counter(
+            "tabula_room_takeovers_total",
+            "Rooms taken over from their last snapshot",
+            &["reason"],
+        );
+        let releases = counter(
+            "tabula_room_releases_total",
+            "Rooms released by this node",
+            &["reason"],
+        );
+        let fenced = counter(
+            "tabula_fencing_refusals_total",
+            "Snapshot writes refused by the fencing epoch",
+            &["op"],
+        );
+        let routed_commands = counter(
+            "tabula_routed_commands_total",
+            "Commands routed to another node, by outcome",
+            &["outcome"],
+        );
+        let routed_latency = Histogram::with_opts(
+            HistogramOpts::new(
+                "tabula_routed_command_latency_seconds",
+                "From routing a command to its first answer",
+            )
+            .buckets(FAST.to_vec()),
+        )
+        .expect("metric");
+        let route_gaps = counter(
+            "tabula_route_gaps_total",
+            "Gaps and resyncs on routed streams",
+            &["kind"],
+        );
+        let reroutes = counter(
+            "tabula_reroutes_total",
+            "Sessions re-routed to a room's new owner",
+            &["reason"],
+        );
+        let backplane_errors = counter(
+            "tabula_backplane_errors_total",
+            "Backplane errors by operation",
+            &["op"],
+        );
         for c in [
             Box::new(connections.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(rooms.clone()),
@@ -86,6 +155,15 @@ impl Metrics {
             Box::new(snapshot_latency.clone()),
             Box::new(games_finished.clone()),
             Box::new(bot_think.clone()),
+            Box::new(claims.clone()),
+            Box::new(takeovers.clone()),
+            Box::new(releases.clone()),
+            Box::new(fenced.clone()),
+            Box::new(routed_commands.clone()),
+            Box::new(routed_latency.clone()),
+            Box::new(route_gaps.clone()),
+            Box::new(reroutes.clone()),
+            Box::new(backplane_errors.clone()),
         ] {
             registry.register(c).expect("unique metric names");
         }
@@ -98,6 +176,15 @@ impl Metrics {
             snapshot_latency,
             games_finished,
             bot_think,
+            claims,
+            takeovers,
+            releases,
+            fenced,
+            routed_commands,
+            routed_latency,
+            route_gaps,
+            reroutes,
+            backplane_errors,
         }
     }
 

@@ -4,13 +4,21 @@
 //! waits for the write, `ctx.wait`) before its events go to any socket.
 //! Timers come from [`Room::next_deadline`]; bots think off the actor in
 //! `spawn_blocking`.
+//!
+//! A refused write has two meanings. Fenced (another node claimed the room):
+//! the actor stops at once and tells every socket to re-route. Unavailable
+//! (the store is unreachable): the events stay unsent, the write is retried,
+//! and new commands are refused with `unavailable` until it succeeds — the
+//! room never acknowledges a move it could not keep.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use actix::prelude::*;
-use tabula_backplane::Backplane;
+use std::collections::BTreeMap;
+
+use tabula_backplane::{Backplane, RoomEntry, StoredRoom};
 use tabula_protocol::{ErrorCode, ServerMsg, Viewer, room_error_code, to_wire};
 use tabula_room::{
     Actor as RoomActorId, BotLevel, BotNeed, Command, Envelope, Event, GameKind, Phase, PlayerId,
@@ -28,6 +36,51 @@ pub enum Outbound {
     Msg(ServerMsg),
     /// Close the socket with this reason (replaced by a newer socket).
     Close(String),
+    /// The room moved (fenced, drained, lease lost): find its owner again,
+    /// re-join and resend what is unanswered.
+    Reroute,
+    /// A message from the owner of a remote room (already JSON), numbered
+    /// per link so that gaps show.
+    Remote {
+        /// The link sequence number (1, 2, …).
+        n: u64,
+        /// The `seq` it answers.
+        seq: Option<u64>,
+        /// The room version it carries.
+        version: Option<u64>,
+        /// The JSON text.
+        text: String,
+    },
+    /// A remote `join` was refused (the error was sent before).
+    Unjoined,
+    /// The node's inbox was re-subscribed: resync and resend.
+    Resync,
+}
+
+/// The `seq` a server message answers.
+pub fn msg_seq(m: &ServerMsg) -> Option<u64> {
+    match m {
+        ServerMsg::Event { seq, .. }
+        | ServerMsg::GameOver { seq, .. }
+        | ServerMsg::Chat { seq, .. }
+        | ServerMsg::Ack { seq, .. }
+        | ServerMsg::Pong { seq }
+        | ServerMsg::Error { seq, .. } => *seq,
+        _ => None,
+    }
+}
+
+/// The room version a server message carries.
+pub fn msg_version(m: &ServerMsg) -> Option<u64> {
+    match m {
+        ServerMsg::State { state, .. } => Some(state.version),
+        ServerMsg::Event { version, .. }
+        | ServerMsg::GameOver { version, .. }
+        | ServerMsg::OpponentLeft { version, .. }
+        | ServerMsg::Chat { version, .. }
+        | ServerMsg::Ack { version, .. } => Some(*version),
+        _ => None,
+    }
 }
 
 /// Milliseconds since the epoch (the room's `now`).
@@ -67,6 +120,9 @@ struct Origin {
     seq: Option<u64>,
     /// A `join`: the joiner gets a full `state` instead of the events.
     state_instead: bool,
+    /// A re-join after a re-route: the joiner gets the events after this
+    /// version instead of a full state, when they can be replayed.
+    resume_from: Option<u64>,
     received: Instant,
 }
 
@@ -81,12 +137,21 @@ pub struct RoomDeps {
     pub bots: Arc<dyn BotFactory>,
     /// Delay before each bot action.
     pub bot_delay: Duration,
+    /// After a takeover, seated players not back within this are marked
+    /// disconnected (their grace timers start).
+    pub takeover_grace: Duration,
 }
 
 /// The room actor.
 #[derive(Debug)]
 pub struct RoomActor {
     id: String,
+    entry: RoomEntry,
+    taken_over: bool,
+    /// The last write failed for want of the store: commands are refused
+    /// until a retry succeeds.
+    unpersisted: bool,
+    retry_pending: bool,
     room: Room,
     epoch: u64,
     deps: RoomDeps,
@@ -105,19 +170,35 @@ pub struct RoomActor {
 
 impl RoomActor {
     /// A room actor for a room this node has claimed with `epoch`.
-    pub fn new(id: String, room: Room, epoch: u64, deps: RoomDeps) -> RoomActor {
+    /// `stored_seqs` are the last client seqs applied (from the snapshot);
+    /// `taken_over` when it was restored from another node's snapshot.
+    pub fn new(
+        entry: RoomEntry,
+        room: Room,
+        epoch: u64,
+        stored_seqs: BTreeMap<String, u64>,
+        taken_over: bool,
+        deps: RoomDeps,
+    ) -> RoomActor {
         let gauge = (
             game_label(room.config().options.game),
             phase_label(room.phase()),
         );
         RoomActor {
-            id,
+            id: entry.id.clone(),
+            entry,
+            taken_over,
+            unpersisted: false,
+            retry_pending: false,
             room,
             epoch,
             deps,
             conns: HashMap::new(),
             by_player: HashMap::new(),
-            last_seq: HashMap::new(),
+            last_seq: stored_seqs
+                .into_iter()
+                .map(|(p, s)| (PlayerId::new(p), s))
+                .collect(),
             timer: None,
             brains: HashMap::new(),
             bot_busy: false,
@@ -149,6 +230,44 @@ impl RoomActor {
         }
     }
 
+    /// What is persisted: the snapshot and the client seqs.
+    fn stored(&self) -> StoredRoom {
+        StoredRoom {
+            entry: self.entry.clone(),
+            snapshot: self.room.snapshot(),
+            seqs: self
+                .last_seq
+                .iter()
+                .map(|(p, s)| (p.0.clone(), *s))
+                .collect(),
+        }
+    }
+
+    /// The full state, or the events after `from` when they can be
+    /// replayed (a re-join after a re-route), to one connection.
+    fn catch_up(&self, conn: u64, from: Option<u64>) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        match from {
+            Some(v)
+                if v <= self.room.version()
+                    && self.room.events_since(v).len() <= MAX_RESUME_EVENTS =>
+            {
+                let viewer = self.viewer(&c.player);
+                for e in self.room.events_since(v) {
+                    if let Some(m) = to_wire(e, viewer, None) {
+                        let _ = c.tx.send(Outbound::Msg(m));
+                    }
+                }
+            }
+            _ => {
+                let m = self.state_msg(&c.player);
+                let _ = c.tx.send(Outbound::Msg(m));
+            }
+        }
+    }
+
     /// Snapshot through the backplane, then send the events. Actix runs
     /// queued `ctx.wait`s last first, so each write snapshots the room as it
     /// is when the write starts and then sends every batch still unsent, in
@@ -157,48 +276,103 @@ impl RoomActor {
     fn commit(&mut self, envs: Vec<Envelope>, origin: Option<Origin>, ctx: &mut Context<Self>) {
         if envs.is_empty() {
             if let Some(o) = origin {
-                let msg = if o.state_instead {
-                    self.conns.get(&o.conn).map(|c| self.state_msg(&c.player))
+                if o.state_instead {
+                    self.catch_up(o.conn, o.resume_from);
                 } else {
-                    Some(ServerMsg::Ack {
-                        seq: o.seq,
-                        version: self.room.version(),
-                        duplicate: false,
-                    })
-                };
-                if let Some(m) = msg {
-                    self.send(o.conn, m);
+                    self.send(
+                        o.conn,
+                        ServerMsg::Ack {
+                            seq: o.seq,
+                            version: self.room.version(),
+                            duplicate: false,
+                        },
+                    );
                 }
             }
             return;
         }
         self.unsent.push((envs, origin));
+        if !self.unpersisted {
+            self.write(ctx);
+        }
+    }
+
+    /// One snapshot write of the room as it is when the write starts; on
+    /// success every unsent batch goes out.
+    fn write(&mut self, ctx: &mut Context<Self>) {
         let bp = self.deps.backplane.clone();
         let id = self.id.clone();
         let epoch = self.epoch;
         let write = fut::ready(()).then(move |(), act: &mut Self, _| {
-            let snapshot = act.room.snapshot();
+            let stored = act.stored();
             let started = Instant::now();
-            async move { (bp.save_snapshot(&id, epoch, snapshot).await, started) }.into_actor(act)
+            async move { (bp.save_snapshot(&id, epoch, stored).await, started) }.into_actor(act)
         });
         ctx.wait(write.map(move |(res, started), act, ctx| {
             act.deps
                 .metrics
                 .snapshot_latency
                 .observe(started.elapsed().as_secs_f64());
-            if let Err(e) = res {
-                tracing::error!(room = %act.id, error = %e, "snapshot write refused; stopping the room");
-                act.fenced = true;
-                ctx.stop();
-                return;
-            }
-            for (envs, origin) in std::mem::take(&mut act.unsent) {
-                act.dispatch(envs, origin, ctx);
+            match res {
+                Ok(()) => {
+                    if act.unpersisted {
+                        tracing::info!(room = %act.id, "snapshot written again; the room accepts commands");
+                    }
+                    act.unpersisted = false;
+                    for (envs, origin) in std::mem::take(&mut act.unsent) {
+                        act.dispatch(envs, origin, ctx);
+                    }
+                }
+                Err(e) if e.is_fenced() => {
+                    tracing::error!(room = %act.id, error = %e, "snapshot write refused by the fence; stopping the room");
+                    act.deps.metrics.fenced.with_label_values(&["snapshot"]).inc();
+                    act.abandon(ctx);
+                }
+                Err(e) => {
+                    act.deps
+                        .metrics
+                        .backplane_errors
+                        .with_label_values(&["save_snapshot"])
+                        .inc();
+                    if !act.unpersisted {
+                        tracing::warn!(room = %act.id, error = %e, "snapshot not written; refusing commands until it is");
+                    }
+                    act.unpersisted = true;
+                    if !act.retry_pending && !act.unsent.is_empty() {
+                        act.retry_pending = true;
+                        ctx.run_later(Duration::from_millis(250), |act, ctx| {
+                            act.retry_pending = false;
+                            if !act.fenced && !act.unsent.is_empty() {
+                                act.write(ctx);
+                            }
+                        });
+                    }
+                }
             }
         }));
     }
 
+    /// Stops acting as the owner at once (fenced, or the lease is lost):
+    /// nothing unsent goes out, every socket is told to re-route.
+    fn abandon(&mut self, ctx: &mut Context<Self>) {
+        self.fenced = true;
+        self.unsent.clear();
+        for c in self.conns.values() {
+            let _ = c.tx.send(Outbound::Reroute);
+        }
+        self.conns.clear();
+        ctx.stop();
+    }
+
     fn dispatch(&mut self, envs: Vec<Envelope>, origin: Option<Origin>, ctx: &mut Context<Self>) {
+        self.dispatch_only(envs, origin);
+        self.update_gauge();
+        self.reschedule(ctx);
+        self.maybe_bot(ctx);
+    }
+
+    /// Sends committed events to the sockets and the host.
+    fn dispatch_only(&mut self, envs: Vec<Envelope>, origin: Option<Origin>) {
         for env in &envs {
             for (&id, c) in &self.conns {
                 if let Some(o) = origin
@@ -215,20 +389,14 @@ impl RoomActor {
             self.host_event(env);
         }
         if let Some(o) = origin {
-            if o.state_instead
-                && let Some(c) = self.conns.get(&o.conn)
-            {
-                let m = self.state_msg(&c.player);
-                self.send(o.conn, m);
+            if o.state_instead {
+                self.catch_up(o.conn, o.resume_from);
             }
             self.deps
                 .metrics
                 .command_latency
                 .observe(o.received.elapsed().as_secs_f64());
         }
-        self.update_gauge();
-        self.reschedule(ctx);
-        self.maybe_bot(ctx);
     }
 
     fn host_event(&self, env: &Envelope) {
@@ -246,7 +414,24 @@ impl RoomActor {
                     }
                 }
             }
-            Event::GameEnded { result, .. } => {
+            Event::GameEnded {
+                result,
+                game_number,
+                ..
+            } => {
+                // The finished game's record goes to the store, so any node
+                // can serve it.
+                if let Some(rec) = self.room.records().last()
+                    && let Ok(json) = serde_json::to_string(rec)
+                {
+                    let bp = self.deps.backplane.clone();
+                    let (id, n) = (self.id.clone(), *game_number);
+                    actix::spawn(async move {
+                        if let Err(e) = bp.save_record(&id, n, json).await {
+                            tracing::warn!(room = %id, error = %e, "game record not stored");
+                        }
+                    });
+                }
                 let kind = serde_json::to_value(result.kind)
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
@@ -305,7 +490,7 @@ impl RoomActor {
     }
 
     fn maybe_bot(&mut self, ctx: &mut Context<Self>) {
-        if self.bot_busy || self.fenced {
+        if self.bot_busy || self.fenced || self.unpersisted {
             return;
         }
         let Some((seat, level, need)) = self.bot_need() else {
@@ -401,6 +586,29 @@ impl Actor for RoomActor {
             .inc();
         self.reschedule(ctx);
         self.maybe_bot(ctx);
+        if self.taken_over {
+            // Players whose node died are not connected here; unless they
+            // come back, their disconnect grace must run as it would have.
+            ctx.run_later(self.deps.takeover_grace, |act, ctx| {
+                if act.fenced {
+                    return;
+                }
+                for seat in SeatId::BOTH {
+                    let Some(p) = act.room.player_in(seat).cloned() else {
+                        continue;
+                    };
+                    if act.by_player.contains_key(&p) {
+                        continue;
+                    }
+                    if let Ok(envs) =
+                        act.room
+                            .apply(Command::Disconnected, RoomActorId::Player(p), now_ms())
+                    {
+                        act.commit(envs, None, ctx);
+                    }
+                }
+            });
+        }
     }
 
     fn stopped(&mut self, _ctx: &mut Context<Self>) {
@@ -428,6 +636,8 @@ pub struct Join {
     pub spectate: bool,
     /// The client's seq.
     pub seq: Option<u64>,
+    /// A re-join after a re-route: the last version the client saw.
+    pub resume_from: Option<u64>,
 }
 
 impl Handler<Join> for RoomActor {
@@ -435,6 +645,10 @@ impl Handler<Join> for RoomActor {
 
     fn handle(&mut self, m: Join, ctx: &mut Context<Self>) -> bool {
         let received = Instant::now();
+        if self.fenced {
+            let _ = m.tx.send(Outbound::Reroute);
+            return false;
+        }
         let actor = RoomActorId::Player(m.player.clone());
         let res = if self.room.seat_of(&m.player).is_some() {
             self.room.apply(Command::Connected, actor, now_ms())
@@ -482,6 +696,7 @@ impl Handler<Join> for RoomActor {
                     conn: m.conn,
                     seq: m.seq,
                     state_instead: true,
+                    resume_from: m.resume_from,
                     received,
                 };
                 self.commit(envs, Some(origin), ctx);
@@ -514,6 +729,26 @@ impl Handler<Cmd> for RoomActor {
         let Some(player) = self.conns.get(&m.conn).map(|c| c.player.clone()) else {
             return;
         };
+        if self.fenced {
+            // Handing off: the sender resends after it re-routes.
+            return;
+        }
+        if self.unpersisted {
+            self.deps
+                .metrics
+                .commands
+                .with_label_values(&[m.kind, "unavailable"])
+                .inc();
+            self.send(
+                m.conn,
+                ServerMsg::error(
+                    ErrorCode::Unavailable,
+                    "the room cannot save moves right now; nothing changed, retry shortly",
+                    m.seq,
+                ),
+            );
+            return;
+        }
         if let Some(seq) = m.seq
             && self.last_seq.get(&player).is_some_and(|&l| seq <= l)
         {
@@ -549,6 +784,7 @@ impl Handler<Cmd> for RoomActor {
                     conn: m.conn,
                     seq: m.seq,
                     state_instead: false,
+                    resume_from: None,
                     received: m.received,
                 };
                 self.commit(envs, Some(origin), ctx);
@@ -588,6 +824,22 @@ impl Handler<Resume> for RoomActor {
         let Some(player) = self.conns.get(&m.conn).map(|c| c.player.clone()) else {
             return;
         };
+        if self.fenced {
+            return;
+        }
+        if self.unpersisted {
+            // The room holds events it has not persisted; replaying them
+            // would show moves that may yet be lost.
+            self.send(
+                m.conn,
+                ServerMsg::error(
+                    ErrorCode::Unavailable,
+                    "the room cannot save moves right now; retry shortly",
+                    m.seq,
+                ),
+            );
+            return;
+        }
         let missed = self.room.events_since(m.version);
         if m.version > self.room.version() || missed.len() > MAX_RESUME_EVENTS {
             let s = self.state_msg(&player);
@@ -655,7 +907,9 @@ impl Handler<GetView> for RoomActor {
     }
 }
 
-/// Drain: write the final snapshot and release the room.
+/// Drain: freeze, write the final snapshot, send what it covers, release
+/// the room (listed for another owner unless finished) and tell every socket
+/// to re-route.
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct Shutdown;
@@ -667,18 +921,53 @@ impl Handler<Shutdown> for RoomActor {
         let bp = self.deps.backplane.clone();
         let id = self.id.clone();
         let epoch = self.epoch;
-        let snapshot = self.room.snapshot();
+        let stored = self.stored();
+        let needs_owner = self.room.phase() != Phase::Finished;
         self.fenced = true;
         Box::pin(
             async move {
-                if let Err(e) = bp.save_snapshot(&id, epoch, snapshot).await {
+                let saved = bp.save_snapshot(&id, epoch, stored).await;
+                if let Err(e) = &saved {
                     tracing::warn!(room = %id, error = %e, "final snapshot refused");
                 }
-                let _ = bp.release(&id, epoch).await;
+                let released = saved.is_ok() && bp.release(&id, epoch, needs_owner).await.is_ok();
+                (saved.is_ok(), released)
             }
             .into_actor(self)
-            .map(|(), _act, ctx| ctx.stop()),
+            .map(|(saved, released), act, ctx| {
+                if saved {
+                    for (envs, origin) in std::mem::take(&mut act.unsent) {
+                        act.dispatch_only(envs, origin);
+                    }
+                }
+                if released {
+                    act.deps
+                        .metrics
+                        .releases
+                        .with_label_values(&["drain"])
+                        .inc();
+                }
+                act.abandon(ctx);
+            }),
         )
+    }
+}
+
+/// The node lost its liveness lease: stop acting as the owner at once.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Abandon;
+
+impl Handler<Abandon> for RoomActor {
+    type Result = ();
+
+    fn handle(&mut self, _m: Abandon, ctx: &mut Context<Self>) {
+        self.deps
+            .metrics
+            .releases
+            .with_label_values(&["lease_lost"])
+            .inc();
+        self.abandon(ctx);
     }
 }
 

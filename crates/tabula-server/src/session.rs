@@ -1,20 +1,28 @@
 //! One WebSocket session: reads frames, enforces the size and rate limits,
-//! routes commands to the room actor, writes what the room sends back.
+//! routes commands to the room's actor — here, or on the node that owns the
+//! room — and writes what the room sends back.
+//!
+//! Every command with a `seq` stays *pending* until something answers it.
+//! A pending command unanswered for `cluster.route_timeout_ms` is resent
+//! with the same `seq` (the room applies it at most once) or, when the room
+//! has moved, re-routed: the session finds the room again (taking it over
+//! when its owner is dead), re-joins it with the last version the client
+//! saw — so the client gets only what it missed — and resends. The client
+//! sees a pause, not a change.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
-use actix::Addr;
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
 use tabula_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, parse_client};
-use tabula_room::PlayerId;
+use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc;
 
-use crate::AppState;
-use crate::room_actor::{Cmd, Detach, Join, Outbound, Resume, RoomActor, not_joined};
-
-static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+use crate::cluster::{NEXT_CONN, NodeMsg};
+use crate::room_actor::{Cmd, Detach, Join, Outbound, Resume, msg_seq, msg_version, not_joined};
+use crate::{AppState, Located};
 
 /// A token bucket: `rate` per second, up to `burst`.
 #[derive(Debug)]
@@ -44,6 +52,477 @@ async fn send(session: &mut Session, msg: &ServerMsg) -> bool {
     session.text(msg.to_json()).await.is_ok()
 }
 
+/// The room a session is in, and where it is served.
+#[derive(Debug)]
+struct Link {
+    room: String,
+    seat: Option<SeatId>,
+    spectate: bool,
+    at: Located,
+    /// The next link number expected from a remote owner.
+    expect_n: u64,
+}
+
+#[derive(Debug)]
+struct Pending {
+    text: String,
+    sent: Instant,
+    first: Instant,
+}
+
+struct Sess {
+    state: Arc<AppState>,
+    conn: u64,
+    player: PlayerId,
+    tx: mpsc::UnboundedSender<Outbound>,
+    link: Option<Link>,
+    pending: BTreeMap<u64, Pending>,
+    /// The last room version written to the client.
+    last_version: Option<u64>,
+    relink_due: bool,
+    last_relink: Option<Instant>,
+}
+
+/// What the select loop should do after an outbound message.
+enum Flow {
+    Write(String),
+    Close(CloseReason, Option<ServerMsg>),
+    Nothing,
+}
+
+impl Sess {
+    fn node(&self) -> &str {
+        self.state.backplane.node_id()
+    }
+
+    /// Notes what an outgoing message answers and carries.
+    fn note(&mut self, seq: Option<u64>, version: Option<u64>, remote: bool) {
+        if let Some(s) = seq
+            && let Some(p) = self.pending.remove(&s)
+            && remote
+        {
+            self.state
+                .metrics
+                .routed_latency
+                .observe(p.sent.elapsed().as_secs_f64());
+            if p.first.elapsed() > Duration::from_secs(1) {
+                tracing::debug!(
+                    conn = self.conn,
+                    seq = s,
+                    waited_ms = p.first.elapsed().as_millis() as u64,
+                    "slow routed answer"
+                );
+            }
+        }
+        if let Some(v) = version {
+            self.last_version = Some(self.last_version.map_or(v, |l| l.max(v)));
+        }
+    }
+
+    async fn outbound(&mut self, out: Outbound) -> Flow {
+        match out {
+            Outbound::Msg(m) => {
+                self.note(msg_seq(&m), msg_version(&m), false);
+                Flow::Write(m.to_json())
+            }
+            Outbound::Remote {
+                n,
+                seq,
+                version,
+                text,
+            } => {
+                let Some(l) = &mut self.link else {
+                    return Flow::Nothing;
+                };
+                if !matches!(l.at, Located::Remote(_)) || n < l.expect_n {
+                    return Flow::Nothing;
+                }
+                let gap = n > l.expect_n;
+                l.expect_n = n + 1;
+                if gap {
+                    // Pub/sub lost something: ask the owner for the whole
+                    // state (a version past the room's gets one).
+                    self.state
+                        .metrics
+                        .route_gaps
+                        .with_label_values(&["gap"])
+                        .inc();
+                    self.resync().await;
+                }
+                self.note(seq, version, true);
+                Flow::Write(text)
+            }
+            Outbound::Close(reason) => {
+                let e = ServerMsg::error(ErrorCode::Replaced, reason.clone(), None);
+                Flow::Close(
+                    CloseReason {
+                        code: CloseCode::Policy,
+                        description: Some(reason),
+                    },
+                    Some(e),
+                )
+            }
+            Outbound::Reroute => {
+                if self.state.draining.load(Ordering::SeqCst) {
+                    return Flow::Close(restart_reason(), Some(restart_msg()));
+                }
+                self.relink_due = true;
+                self.maybe_relink().await;
+                Flow::Nothing
+            }
+            Outbound::Unjoined => {
+                if let Some(l) = self.link.take()
+                    && matches!(l.at, Located::Remote(_))
+                {
+                    self.state.router.unlink(self.conn);
+                }
+                self.pending.clear();
+                Flow::Nothing
+            }
+            Outbound::Resync => {
+                self.state
+                    .metrics
+                    .route_gaps
+                    .with_label_values(&["resync"])
+                    .inc();
+                self.resync().await;
+                self.resend_all().await;
+                Flow::Nothing
+            }
+        }
+    }
+
+    /// Asks a remote owner for the full state.
+    async fn resync(&mut self) {
+        if let Some(Link {
+            room,
+            at: Located::Remote(node),
+            ..
+        }) = &self.link
+        {
+            let msg = NodeMsg::Resume {
+                room: room.clone(),
+                from: self.node().to_string(),
+                conn: self.conn,
+                version: u64::MAX,
+                seq: None,
+            };
+            crate::cluster::send(&self.state, node, &msg).await;
+        }
+    }
+
+    /// Re-routes now unless it was just tried (then at the next tick).
+    async fn maybe_relink(&mut self) {
+        if self
+            .last_relink
+            .is_some_and(|t| t.elapsed() < Duration::from_millis(100))
+        {
+            return;
+        }
+        self.relink().await;
+    }
+
+    async fn relink(&mut self) {
+        self.relink_due = false;
+        self.last_relink = Some(Instant::now());
+        let Some(l) = &self.link else {
+            return;
+        };
+        let (room, seat, spectate) = (l.room.clone(), l.seat, l.spectate);
+        match self.state.rooms.locate(&room).await {
+            Ok(Some((_, at))) => {
+                self.state
+                    .metrics
+                    .reroutes
+                    .with_label_values(&[match at {
+                        Located::Local(_) => "local",
+                        Located::Remote(_) => "remote",
+                    }])
+                    .inc();
+                tracing::debug!(conn = self.conn, room = %room, "re-routed");
+                let resume_from = self.last_version;
+                self.attach(room, seat, spectate, at, None, resume_from)
+                    .await;
+                self.resend_all().await;
+            }
+            Ok(None) => {
+                self.link = None;
+                self.pending.clear();
+            }
+            Err(e) => {
+                tracing::debug!(conn = self.conn, error = %e, "re-route failed; retrying");
+                self.relink_due = true;
+            }
+        }
+    }
+
+    /// Joins `room` where it is served.
+    async fn attach(
+        &mut self,
+        room: String,
+        seat: Option<SeatId>,
+        spectate: bool,
+        at: Located,
+        seq: Option<u64>,
+        resume_from: Option<u64>,
+    ) {
+        match &at {
+            Located::Local(addr) => {
+                self.state.router.unlink(self.conn);
+                let join = Join {
+                    conn: self.conn,
+                    player: self.player.clone(),
+                    tx: self.tx.clone(),
+                    seat,
+                    spectate,
+                    seq,
+                    resume_from,
+                };
+                match addr.send(join).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.link = None;
+                        return;
+                    }
+                    Err(_) => {
+                        // Stopped meanwhile: find it again at the next tick.
+                        self.relink_due = true;
+                    }
+                }
+            }
+            Located::Remote(node) => {
+                self.state.router.link(self.conn, self.tx.clone());
+                let msg = NodeMsg::Join {
+                    room: room.clone(),
+                    from: self.node().to_string(),
+                    conn: self.conn,
+                    player: self.player.0.clone(),
+                    seat,
+                    spectate,
+                    seq,
+                    resume_from,
+                };
+                if !crate::cluster::send(&self.state, node, &msg).await {
+                    self.relink_due = true;
+                }
+            }
+        }
+        self.link = Some(Link {
+            room,
+            seat,
+            spectate,
+            at,
+            expect_n: 1,
+        });
+    }
+
+    /// Leaves the current room.
+    async fn detach(&mut self) {
+        let Some(l) = self.link.take() else {
+            return;
+        };
+        match l.at {
+            Located::Local(addr) => addr.do_send(Detach { conn: self.conn }),
+            Located::Remote(node) => {
+                self.state.router.unlink(self.conn);
+                let msg = NodeMsg::Detach {
+                    room: l.room,
+                    from: self.node().to_string(),
+                    conn: self.conn,
+                };
+                crate::cluster::send(&self.state, &node, &msg).await;
+            }
+        }
+    }
+
+    /// Sends a client frame to the room where it is served.
+    async fn forward(&mut self, text: &str, frame: &tabula_protocol::ClientFrame) {
+        let Some(l) = &self.link else {
+            return;
+        };
+        match &l.at {
+            Located::Local(addr) => {
+                if let ClientMsg::Resume { version } = frame.msg {
+                    addr.do_send(Resume {
+                        conn: self.conn,
+                        version,
+                        seq: frame.seq,
+                    });
+                } else if let Some(command) = frame.msg.to_command() {
+                    addr.do_send(Cmd {
+                        conn: self.conn,
+                        seq: frame.seq,
+                        command,
+                        kind: frame.msg.kind(),
+                        received: Instant::now(),
+                    });
+                }
+            }
+            Located::Remote(node) => {
+                let msg = NodeMsg::Cmd {
+                    room: l.room.clone(),
+                    from: self.node().to_string(),
+                    conn: self.conn,
+                    text: text.to_string(),
+                };
+                let node = node.clone();
+                let ok = crate::cluster::send(&self.state, &node, &msg).await;
+                self.state
+                    .metrics
+                    .routed_commands
+                    .with_label_values(&[if ok { "sent" } else { "send_failed" }])
+                    .inc();
+            }
+        }
+    }
+
+    async fn resend_all(&mut self) {
+        let texts: Vec<String> = self.pending.values().map(|p| p.text.clone()).collect();
+        for t in texts {
+            if let Ok(frame) = parse_client(&t) {
+                self.forward(&t, &frame).await;
+            }
+        }
+        let now = Instant::now();
+        for p in self.pending.values_mut() {
+            p.sent = now;
+        }
+    }
+
+    /// Resends or re-routes what has waited too long.
+    async fn tick(&mut self) {
+        if self.relink_due {
+            self.relink().await;
+            return;
+        }
+        let timeout = Duration::from_millis(self.state.settings.cluster.route_timeout_ms);
+        if !self.pending.values().any(|p| p.sent.elapsed() >= timeout) {
+            return;
+        }
+        let Some(l) = &self.link else {
+            self.pending.clear();
+            return;
+        };
+        let moved = match &l.at {
+            Located::Local(addr) => !addr.connected(),
+            Located::Remote(node) => {
+                let bp = &self.state.backplane;
+                match bp.owner(&l.room).await {
+                    Ok(Some(lease)) if lease.node == *node => {
+                        !bp.node_alive(node).await.unwrap_or(true)
+                    }
+                    Ok(_) => true,
+                    // The store is away: keep trying the same owner.
+                    Err(_) => false,
+                }
+            }
+        };
+        if moved {
+            self.relink().await;
+        } else if matches!(l.at, Located::Remote(_)) {
+            self.state
+                .metrics
+                .routed_commands
+                .with_label_values(&["resent"])
+                .inc();
+            let due: Vec<String> = self
+                .pending
+                .values()
+                .filter(|p| p.sent.elapsed() >= timeout)
+                .map(|p| p.text.clone())
+                .collect();
+            for t in due {
+                if let Ok(frame) = parse_client(&t) {
+                    self.forward(&t, &frame).await;
+                }
+            }
+            let now = Instant::now();
+            for p in self.pending.values_mut() {
+                if now.duration_since(p.sent) >= timeout {
+                    p.sent = now;
+                }
+            }
+        }
+    }
+
+    async fn handle_text(&mut self, text: &str) -> Option<ServerMsg> {
+        let frame = match parse_client(text) {
+            Ok(f) => f,
+            Err(e) => {
+                self.state
+                    .metrics
+                    .commands
+                    .with_label_values(&["invalid", e.code.as_str()])
+                    .inc();
+                return Some(ServerMsg::error(e.code, e.message, e.seq));
+            }
+        };
+        let seq = frame.seq;
+        match &frame.msg {
+            ClientMsg::Ping => Some(ServerMsg::Pong { seq }),
+            ClientMsg::Join {
+                room: key,
+                seat,
+                spectate,
+            } => {
+                let located = match self.state.rooms.locate(key).await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        return Some(ServerMsg::error(ErrorCode::Unavailable, e.to_string(), seq));
+                    }
+                };
+                let Some((entry, at)) = located else {
+                    return Some(ServerMsg::error(
+                        ErrorCode::RoomNotFound,
+                        format!("no room or invite {key:?}"),
+                        seq,
+                    ));
+                };
+                if self.link.as_ref().is_some_and(|l| l.room != entry.id) {
+                    self.detach().await;
+                    self.pending.clear();
+                    self.last_version = None;
+                }
+                self.attach(entry.id, *seat, *spectate, at, seq, None).await;
+                None
+            }
+            _ => {
+                if self.link.is_none() {
+                    return Some(not_joined(seq));
+                }
+                if let Some(s) = seq {
+                    let now = Instant::now();
+                    self.pending.insert(
+                        s,
+                        Pending {
+                            text: text.to_string(),
+                            sent: now,
+                            first: now,
+                        },
+                    );
+                }
+                self.forward(text, &frame).await;
+                None
+            }
+        }
+    }
+}
+
+fn restart_msg() -> ServerMsg {
+    ServerMsg::error(
+        ErrorCode::ShuttingDown,
+        "the node is restarting; reconnect",
+        None,
+    )
+}
+
+fn restart_reason() -> CloseReason {
+    CloseReason {
+        code: CloseCode::Restart,
+        description: Some("restarting".into()),
+    }
+}
+
 /// Runs a session until the socket closes.
 pub async fn run_session(
     state: Arc<AppState>,
@@ -51,7 +530,7 @@ pub async fn run_session(
     mut session: Session,
     mut stream: AggregatedMessageStream,
 ) {
-    let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+    let conn = NEXT_CONN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let s = &state.settings.server;
     let mut bucket = Bucket {
         tokens: f64::from(s.rate_burst),
@@ -63,14 +542,26 @@ pub async fn run_session(
     let abuse = s.abuse_strikes;
     let mut strikes = 0u32;
     let (tx, mut rx) = mpsc::unbounded_channel::<Outbound>();
-    let mut room: Option<Addr<RoomActor>> = None;
     let mut shutdown = state.shutdown_rx.clone();
+    let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     state.metrics.connections.inc();
     tracing::debug!(conn, player = %player, "socket open");
     let welcome = ServerMsg::Welcome {
         protocol: PROTOCOL_VERSION,
         player: player.0.clone(),
         token: state.auth.issue_token(&player),
+    };
+    let mut sess = Sess {
+        state: state.clone(),
+        conn,
+        player: player.clone(),
+        tx,
+        link: None,
+        pending: BTreeMap::new(),
+        last_version: None,
+        relink_due: false,
+        last_relink: None,
     };
     let mut close: Option<CloseReason> = None;
     if send(&mut session, &welcome).await {
@@ -118,7 +609,7 @@ pub async fn run_session(
                                 if !send(&mut session, &e).await { break; }
                                 continue;
                             }
-                            let reply = handle_text(&state, conn, &player, &tx, &mut room, &text).await;
+                            let reply = sess.handle_text(&text).await;
                             if let Some(r) = reply
                                 && !send(&mut session, &r).await
                             {
@@ -137,117 +628,35 @@ pub async fn run_session(
                     }
                 }
                 out = rx.recv() => {
-                    match out {
-                        Some(Outbound::Msg(m)) => {
-                            if !send(&mut session, &m).await { break; }
+                    let Some(out) = out else { break };
+                    match sess.outbound(out).await {
+                        Flow::Write(text) => {
+                            if session.text(text).await.is_err() { break; }
                         }
-                        Some(Outbound::Close(reason)) => {
-                            let e = ServerMsg::error(ErrorCode::Replaced, reason.clone(), None);
-                            let _ = send(&mut session, &e).await;
-                            close = Some(CloseReason { code: CloseCode::Policy, description: Some(reason) });
+                        Flow::Close(reason, msg) => {
+                            if let Some(m) = msg {
+                                let _ = send(&mut session, &m).await;
+                            }
+                            close = Some(reason);
                             break;
                         }
-                        None => break,
+                        Flow::Nothing => {}
                     }
                 }
+                _ = ticker.tick() => {
+                    sess.tick().await;
+                }
                 _ = shutdown.changed() => {
-                    let e = ServerMsg::error(ErrorCode::ShuttingDown, "the node is restarting; reconnect", None);
-                    let _ = send(&mut session, &e).await;
-                    close = Some(CloseReason { code: CloseCode::Restart, description: Some("restarting".into()) });
+                    let _ = send(&mut session, &restart_msg()).await;
+                    close = Some(restart_reason());
                     break;
                 }
             }
         }
     }
-    if let Some(r) = room {
-        r.do_send(Detach { conn });
-    }
+    sess.detach().await;
+    state.router.unlink(conn);
     state.metrics.connections.dec();
     tracing::debug!(conn, player = %player, "socket closed");
     let _ = session.close(close).await;
-}
-
-async fn handle_text(
-    state: &Arc<AppState>,
-    conn: u64,
-    player: &PlayerId,
-    tx: &mpsc::UnboundedSender<Outbound>,
-    room: &mut Option<Addr<RoomActor>>,
-    text: &str,
-) -> Option<ServerMsg> {
-    let received = Instant::now();
-    let frame = match parse_client(text) {
-        Ok(f) => f,
-        Err(e) => {
-            state
-                .metrics
-                .commands
-                .with_label_values(&["invalid", e.code.as_str()])
-                .inc();
-            return Some(ServerMsg::error(e.code, e.message, e.seq));
-        }
-    };
-    let seq = frame.seq;
-    match frame.msg {
-        ClientMsg::Ping => Some(ServerMsg::Pong { seq }),
-        ClientMsg::Join {
-            room: key,
-            seat,
-            spectate,
-        } => {
-            let Some(addr) = state.rooms.find(&key).await else {
-                return Some(ServerMsg::error(
-                    ErrorCode::RoomNotFound,
-                    format!("no room or invite {key:?}"),
-                    seq,
-                ));
-            };
-            if let Some(old) = room.take()
-                && old != addr
-            {
-                old.do_send(Detach { conn });
-            }
-            let join = Join {
-                conn,
-                player: player.clone(),
-                tx: tx.clone(),
-                seat,
-                spectate,
-                seq,
-            };
-            match addr.send(join).await {
-                Ok(true) => *room = Some(addr),
-                Ok(false) => {}
-                Err(_) => {
-                    return Some(ServerMsg::error(
-                        ErrorCode::RoomNotFound,
-                        "the room is closed",
-                        seq,
-                    ));
-                }
-            }
-            None
-        }
-        ClientMsg::Resume { version } => match room {
-            Some(r) => {
-                r.do_send(Resume { conn, version, seq });
-                None
-            }
-            None => Some(not_joined(seq)),
-        },
-        msg => {
-            let Some(r) = room else {
-                return Some(not_joined(seq));
-            };
-            let command = msg.to_command()?;
-            r.do_send(Cmd {
-                conn,
-                seq,
-                command,
-                kind: msg.kind(),
-                received,
-            });
-            None
-        }
-    }
 }

@@ -139,6 +139,26 @@ pub struct LogSettings {
     pub filter: String,
 }
 
+/// `[cluster]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClusterSettings {
+    /// This node's id (empty: `node-<random>`). Unique per process.
+    #[serde(default)]
+    pub node_id: String,
+    /// `memory` (one node, the default) or `redis`.
+    pub backplane: String,
+    /// A routed command unanswered this long is resent (same `seq`), or
+    /// re-routed when its room's owner changed, ms.
+    pub route_timeout_ms: u64,
+    /// How often the node looks for rooms nobody owns, ms.
+    pub sweep_interval_ms: u64,
+    /// After a takeover, players not back within this are marked
+    /// disconnected (their forfeit grace starts), ms.
+    pub takeover_grace_ms: u64,
+    /// The longest a draining node spends handing its rooms off, ms.
+    pub drain_grace_ms: u64,
+}
+
 /// The node's settings.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Settings {
@@ -154,6 +174,10 @@ pub struct Settings {
     pub bots: BotSettings,
     /// `[log]`.
     pub log: LogSettings,
+    /// `[cluster]`.
+    pub cluster: ClusterSettings,
+    /// `[redis]` (used when `cluster.backplane = "redis"`).
+    pub redis: tabula_backplane::RedisConfig,
 }
 
 impl Settings {
@@ -197,7 +221,9 @@ impl Settings {
                 Environment::with_prefix("TABULA")
                     .prefix_separator("__")
                     .separator("__")
-                    .try_parsing(true),
+                    .try_parsing(true)
+                    .list_separator(",")
+                    .with_list_parse_key("redis.urls"),
             );
         }
         let s: Settings = b.build()?.try_deserialize()?;
@@ -276,6 +302,31 @@ impl Settings {
                     s.expose().len()
                 ),
             });
+        }
+        let c = &self.cluster;
+        if !matches!(c.backplane.as_str(), "memory" | "redis") {
+            return bad("cluster.backplane", "must be \"memory\" or \"redis\"");
+        }
+        if c.route_timeout_ms < 50 {
+            return bad("cluster.route_timeout_ms", "must be at least 50");
+        }
+        if c.sweep_interval_ms < 50 {
+            return bad("cluster.sweep_interval_ms", "must be at least 50");
+        }
+        if self.redis.lease_ms < 300 {
+            return bad("redis.lease_ms", "must be at least 300");
+        }
+        if self.redis.timeout_ms == 0 || self.redis.timeout_ms >= self.redis.lease_ms {
+            return bad(
+                "redis.timeout_ms",
+                "must be positive and shorter than redis.lease_ms",
+            );
+        }
+        if self.redis.pool_size == 0 {
+            return bad("redis.pool_size", "must be at least 1");
+        }
+        if c.backplane == "redis" && self.redis.cluster && self.redis.urls.is_empty() {
+            return bad("redis.urls", "a Redis Cluster needs at least one seed URL");
         }
         if !matches!(self.log.format.as_str(), "pretty" | "json") {
             return bad("log.format", "must be \"pretty\" or \"json\"");

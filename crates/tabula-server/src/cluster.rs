@@ -1,0 +1,491 @@
+//! Cross-node routing, liveness and the takeover sweep.
+//!
+//! A session on node A in a room owned by node B is *linked* to B: A sends
+//! B's inbox `join`/`cmd`/`resume`/`detach` node messages; B keeps a *proxy*
+//! connection in the room actor for it, whose outbound messages are numbered
+//! per link and published to A's inbox. A notices a gap in the numbers and
+//! asks for a full state; an unanswered command is resent with its `seq`
+//! (the room applies a `seq` at most once, and the seqs are persisted with
+//! the snapshot, so this holds across a takeover too). When a room moves
+//! (owner fenced, drained, dead), the session re-locates it and re-joins,
+//! replaying what the client missed.
+//!
+//! The messages here are node-internal: clients never see them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use actix::Addr;
+use serde::{Deserialize, Serialize};
+use tabula_backplane::{Inbound, NodeId};
+use tabula_protocol::{ClientMsg, parse_client};
+use tabula_room::{PlayerId, SeatId};
+use tokio::sync::mpsc::{self, UnboundedSender};
+
+use crate::AppState;
+use crate::room_actor::{
+    Abandon, Cmd, Detach, Join, Outbound, Resume, RoomActor, msg_seq, msg_version,
+};
+
+/// Node connection ids (unique within a process).
+pub static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// A message between nodes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum NodeMsg {
+    /// Front → owner: a socket joins a room.
+    Join {
+        /// The room id.
+        room: String,
+        /// The front node.
+        from: NodeId,
+        /// The front's connection id.
+        conn: u64,
+        /// The player.
+        player: String,
+        /// Seat wanted.
+        seat: Option<SeatId>,
+        /// Watch only.
+        spectate: bool,
+        /// The client's seq.
+        seq: Option<u64>,
+        /// A re-join: the last version the client saw.
+        resume_from: Option<u64>,
+    },
+    /// Front → owner: a client frame (JSON as the client sent it).
+    Cmd {
+        /// The room id.
+        room: String,
+        /// The front node.
+        from: NodeId,
+        /// The front's connection id.
+        conn: u64,
+        /// The frame.
+        text: String,
+    },
+    /// Front → owner: `resume {version}`.
+    Resume {
+        /// The room id.
+        room: String,
+        /// The front node.
+        from: NodeId,
+        /// The front's connection id.
+        conn: u64,
+        /// The last version seen.
+        version: u64,
+        /// The client's seq.
+        seq: Option<u64>,
+    },
+    /// Front → owner: the socket left.
+    Detach {
+        /// The room id.
+        room: String,
+        /// The front node.
+        from: NodeId,
+        /// The front's connection id.
+        conn: u64,
+    },
+    /// Owner → front: a message for the socket.
+    Out {
+        /// The front's connection id.
+        conn: u64,
+        /// Link sequence number.
+        n: u64,
+        /// The `seq` it answers.
+        seq: Option<u64>,
+        /// The room version it carries.
+        version: Option<u64>,
+        /// The JSON text.
+        text: String,
+    },
+    /// Owner → front: close the socket.
+    Close {
+        /// The front's connection id.
+        conn: u64,
+        /// Why.
+        reason: String,
+    },
+    /// Owner → front: the room is not (or no longer) here; re-locate it.
+    Reroute {
+        /// The front's connection id.
+        conn: u64,
+    },
+    /// Owner → front: the join was refused.
+    Unjoined {
+        /// The front's connection id.
+        conn: u64,
+    },
+}
+
+#[derive(Debug)]
+struct Proxy {
+    local: u64,
+    addr: Addr<RoomActor>,
+}
+
+/// The node's routing tables.
+#[derive(Debug, Default)]
+pub struct Router {
+    /// Local sessions linked to rooms elsewhere: conn → their outbound.
+    fronts: Mutex<HashMap<u64, UnboundedSender<Outbound>>>,
+    /// Remote sessions in rooms here: (front node, conn) → proxy.
+    proxies: Mutex<HashMap<(NodeId, u64), Proxy>>,
+}
+
+impl Router {
+    /// Registers a local session linked to a remote room.
+    pub fn link(&self, conn: u64, tx: UnboundedSender<Outbound>) {
+        lock(&self.fronts).insert(conn, tx);
+    }
+
+    /// Forgets a local session.
+    pub fn unlink(&self, conn: u64) {
+        lock(&self.fronts).remove(&conn);
+    }
+
+    fn front(&self, conn: u64) -> Option<UnboundedSender<Outbound>> {
+        lock(&self.fronts).get(&conn).cloned()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Sends a node message, counting failures.
+pub async fn send(state: &AppState, node: &str, msg: &NodeMsg) -> bool {
+    let text = match serde_json::to_string(msg) {
+        Ok(t) => t,
+        Err(_) => return false,
+    };
+    match state.backplane.send(node, text).await {
+        Ok(()) => true,
+        Err(e) => {
+            state
+                .metrics
+                .backplane_errors
+                .with_label_values(&["send"])
+                .inc();
+            tracing::warn!(to = %node, error = %e, "node message not sent");
+            false
+        }
+    }
+}
+
+/// Reads this node's inbox until the backplane closes it.
+pub async fn inbox_loop(state: Arc<AppState>) {
+    let Some(mut rx) = state.backplane.take_inbox() else {
+        return;
+    };
+    while let Some(m) = rx.recv().await {
+        match m {
+            Inbound::Message(text) => match serde_json::from_str::<NodeMsg>(&text) {
+                Ok(msg) => handle(&state, msg).await,
+                Err(e) => tracing::warn!(error = %e, "unreadable node message"),
+            },
+            Inbound::Resubscribed => {
+                // Messages may have been lost while the inbox was away.
+                state
+                    .metrics
+                    .route_gaps
+                    .with_label_values(&["resubscribed"])
+                    .inc();
+                for tx in lock(&state.router.fronts).values() {
+                    let _ = tx.send(Outbound::Resync);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
+    let router = &state.router;
+    match msg {
+        NodeMsg::Join {
+            room,
+            from,
+            conn,
+            player,
+            seat,
+            spectate,
+            seq,
+            resume_from,
+        } => {
+            let Some(addr) = state.rooms.local(&room) else {
+                send(state, &from, &NodeMsg::Reroute { conn }).await;
+                return;
+            };
+            let old = lock(&router.proxies).remove(&(from.clone(), conn));
+            if let Some(p) = old {
+                p.addr.do_send(Detach { conn: p.local });
+            }
+            let local = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+            let tx = forwarder(state.clone(), from.clone(), conn);
+            lock(&router.proxies).insert(
+                (from.clone(), conn),
+                Proxy {
+                    local,
+                    addr: addr.clone(),
+                },
+            );
+            let join = Join {
+                conn: local,
+                player: PlayerId::new(player),
+                tx,
+                seat,
+                spectate,
+                seq,
+                resume_from,
+            };
+            match addr.send(join).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    lock(&router.proxies).remove(&(from.clone(), conn));
+                    send(state, &from, &NodeMsg::Unjoined { conn }).await;
+                }
+                Err(_) => {
+                    lock(&router.proxies).remove(&(from.clone(), conn));
+                    send(state, &from, &NodeMsg::Reroute { conn }).await;
+                }
+            }
+        }
+        NodeMsg::Cmd {
+            room: _,
+            from,
+            conn,
+            text,
+        } => {
+            let target = lock(&router.proxies)
+                .get(&(from.clone(), conn))
+                .map(|p| (p.local, p.addr.clone()));
+            let Some((local, addr)) = target.filter(|(_, a)| a.connected()) else {
+                send(state, &from, &NodeMsg::Reroute { conn }).await;
+                return;
+            };
+            // The front parsed it already; a frame that fails here is dropped.
+            let Ok(frame) = parse_client(&text) else {
+                return;
+            };
+            if let ClientMsg::Resume { version } = frame.msg {
+                addr.do_send(Resume {
+                    conn: local,
+                    version,
+                    seq: frame.seq,
+                });
+                return;
+            }
+            let kind = frame.msg.kind();
+            if let Some(command) = frame.msg.to_command() {
+                addr.do_send(Cmd {
+                    conn: local,
+                    seq: frame.seq,
+                    command,
+                    kind,
+                    received: Instant::now(),
+                });
+            }
+        }
+        NodeMsg::Resume {
+            room: _,
+            from,
+            conn,
+            version,
+            seq,
+        } => {
+            let target = lock(&router.proxies)
+                .get(&(from.clone(), conn))
+                .map(|p| (p.local, p.addr.clone()));
+            match target {
+                Some((local, addr)) if addr.connected() => addr.do_send(Resume {
+                    conn: local,
+                    version,
+                    seq,
+                }),
+                _ => {
+                    send(state, &from, &NodeMsg::Reroute { conn }).await;
+                }
+            }
+        }
+        NodeMsg::Detach {
+            room: _,
+            from,
+            conn,
+        } => {
+            if let Some(p) = lock(&router.proxies).remove(&(from, conn)) {
+                p.addr.do_send(Detach { conn: p.local });
+            }
+        }
+        NodeMsg::Out {
+            conn,
+            n,
+            seq,
+            version,
+            text,
+        } => {
+            if let Some(tx) = router.front(conn) {
+                let _ = tx.send(Outbound::Remote {
+                    n,
+                    seq,
+                    version,
+                    text,
+                });
+            }
+        }
+        NodeMsg::Close { conn, reason } => {
+            if let Some(tx) = router.front(conn) {
+                let _ = tx.send(Outbound::Close(reason));
+            }
+        }
+        NodeMsg::Reroute { conn } => {
+            if let Some(tx) = router.front(conn) {
+                let _ = tx.send(Outbound::Reroute);
+            }
+        }
+        NodeMsg::Unjoined { conn } => {
+            if let Some(tx) = router.front(conn) {
+                let _ = tx.send(Outbound::Unjoined);
+            }
+        }
+    }
+}
+
+/// The outbound side of a proxy: what the room sends the remote socket is
+/// numbered and published to the front node, in order (one task per link,
+/// each publish awaited before the next).
+fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<Outbound> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Outbound>();
+    actix_rt::spawn(async move {
+        let mut n = 0u64;
+        while let Some(out) = rx.recv().await {
+            let msg = match out {
+                Outbound::Msg(m) => {
+                    n += 1;
+                    NodeMsg::Out {
+                        conn,
+                        n,
+                        seq: msg_seq(&m),
+                        version: msg_version(&m),
+                        text: m.to_json(),
+                    }
+                }
+                Outbound::Close(reason) => NodeMsg::Close { conn, reason },
+                Outbound::Reroute => NodeMsg::Reroute { conn },
+                Outbound::Unjoined => NodeMsg::Unjoined { conn },
+                Outbound::Remote { .. } | Outbound::Resync => continue,
+            };
+            let last = matches!(msg, NodeMsg::Close { .. } | NodeMsg::Reroute { .. });
+            send(&state, &front, &msg).await;
+            if last {
+                lock(&state.router.proxies).remove(&(front.clone(), conn));
+                break;
+            }
+        }
+    });
+    tx
+}
+
+/// Renews the liveness lease; when it cannot for longer than the lease, the
+/// node stops acting as an owner (another node may have claimed its rooms).
+pub async fn heartbeat_loop(state: Arc<AppState>) {
+    let lease = state.backplane.lease();
+    let every = (lease / 3).max(Duration::from_millis(50));
+    let mut last_ok = Instant::now();
+    let mut shutdown = state.shutdown_rx.clone();
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(every) => {}
+            _ = shutdown.changed() => return,
+        }
+        match state.backplane.heartbeat().await {
+            Ok(()) => {
+                if last_ok.elapsed() > lease {
+                    tracing::warn!("liveness lease renewed after it had expired");
+                }
+                last_ok = Instant::now();
+            }
+            Err(e) => {
+                state
+                    .metrics
+                    .backplane_errors
+                    .with_label_values(&["heartbeat"])
+                    .inc();
+                tracing::warn!(error = %e, "liveness lease not renewed");
+                if last_ok.elapsed() > lease {
+                    let rooms = state.rooms.all();
+                    if !rooms.is_empty() {
+                        tracing::error!(
+                            rooms = rooms.len(),
+                            "liveness lease lost; no longer acting as owner"
+                        );
+                    }
+                    for r in rooms {
+                        r.do_send(Abandon);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Claims the rooms nobody owns (dead owners, released rooms), so their
+/// timers keep running with nobody connected; detaches proxies of dead
+/// front nodes.
+pub async fn sweep_loop(state: Arc<AppState>) {
+    let every = Duration::from_millis(state.settings.cluster.sweep_interval_ms);
+    let mut shutdown = state.shutdown_rx.clone();
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(every) => {}
+            _ = shutdown.changed() => return,
+        }
+        if state.draining.load(Ordering::SeqCst) {
+            return;
+        }
+        match state.backplane.orphans().await {
+            Ok(rooms) => {
+                for id in rooms {
+                    if state.rooms.local(&id).is_some() {
+                        continue;
+                    }
+                    if let Err(e) = state.rooms.take_over(&id, "sweep").await {
+                        tracing::debug!(room = %id, error = %e, "sweep did not take the room");
+                    }
+                }
+            }
+            Err(e) => {
+                state
+                    .metrics
+                    .backplane_errors
+                    .with_label_values(&["orphans"])
+                    .inc();
+                tracing::debug!(error = %e, "orphan sweep failed");
+            }
+        }
+        let fronts: Vec<NodeId> = {
+            let p = lock(&state.router.proxies);
+            let mut v: Vec<NodeId> = p.keys().map(|(n, _)| n.clone()).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        for node in fronts {
+            if node == state.backplane.node_id() {
+                continue;
+            }
+            if let Ok(false) = state.backplane.node_alive(&node).await {
+                let gone: Vec<Proxy> = {
+                    let mut p = lock(&state.router.proxies);
+                    let keys: Vec<_> = p.keys().filter(|(n, _)| *n == node).cloned().collect();
+                    keys.into_iter().filter_map(|k| p.remove(&k)).collect()
+                };
+                for p in gone {
+                    p.addr.do_send(Detach { conn: p.local });
+                }
+            }
+        }
+    }
+}
