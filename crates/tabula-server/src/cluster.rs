@@ -215,9 +215,17 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
             seq,
             resume_from,
         } => {
-            let Some(addr) = state.rooms.local(&room) else {
-                send(state, &from, &NodeMsg::Reroute { conn }).await;
-                return;
+            let addr = match state.rooms.local(&room) {
+                Some(a) => a,
+                // Routed here but not running here (stopped when the lease
+                // was lost, say): take it back if nobody else has.
+                None => match state.rooms.take_over(&room, "rejoin").await {
+                    Ok(crate::Located::Local(a)) => a,
+                    _ => {
+                        send(state, &from, &NodeMsg::Reroute { conn }).await;
+                        return;
+                    }
+                },
             };
             let old = lock(&router.proxies).remove(&(from.clone(), conn));
             if let Some(p) = old {
@@ -403,7 +411,23 @@ pub async fn heartbeat_loop(state: Arc<AppState>) {
         match state.backplane.heartbeat().await {
             Ok(()) => {
                 if last_ok.elapsed() > lease {
-                    tracing::warn!("liveness lease renewed after it had expired");
+                    // Paused or cut off past the lease: other nodes may have
+                    // taken rooms over. Stop every room this node no longer
+                    // owns before it acts again (the fence would refuse its
+                    // next write anyway; this stops timers and bots at once).
+                    tracing::warn!(
+                        "liveness lease renewed after it had expired; checking ownership"
+                    );
+                    for (id, addr) in state.rooms.owned() {
+                        let mine = matches!(
+                            state.backplane.owner(&id).await,
+                            Ok(Some(l)) if l.node == state.backplane.node_id()
+                        );
+                        if !mine {
+                            state.metrics.fenced.with_label_values(&["lease"]).inc();
+                            addr.do_send(Abandon);
+                        }
+                    }
                 }
                 last_ok = Instant::now();
             }

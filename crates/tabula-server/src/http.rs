@@ -23,6 +23,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/metrics", web::get().to(metrics))
         .route("/api/rooms", web::post().to(create_room))
         .route("/api/rooms/{id}", web::get().to(room_state))
+        .route("/api/rooms/{id}/records", web::get().to(room_records))
         .route("/api/invites/{code}", web::get().to(invite))
         .route("/api/quickmatch", web::post().to(quickmatch))
         .route("/api/players/{id}/stats", web::get().to(stats));
@@ -289,6 +290,25 @@ async fn room_state(state: web::Data<AppState>, id: web::Path<String>) -> HttpRe
             ),
         },
         Ok(None) => not_found(),
+        Err(e) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
+        ),
+    }
+}
+
+/// `GET /api/rooms/{id}/records`: the finished games' records (the input of
+/// `tabula verify`), from the store, so any node serves them.
+async fn room_records(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
+    match state.backplane.records(&id).await {
+        Ok(recs) => {
+            let values: Vec<serde_json::Value> = recs
+                .iter()
+                .filter_map(|r| serde_json::from_str(r).ok())
+                .collect();
+            HttpResponse::Ok().json(values)
+        }
         Err(e) => error(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,

@@ -216,6 +216,14 @@ impl Rooms {
         Ok(Located::Local(addr))
     }
 
+    /// Every room actor with its id.
+    pub fn owned(&self) -> Vec<(String, Addr<RoomActor>)> {
+        self.lock()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
     /// Every room actor.
     pub fn all(&self) -> Vec<Addr<RoomActor>> {
         self.lock().values().cloned().collect()
