@@ -26,7 +26,7 @@ use tokio::sync::mpsc::{self, UnboundedSender};
 
 use crate::AppState;
 use crate::room_actor::{
-    Abandon, Cmd, Detach, Join, Outbound, Resume, RoomActor, msg_seq, msg_version,
+    Abandon, Cmd, Detach, Join, Outbound, Persist, Resume, RoomActor, msg_seq, msg_version,
 };
 
 /// Node connection ids (unique within a process).
@@ -195,6 +195,12 @@ pub async fn inbox_loop(state: Arc<AppState>) {
                     .inc();
                 for tx in lock(&state.router.fronts).values() {
                     let _ = tx.send(Outbound::Resync);
+                }
+                // The store may have restarted empty: every room this node
+                // owns writes itself again, re-establishing its ownership,
+                // directory entry and snapshot.
+                for room in state.rooms.all() {
+                    room.do_send(Persist);
                 }
             }
             _ => {}

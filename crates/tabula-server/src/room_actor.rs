@@ -338,11 +338,11 @@ impl RoomActor {
                         tracing::warn!(room = %act.id, error = %e, "snapshot not written; refusing commands until it is");
                     }
                     act.unpersisted = true;
-                    if !act.retry_pending && !act.unsent.is_empty() {
+                    if !act.retry_pending {
                         act.retry_pending = true;
                         ctx.run_later(Duration::from_millis(250), |act, ctx| {
                             act.retry_pending = false;
-                            if !act.fenced && !act.unsent.is_empty() {
+                            if !act.fenced && act.unpersisted {
                                 act.write(ctx);
                             }
                         });
@@ -950,6 +950,22 @@ impl Handler<Shutdown> for RoomActor {
                 act.abandon(ctx);
             }),
         )
+    }
+}
+
+/// Write the room again now (the store came back, possibly empty: the write
+/// re-establishes what it lost).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Persist;
+
+impl Handler<Persist> for RoomActor {
+    type Result = ();
+
+    fn handle(&mut self, _m: Persist, ctx: &mut Context<Self>) {
+        if !self.fenced {
+            self.write(ctx);
+        }
     }
 }
 

@@ -81,6 +81,9 @@ struct Sess {
     last_version: Option<u64>,
     relink_due: bool,
     last_relink: Option<Instant>,
+    /// A join sent to a remote owner and not answered yet: when, its seq
+    /// and resume point (resent, or re-routed, like a pending command).
+    join_wait: Option<(Instant, Option<u64>, Option<u64>)>,
 }
 
 /// What the select loop should do after an outbound message.
@@ -139,6 +142,7 @@ impl Sess {
                 }
                 let gap = n > l.expect_n;
                 l.expect_n = n + 1;
+                self.join_wait = None;
                 if gap {
                     // Pub/sub lost something: ask the owner for the whole
                     // state (a version past the room's gets one).
@@ -171,6 +175,7 @@ impl Sess {
                 Flow::Nothing
             }
             Outbound::Unjoined => {
+                self.join_wait = None;
                 if let Some(l) = self.link.take()
                     && matches!(l.at, Located::Remote(_))
                 {
@@ -268,6 +273,7 @@ impl Sess {
     ) {
         match &at {
             Located::Local(addr) => {
+                self.join_wait = None;
                 self.state.router.unlink(self.conn);
                 let join = Join {
                     conn: self.conn,
@@ -291,6 +297,7 @@ impl Sess {
                 }
             }
             Located::Remote(node) => {
+                self.join_wait = Some((Instant::now(), seq, resume_from));
                 self.state.router.link(self.conn, self.tx.clone());
                 let msg = NodeMsg::Join {
                     room: room.clone(),
@@ -396,7 +403,10 @@ impl Sess {
             return;
         }
         let timeout = Duration::from_millis(self.state.settings.cluster.route_timeout_ms);
-        if !self.pending.values().any(|p| p.sent.elapsed() >= timeout) {
+        let join_late = self
+            .join_wait
+            .is_some_and(|(t, _, _)| t.elapsed() >= timeout);
+        if !join_late && !self.pending.values().any(|p| p.sent.elapsed() >= timeout) {
             return;
         }
         let Some(l) = &self.link else {
@@ -419,6 +429,14 @@ impl Sess {
         };
         if moved {
             self.relink().await;
+        } else if join_late {
+            // The owner is alive but did not answer the join: join again
+            // (it replaces the proxy) and resend what is pending.
+            let (room, seat, spectate, at) = (l.room.clone(), l.seat, l.spectate, l.at.clone());
+            let (_, seq, resume_from) = self.join_wait.unwrap_or((Instant::now(), None, None));
+            self.attach(room, seat, spectate, at, seq, resume_from)
+                .await;
+            self.resend_all().await;
         } else if matches!(l.at, Located::Remote(_)) {
             self.state
                 .metrics
@@ -562,6 +580,7 @@ pub async fn run_session(
         last_version: None,
         relink_due: false,
         last_relink: None,
+        join_wait: None,
     };
     let mut close: Option<CloseReason> = None;
     if send(&mut session, &welcome).await {

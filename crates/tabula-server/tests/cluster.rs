@@ -562,10 +562,11 @@ async fn games_through(
     c: &Cluster,
     games: usize,
     before: usize,
+    homes: [usize; 2],
     disrupt: impl FnOnce() + Send + 'static,
 ) -> (Vec<Duration>, Vec<Duration>) {
     let owner = c.nodes[2].addr;
-    let homes = [c.nodes[0].addr, c.nodes[1].addr];
+    let homes = [c.nodes[homes[0]].addr, c.nodes[homes[1]].addr];
     let mut all = Vec::new();
     for g in 0..games {
         all.push(Game::new(owner, homes, &c.table, &format!("g{g}")).await);
@@ -616,7 +617,7 @@ async fn games_through(
 #[tokio::test]
 async fn players_on_two_nodes_play_whole_games_owned_by_a_third() {
     let c = Cluster::start("plain", false);
-    let (worst, _) = games_through(&c, 3, 0, || {}).await;
+    let (worst, _) = games_through(&c, 3, 0, [0, 1], || {}).await;
     assert!(
         worst.iter().all(|w| *w < Duration::from_secs(2)),
         "{worst:?}; logs: {}",
@@ -665,8 +666,13 @@ async fn players_on_two_nodes_play_whole_games_owned_by_a_third() {
 async fn kill_9_of_the_owner_loses_no_acknowledged_move() {
     let mut c = Cluster::start("kill", false);
     let pid = c.nodes[2].pid();
-    c.down(2);
-    let (worst, first) = games_through(&c, 6, 12, move || signal(pid, "-KILL")).await;
+    let table = c.table.clone();
+    // Half the players sit on the owner that dies: they reconnect elsewhere.
+    let (worst, first) = games_through(&c, 6, 12, [0, 2], move || {
+        signal(pid, "-KILL");
+        table.lock().unwrap()[2].1 = false;
+    })
+    .await;
     c.nodes[2].kill9();
     let (med, max) = (median(first.clone()), first.iter().max().copied().unwrap());
     println!(
@@ -694,7 +700,7 @@ async fn a_paused_owner_is_fenced_and_no_game_forks() {
     let c = Cluster::start("stop", false);
     let pid = c.nodes[2].pid();
     c.down(2);
-    let (_, first) = games_through(&c, 3, 10, move || signal(pid, "-STOP")).await;
+    let (_, first) = games_through(&c, 3, 10, [0, 1], move || signal(pid, "-STOP")).await;
     println!("SIGSTOP takeover pause: max {:?}", first.iter().max());
     // Wake the old owner: its lease has long expired and its rooms are
     // owned elsewhere; it must stop them instead of writing.
@@ -719,9 +725,15 @@ async fn a_paused_owner_is_fenced_and_no_game_forks() {
 async fn sigterm_drain_hands_rooms_off_in_well_under_a_second() {
     let mut c = Cluster::start("drain", false);
     let pid = c.nodes[2].pid();
-    // A load balancer stops sending new connections once readiness fails.
-    c.down(2);
-    let (worst, first) = games_through(&c, 4, 10, move || signal(pid, "-TERM")).await;
+    let table = c.table.clone();
+    // Half the players sit on the draining node: closed with 1012, they
+    // reconnect elsewhere (a load balancer sends no one there once its
+    // readiness fails).
+    let (worst, first) = games_through(&c, 4, 10, [0, 2], move || {
+        table.lock().unwrap()[2].1 = false;
+        signal(pid, "-TERM");
+    })
+    .await;
     let max_first = first.iter().max().copied().unwrap();
     let max_worst = worst.iter().max().copied().unwrap();
     println!(
@@ -738,24 +750,38 @@ async fn sigterm_drain_hands_rooms_off_in_well_under_a_second() {
     assert!(status.success(), "drained node exit: {status:?}");
 }
 
-#[tokio::test]
-async fn redis_restarts_with_aof_lose_no_acknowledged_move() {
-    let mut c = Cluster::start("aof", true);
-    let games = 3;
+/// Redis goes away mid-game and comes back: with AOF (nothing lost), or
+/// without persistence (empty: the owners write their rooms again).
+async fn redis_restart(name: &str, aof: bool) {
+    let mut c = Cluster::start(name, aof);
     let owner = c.nodes[2].addr;
     let homes = [c.nodes[0].addr, c.nodes[1].addr];
     let mut all = Vec::new();
-    for g in 0..games {
+    for g in 0..3 {
         all.push(Game::new(owner, homes, &c.table, &format!("r{g}")).await);
     }
     for g in &mut all {
         g.play(&c.table, Some(10)).await;
     }
     c.redis.kill();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
     c.redis.spawn();
     for g in &mut all {
-        assert!(g.play(&c.table, None).await);
+        assert!(g.play(&c.table, None).await, "logs: {}", c.logs());
         g.check_record(&c.table).await;
     }
+    // New games work after the restart too.
+    let mut g = Game::new(owner, homes, &c.table, "after").await;
+    assert!(g.play(&c.table, None).await);
+    g.check_record(&c.table).await;
+}
+
+#[tokio::test]
+async fn redis_restart_with_aof_loses_no_acknowledged_move() {
+    redis_restart("aof", true).await;
+}
+
+#[tokio::test]
+async fn redis_restart_without_persistence_recovers() {
+    redis_restart("noaof", false).await;
 }
