@@ -26,6 +26,11 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use tokio_tungstenite::tungstenite::Message;
 
+/// One scenario at a time: each runs a Redis and three nodes, and the pause
+/// figures mean something only on a machine that is not also running seven
+/// other clusters.
+static SERIAL: Mutex<()> = Mutex::const_new(());
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -55,15 +60,21 @@ struct Redis {
     port: u16,
     dir: PathBuf,
     aof: bool,
+    cluster: bool,
     child: Option<Child>,
 }
 
 impl Redis {
     fn start(name: &str, aof: bool) -> Redis {
+        Redis::start_with(name, aof, false)
+    }
+
+    fn start_with(name: &str, aof: bool, cluster: bool) -> Redis {
         let mut r = Redis {
             port: free_port(),
             dir: scratch(name),
             aof,
+            cluster,
             child: None,
         };
         r.spawn();
@@ -82,6 +93,10 @@ impl Redis {
             .arg(&self.dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        if self.cluster {
+            cmd.args(["--cluster-enabled", "yes", "--cluster-config-file"])
+                .arg(self.dir.join("nodes.conf"));
+        }
         if self.aof {
             cmd.args(["--appendonly", "yes", "--appendfsync", "always"]);
         } else {
@@ -129,11 +144,22 @@ struct Node {
 }
 
 impl Node {
-    fn start(name: &str, redis_url: &str, prefix: &str, dir: &std::path::Path) -> Node {
+    fn start(
+        name: &str,
+        redis_url: &str,
+        prefix: &str,
+        dir: &std::path::Path,
+        cluster_urls: Option<&str>,
+    ) -> Node {
         let port = free_port();
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
         let log = dir.join(format!("{name}.log"));
-        let child = Command::new(env!("CARGO_BIN_EXE_tabula-server"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tabula-server"));
+        if let Some(urls) = cluster_urls {
+            cmd.env("TABULA__REDIS__CLUSTER", "true")
+                .env("TABULA__REDIS__URLS", urls);
+        }
+        let child = cmd
             .current_dir(root)
             .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
             .env("TABULA__SERVER__RATE_PER_SEC", "10000")
@@ -153,8 +179,8 @@ impl Node {
                 "cluster-test-secret-0123456789abcdef",
             )
             .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(Stdio::null())
             .spawn()
             .expect("start tabula-server");
         let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -357,6 +383,9 @@ impl Player {
                             break Some(v);
                         }
                     }
+                    // A close frame (1012 from a draining node): reconnect
+                    // at once, as a browser would.
+                    Ok(Some(Ok(Message::Close(_)))) => break None,
                     Ok(Some(Ok(_))) => {}
                     _ => break None,
                 }
@@ -506,6 +535,8 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 struct Cluster {
     redis: Redis,
+    /// The other masters of a Redis Cluster.
+    more_redis: Vec<Redis>,
     nodes: Vec<Node>,
     table: Nodes,
     dir: PathBuf,
@@ -515,8 +546,15 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         self.nodes.clear();
         self.redis.kill();
-        // Logs stay for a failed test to be read.
-        if !std::thread::panicking() {
+        for r in &mut self.more_redis {
+            r.kill();
+            if !std::thread::panicking() {
+                let _ = std::fs::remove_dir_all(&r.dir);
+            }
+        }
+        // Logs stay for a failed test to be read (or with
+        // TABULA_TEST_VERBOSE set).
+        if !std::thread::panicking() && std::env::var_os("TABULA_TEST_VERBOSE").is_none() {
             let _ = std::fs::remove_dir_all(&self.dir);
             let _ = std::fs::remove_dir_all(&self.redis.dir);
         }
@@ -529,13 +567,60 @@ impl Cluster {
         let dir = scratch(name);
         let prefix = format!("t{}{name}", std::process::id());
         let nodes: Vec<Node> = (1..=3)
-            .map(|i| Node::start(&format!("{name}-n{i}"), &redis.url(), &prefix, &dir))
+            .map(|i| Node::start(&format!("{name}-n{i}"), &redis.url(), &prefix, &dir, None))
             .collect();
+        Cluster::assemble(redis, Vec::new(), nodes, dir)
+    }
+
+    /// The same three nodes on a three-master Redis Cluster.
+    fn start_on_redis_cluster(name: &str) -> Cluster {
+        let masters: Vec<Redis> = (0..3)
+            .map(|i| Redis::start_with(&format!("{name}-redis{i}"), false, true))
+            .collect();
+        let addrs: Vec<String> = masters
+            .iter()
+            .map(|r| format!("127.0.0.1:{}", r.port))
+            .collect();
+        let out = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addrs)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "redis-cli --cluster create: {out:?}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        for r in &masters {
+            loop {
+                let out = Command::new("redis-cli")
+                    .args(["-p", &r.port.to_string(), "cluster", "info"])
+                    .output()
+                    .unwrap();
+                if String::from_utf8_lossy(&out.stdout).contains("cluster_state:ok") {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "the Redis Cluster did not form");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        let urls: Vec<String> = masters.iter().map(Redis::url).collect();
+        let urls = urls.join(",");
+        let dir = scratch(name);
+        let prefix = format!("t{}{name}", std::process::id());
+        let nodes: Vec<Node> = (1..=3)
+            .map(|i| Node::start(&format!("{name}-n{i}"), "", &prefix, &dir, Some(&urls)))
+            .collect();
+        let mut masters = masters.into_iter();
+        let first = masters.next().unwrap();
+        Cluster::assemble(first, masters.collect(), nodes, dir)
+    }
+
+    fn assemble(redis: Redis, more_redis: Vec<Redis>, nodes: Vec<Node>, dir: PathBuf) -> Cluster {
         let table = Arc::new(std::sync::Mutex::new(
             nodes.iter().map(|n| (n.addr, true)).collect(),
         ));
         Cluster {
             redis,
+            more_redis,
             nodes,
             table,
             dir,
@@ -605,6 +690,12 @@ async fn games_through(
     for g in &all {
         let g = g.lock().await;
         for p in &g.players {
+            if std::env::var_os("TABULA_TEST_VERBOSE").is_some() {
+                println!(
+                    "{} home {} worst {:?} first {:?}",
+                    p.name, p.home, p.worst.0, p.first_after_mark
+                );
+            }
             worst.push(p.worst.0);
             if let Some(f) = p.first_after_mark {
                 first.push(f);
@@ -616,7 +707,17 @@ async fn games_through(
 
 #[tokio::test]
 async fn players_on_two_nodes_play_whole_games_owned_by_a_third() {
-    let c = Cluster::start("plain", false);
+    let _one = SERIAL.lock().await;
+    whole_games(Cluster::start("plain", false)).await;
+}
+
+#[tokio::test]
+async fn on_a_redis_cluster_players_on_two_nodes_play_whole_games_owned_by_a_third() {
+    let _one = SERIAL.lock().await;
+    whole_games(Cluster::start_on_redis_cluster("rcplain")).await;
+}
+
+async fn whole_games(c: Cluster) {
     let (worst, _) = games_through(&c, 3, 0, [0, 1], || {}).await;
     assert!(
         worst.iter().all(|w| *w < Duration::from_secs(2)),
@@ -626,6 +727,23 @@ async fn players_on_two_nodes_play_whole_games_owned_by_a_third() {
     // The rooms were owned by node 3 and the commands were routed to it.
     assert!(c.nodes[0].metric("tabula_routed_commands_total") > 0.0);
     assert!(c.nodes[2].metric("tabula_rooms{") >= 3.0, "{}", c.logs());
+
+    // Quick match pairs players waiting on different nodes.
+    let (n1, n2) = (c.nodes[0].addr, c.nodes[1].addr);
+    let body = json!({"game": "backgammon"});
+    let b2 = body.clone();
+    let first = tokio::task::spawn_blocking(move || {
+        http(n1, "POST", "/api/quickmatch?guest=qm1", Some(body))
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let second = tokio::task::spawn_blocking(move || {
+        http(n2, "POST", "/api/quickmatch?guest=qm2", Some(b2))
+    });
+    let (s1, r1) = first.await.unwrap();
+    let (s2, r2) = second.await.unwrap();
+    assert_eq!((s1, s2), (200, 200), "{r1} {r2}");
+    assert_eq!(r1["roomId"], r2["roomId"], "{r1} {r2}");
+    assert!(r1.get("bot").is_none(), "{r1}");
 
     // A resent command (same seq) is applied once, across nodes.
     let owner = c.nodes[2].addr;
@@ -664,7 +782,21 @@ async fn players_on_two_nodes_play_whole_games_owned_by_a_third() {
 
 #[tokio::test]
 async fn kill_9_of_the_owner_loses_no_acknowledged_move() {
-    let mut c = Cluster::start("kill", false);
+    let _one = SERIAL.lock().await;
+    kill_9(Cluster::start("kill", false), "kill -9").await;
+}
+
+#[tokio::test]
+async fn on_a_redis_cluster_kill_9_of_the_owner_loses_no_acknowledged_move() {
+    let _one = SERIAL.lock().await;
+    kill_9(
+        Cluster::start_on_redis_cluster("rckill"),
+        "Redis Cluster, kill -9",
+    )
+    .await;
+}
+
+async fn kill_9(mut c: Cluster, label: &str) {
     let pid = c.nodes[2].pid();
     let table = c.table.clone();
     // Half the players sit on the owner that dies: they reconnect elsewhere.
@@ -676,7 +808,7 @@ async fn kill_9_of_the_owner_loses_no_acknowledged_move() {
     c.nodes[2].kill9();
     let (med, max) = (median(first.clone()), first.iter().max().copied().unwrap());
     println!(
-        "kill -9 failover pause (kill → first event), {} clients: median {med:?}, max {max:?}; worst command wait {:?}",
+        "{label} failover pause (kill → first event), {} clients: median {med:?}, max {max:?}; worst command wait {:?}",
         first.len(),
         worst.iter().max().unwrap()
     );
@@ -697,6 +829,7 @@ async fn kill_9_of_the_owner_loses_no_acknowledged_move() {
 
 #[tokio::test]
 async fn a_paused_owner_is_fenced_and_no_game_forks() {
+    let _one = SERIAL.lock().await;
     let c = Cluster::start("stop", false);
     let pid = c.nodes[2].pid();
     c.down(2);
@@ -723,6 +856,7 @@ async fn a_paused_owner_is_fenced_and_no_game_forks() {
 
 #[tokio::test]
 async fn sigterm_drain_hands_rooms_off_in_well_under_a_second() {
+    let _one = SERIAL.lock().await;
     let mut c = Cluster::start("drain", false);
     let pid = c.nodes[2].pid();
     let table = c.table.clone();
@@ -778,10 +912,12 @@ async fn redis_restart(name: &str, aof: bool) {
 
 #[tokio::test]
 async fn redis_restart_with_aof_loses_no_acknowledged_move() {
+    let _one = SERIAL.lock().await;
     redis_restart("aof", true).await;
 }
 
 #[tokio::test]
 async fn redis_restart_without_persistence_recovers() {
+    let _one = SERIAL.lock().await;
     redis_restart("noaof", false).await;
 }
