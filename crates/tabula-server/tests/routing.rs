@@ -1,0 +1,261 @@
+//! Cross-node routing when the node-to-node channel loses messages (Redis
+//! pub/sub is at-most-once): two nodes in one process share an in-process
+//! backplane that drops every few routed messages. Commands whose answers
+//! are lost are resent with their `seq` and applied once; events lost on
+//! the way make the front node ask for a full state. Every game still ends,
+//! and its record holds exactly the moves the players saw acknowledged.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use common::{Client, http_async, next_command, state};
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use tabula_backplane::{
+    Backplane, InProcess, Inbound, Lease, RoomEntry, RoomId, StoredRoom, Ticket,
+};
+use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
+use tabula_server::{Services, Settings};
+use tokio::sync::mpsc;
+
+type R<T> = tabula_backplane::Result<T>;
+
+/// An in-process backplane whose `send` loses every `every`-th routed
+/// command or outbound message.
+#[derive(Debug)]
+struct Lossy {
+    inner: InProcess,
+    every: u64,
+    count: AtomicU64,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Backplane for Lossy {
+    fn node_id(&self) -> &str {
+        self.inner.node_id()
+    }
+    fn lease(&self) -> Duration {
+        self.inner.lease()
+    }
+    fn heartbeat(&self) -> BoxFuture<'_, R<()>> {
+        self.inner.heartbeat()
+    }
+    fn node_alive(&self, node: &str) -> BoxFuture<'_, R<bool>> {
+        self.inner.node_alive(node)
+    }
+    fn leave(&self) -> BoxFuture<'_, R<()>> {
+        self.inner.leave()
+    }
+    fn register(&self, entry: RoomEntry) -> BoxFuture<'_, R<()>> {
+        self.inner.register(entry)
+    }
+    fn lookup(&self, id: &str) -> BoxFuture<'_, R<Option<RoomEntry>>> {
+        self.inner.lookup(id)
+    }
+    fn resolve_invite(&self, code: &str) -> BoxFuture<'_, R<Option<RoomEntry>>> {
+        self.inner.resolve_invite(code)
+    }
+    fn claim(&self, id: &str) -> BoxFuture<'_, R<Lease>> {
+        self.inner.claim(id)
+    }
+    fn release(&self, id: &str, epoch: u64, needs_owner: bool) -> BoxFuture<'_, R<()>> {
+        self.inner.release(id, epoch, needs_owner)
+    }
+    fn owner(&self, id: &str) -> BoxFuture<'_, R<Option<Lease>>> {
+        self.inner.owner(id)
+    }
+    fn orphans(&self) -> BoxFuture<'_, R<Vec<RoomId>>> {
+        self.inner.orphans()
+    }
+    fn save_snapshot(&self, id: &str, epoch: u64, room: StoredRoom) -> BoxFuture<'_, R<()>> {
+        self.inner.save_snapshot(id, epoch, room)
+    }
+    fn load_snapshot(&self, id: &str) -> BoxFuture<'_, R<Option<StoredRoom>>> {
+        self.inner.load_snapshot(id)
+    }
+    fn send(&self, node: &str, message: String) -> BoxFuture<'_, R<()>> {
+        let routed = message.contains(r#""t":"out""#) || message.contains(r#""t":"cmd""#);
+        if routed && self.count.fetch_add(1, Ordering::Relaxed) % self.every == self.every - 1 {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            // Lost on the way, as pub/sub may lose it: the sender cannot tell.
+            return Box::pin(std::future::ready(Ok(())));
+        }
+        self.inner.send(node, message)
+    }
+    fn take_inbox(&self) -> Option<mpsc::UnboundedReceiver<Inbound>> {
+        self.inner.take_inbox()
+    }
+    fn match_or_wait(&self, key: &str, ticket: Ticket) -> BoxFuture<'_, R<Option<Ticket>>> {
+        self.inner.match_or_wait(key, ticket)
+    }
+    fn cancel_ticket(&self, key: &str, ticket: u64) -> BoxFuture<'_, R<bool>> {
+        self.inner.cancel_ticket(key, ticket)
+    }
+    fn deliver_match(&self, ticket: u64, room: String) -> BoxFuture<'_, R<()>> {
+        self.inner.deliver_match(ticket, room)
+    }
+    fn poll_match(&self, ticket: u64) -> BoxFuture<'_, R<Option<String>>> {
+        self.inner.poll_match(ticket)
+    }
+    fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, R<()>> {
+        self.inner.save_record(room, game, record)
+    }
+    fn records(&self, room: &str) -> BoxFuture<'_, R<Vec<String>>> {
+        self.inner.records(room)
+    }
+    fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, R<()>> {
+        self.inner.record_stats(player, delta)
+    }
+    fn stats(&self, player: &str) -> BoxFuture<'_, R<PlayerStats>> {
+        self.inner.stats(player)
+    }
+}
+
+struct Node {
+    addr: std::net::SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn start(settings: Settings, backplane: Arc<dyn Backplane>) -> Node {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        actix_rt::System::new().block_on(async move {
+            let services = Services {
+                backplane: Some(backplane),
+                ..Services::default()
+            };
+            tabula_server::run_with(listener, settings, services, async {
+                let _ = rx.await;
+            })
+            .await
+            .unwrap();
+        });
+    });
+    Node {
+        addr,
+        stop: Some(tx),
+        thread: Some(thread),
+    }
+}
+
+/// Sends with a fresh seq and waits for the answer to that seq only.
+async fn call(c: &mut Client, cmd: Value) -> Value {
+    let seq = c.send(cmd).await;
+    c.until(|m| m["seq"] == json!(seq)).await
+}
+
+#[tokio::test]
+async fn games_routed_over_a_lossy_channel_end_with_every_acknowledged_move_once() {
+    let mut settings = common::test_settings();
+    settings.cluster.route_timeout_ms = 100;
+    let dropped = Arc::new(AtomicU64::new(0));
+    let shared = InProcess::new("owner");
+    let front = shared.member("front");
+    let lossy = |inner: InProcess, every: u64| -> Arc<dyn Backplane> {
+        Arc::new(Lossy {
+            inner,
+            every,
+            count: AtomicU64::new(0),
+            dropped: dropped.clone(),
+        })
+    };
+    let owner = start(settings.clone(), lossy(shared, 9));
+    let front = start(settings, lossy(front, 7));
+
+    // One long nardy game already loses dozens of messages; more games
+    // would only add time.
+    const GAMES: usize = 1;
+    for g in 0..GAMES {
+        let (status, v) = http_async(
+            owner.addr,
+            "POST",
+            "/api/rooms",
+            Some(json!({"game": "long_nardy"})),
+        )
+        .await;
+        assert_eq!(status, 201, "{v}");
+        let room = v["roomId"].as_str().unwrap().to_string();
+        // Both players on the front node; the room lives on the owner.
+        let mut a = Client::connect(front.addr, &format!("la{g}")).await;
+        let mut b = Client::connect(front.addr, &format!("lb{g}")).await;
+        for c in [&mut a, &mut b] {
+            c.send(json!({"type": "join", "room": room})).await;
+            c.until(|m| m["type"] == "state").await;
+            assert_ne!(call(c, json!({"type": "ready"})).await["type"], "error");
+        }
+        let mut moves: [Vec<(Value, Value)>; 2] = [Vec::new(), Vec::new()];
+        let mut commands = 0;
+        loop {
+            let st = state(front.addr, &room).await;
+            if st["phase"] == "finished" {
+                break;
+            }
+            assert!(commands < 5000, "the game did not end");
+            let Some((seat, cmd)) = next_command(&st) else {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                continue;
+            };
+            let i = usize::from(seat == "b");
+            let c = if i == 0 { &mut a } else { &mut b };
+            let r = call(c, cmd.clone()).await;
+            commands += 1;
+            if r["type"] == "error" {
+                // The state read over HTTP was already stale.
+                continue;
+            }
+            if cmd["type"] == "move" {
+                moves[i].push((cmd["from"].clone(), cmd["to"].clone()));
+            }
+        }
+        let (status, recs) = http_async(
+            front.addr,
+            "GET",
+            &format!("/api/rooms/{room}/records"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200);
+        let actions = recs[0]["actions"].as_array().unwrap();
+        for (i, seat) in ["a", "b"].iter().enumerate() {
+            let steps: Vec<(Value, Value)> = actions
+                .iter()
+                .filter(|a| a["type"] == "step" && a["seat"] == *seat)
+                .map(|a| (a["from"].clone(), a["to"].clone()))
+                .collect();
+            assert!(!steps.is_empty());
+            assert_eq!(steps, moves[i], "seat {seat}");
+        }
+    }
+    let dropped = dropped.load(Ordering::Relaxed);
+    assert!(dropped > 20, "the channel lost only {dropped} messages");
+    let metrics = http_async(front.addr, "GET", "/metrics", None).await.1;
+    let text = metrics.as_str().unwrap_or_default().to_string();
+    let count = |name: &str| -> f64 {
+        text.lines()
+            .filter(|l| l.starts_with(name))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    assert!(count("tabula_route_gaps_total") >= 1.0, "{text}");
+    assert!(
+        count("tabula_routed_commands_total{outcome=\"resent\"}") >= 1.0,
+        "{text}"
+    );
+}
