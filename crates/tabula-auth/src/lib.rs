@@ -65,8 +65,8 @@ mod session;
 pub use error::{AuthError, SessionKeyError, TokenError};
 pub use init_data::{
     InitData, MAX_FUTURE_SKEW, MAX_INIT_DATA_LEN, PRODUCTION_PUBLIC_KEY_HEX, TEST_PUBLIC_KEY_HEX,
-    TelegramChat, TelegramEnv, TelegramUser, validate_init_data, validate_third_party,
-    validate_third_party_with_key,
+    TelegramChat, TelegramEnv, TelegramUser, sign_init_data, validate_init_data,
+    validate_third_party, validate_third_party_with_key,
 };
 pub use player::{GUEST_NAME_MAX_LEN, GUEST_NAME_MIN_LEN, PlayerId, guest_player_id};
 pub use session::{MAX_TOKEN_LEN, MIN_SECRET_LEN, Session, SessionKey};
