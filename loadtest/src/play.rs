@@ -135,8 +135,12 @@ impl Player {
         self.next = Some((Instant::now() + think, cmd));
     }
 
+    fn want_state(&mut self, now: Instant) {
+        self.next = Some((now, json!({"type": "resume", "version": u64::MAX / 2})));
+    }
+
     /// Chooses this seat's command from a full room view, if it must act.
-    fn from_state(&mut self, shared: &Shared, st: &Value) {
+    fn act_on_state(&mut self, shared: &Shared, st: &Value) {
         let Some(seat) = &self.seat else { return };
         if st["phase"] == "finished" {
             self.done = true;
@@ -226,7 +230,7 @@ impl Player {
                     self.seat = Some(s.to_string());
                 }
                 let st = v["state"].clone();
-                self.from_state(shared, &st);
+                self.act_on_state(shared, &st);
                 None
             }
             Some("game_over") => {
@@ -249,15 +253,11 @@ impl Player {
                             self.schedule(shared, step_msg(s));
                         }
                     }
-                    Some("thudMoved") | Some("roundEnded") | Some("gameStarted")
-                        if v["seq"].is_null() || !mine =>
-                    {
-                        // Thud! has no `possibleMoves`: ask for the state
-                        // when it may be our turn.
-                        if ev["type"] != "thudMoved" || !mine {
-                            self.next =
-                                Some((now, json!({"type": "resume", "version": u64::MAX / 2})));
-                        }
+                    // Thud! has no `possibleMoves`: after the other side
+                    // moved, or a round or game began, ask for the state.
+                    Some("thudMoved") if !mine => self.want_state(now),
+                    Some("roundEnded") | Some("gameStarted") if shared.cfg.game == "thud" => {
+                        self.want_state(now);
                     }
                     _ => {}
                 }
@@ -360,13 +360,23 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
 
 /// Compares the stored record's steps, per seat, with the moves the
 /// players saw acknowledged.
-async fn verify(shared: &Shared, room: &str, moves: &[(Option<String>, Vec<(Value, Value)>)]) {
+/// A seat and the moves it saw acknowledged.
+type Acked = (Option<String>, Vec<(Value, Value)>);
+
+async fn verify(shared: &Shared, room: &str, moves: &[Acked]) {
     let host = &shared.cfg.hosts[0];
-    let Ok((200, recs)) = http(host, "GET", &format!("/api/rooms/{room}/records"), None).await
-    else {
-        shared.stats.error("verify_unavailable");
-        return;
-    };
+    // The record is stored right after `game_over` goes out, not before:
+    // give it a moment.
+    let mut recs = Value::Null;
+    for _ in 0..20 {
+        match http(host, "GET", &format!("/api/rooms/{room}/records"), None).await {
+            Ok((200, r)) if r[0]["actions"].is_array() => {
+                recs = r;
+                break;
+            }
+            _ => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
     let Some(actions) = recs[0]["actions"].as_array() else {
         shared.stats.error("verify_no_record");
         return;

@@ -1,0 +1,226 @@
+//! The CI smoke scenario: a few hundred matches for well under a minute
+//! against a real node on a real socket, with `--assert` deciding the exit
+//! status, plus the other modes (a bot seat, Thud!, Telegram `initData`)
+//! briefly, and the harness's own refusals of bad arguments.
+
+use std::net::SocketAddr;
+use std::process::Command;
+
+use tabula_server::Settings;
+
+struct Node {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn start(bot_token: Option<&str>) -> Node {
+    let mut s = Settings::defaults();
+    s.bots.delay_ms = 0;
+    s.server.rate_per_sec = 1000;
+    s.server.rate_burst = 1000;
+    s.server.shutdown_timeout_secs = 1;
+    if let Some(t) = bot_token {
+        s.auth.bot_token = Some(tabula_server::settings::Secret(t.to_string()));
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        actix_rt::System::new().block_on(async move {
+            tabula_server::run(listener, s, async {
+                let _ = rx.await;
+            })
+            .await
+            .unwrap();
+        });
+    });
+    Node {
+        addr,
+        stop: Some(tx),
+        thread: Some(thread),
+    }
+}
+
+fn load(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let report = std::env::temp_dir().join(format!(
+        "tabula-load-{}-{}.json",
+        std::process::id(),
+        args.join("_").len()
+    ));
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula-load"))
+        .args(args)
+        .arg("--report")
+        .arg(&report)
+        .arg("--progress")
+        .arg("0")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let v = std::fs::read_to_string(&report)
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default();
+    let _ = std::fs::remove_file(&report);
+    (out.status.code().unwrap_or(-1), v, text)
+}
+
+#[test]
+fn smoke_a_few_hundred_matches_meet_their_thresholds() {
+    let node = start(None);
+    let url = node.addr.to_string();
+    let (code, r, text) = load(&[
+        "--url",
+        &url,
+        "--matches",
+        "200",
+        "--game",
+        "backgammon",
+        "--ramp-up",
+        "3s",
+        "--duration",
+        "15s",
+        "--think",
+        "0ms..20ms",
+        "--verify",
+        "--assert",
+        "p99<1s,errors=0,games>=20,lost=0",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(r["max_sockets"], 400, "{text}");
+    assert!(r["action"]["count"].as_u64().unwrap() > 1000, "{text}");
+    assert!(r["fanout"]["count"].as_u64().unwrap() > 1000, "{text}");
+    assert!(r["verified_games"].as_u64().unwrap() >= 20, "{text}");
+    assert!(r["harness"]["cpu_s"].as_f64().is_some(), "{text}");
+
+    // A threshold that cannot be met turns the exit status to 1.
+    let (code, _, text) = load(&[
+        "--url",
+        &url,
+        "--matches",
+        "2",
+        "--ramp-up",
+        "0s",
+        "--duration",
+        "1s",
+        "--think",
+        "0",
+        "--assert",
+        "games>=100000",
+    ]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("assert FAIL"), "{text}");
+}
+
+#[test]
+fn bots_thud_and_telegram_init_data_work_too() {
+    let node = start(None);
+    let url = node.addr.to_string();
+    let (code, r, text) = load(&[
+        "--url",
+        &url,
+        "--matches",
+        "4",
+        "--bot",
+        "1",
+        "--game",
+        "backgammon",
+        "--ramp-up",
+        "0s",
+        "--duration",
+        "4s",
+        "--think",
+        "0",
+        "--assert",
+        "errors=0,games>=1",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(r["max_sockets"], 4, "{text}");
+    let (code, _, text) = load(&[
+        "--url",
+        &url,
+        "--matches",
+        "4",
+        "--game",
+        "thud",
+        "--ramp-up",
+        "0s",
+        "--duration",
+        "4s",
+        "--think",
+        "0",
+        "--assert",
+        "errors=0",
+    ]);
+    assert_eq!(code, 0, "{text}");
+
+    let token = "123456:load-test-token";
+    let node = start(Some(token));
+    let url = node.addr.to_string();
+    let (code, r, text) = load(&[
+        "--url",
+        &url,
+        "--matches",
+        "4",
+        "--bot-token",
+        token,
+        "--ramp-up",
+        "0s",
+        "--duration",
+        "3s",
+        "--think",
+        "0",
+        "--assert",
+        "errors=0",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(r["config"]["auth"], "telegram");
+    assert!(r["action"]["count"].as_u64().unwrap() > 10, "{text}");
+    // Guests are refused by a node with a bot token: counted, not hidden.
+    let (code, r, text) = load(&[
+        "--url",
+        &url,
+        "--matches",
+        "2",
+        "--ramp-up",
+        "0s",
+        "--duration",
+        "2s",
+        "--think",
+        "0",
+        "--assert",
+        "errors=0",
+    ]);
+    assert_eq!(code, 1, "{text}");
+    assert!(r["errors_total"].as_u64().unwrap() > 0, "{text}");
+}
+
+#[test]
+fn bad_arguments_get_one_clear_line_and_exit_2() {
+    for args in [
+        vec!["--url", "127.0.0.1:1", "--matches", "0"],
+        vec!["--url", "127.0.0.1:1", "--game", "chess"],
+        vec!["--url", "127.0.0.1:1", "--assert", "speed=fast"],
+        vec!["--url", "127.0.0.1:1", "--chaos-cmd", "true"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tabula-load"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("tabula-load: "), "{args:?}: {err}");
+    }
+}
