@@ -405,7 +405,7 @@ async fn quickmatch(
                     if let Err(e) = bp.deliver_match(partner.id, json).await {
                         tracing::warn!(error = %e, "quick match not delivered to the partner");
                     }
-                    HttpResponse::Ok().json(c)
+                    HttpResponse::Ok().json(with_token(&state, &player, json_of(&c)))
                 }
                 Err(e) => unavailable(e),
             };
@@ -419,7 +419,7 @@ async fn quickmatch(
     loop {
         match bp.poll_match(ticket.id).await {
             Ok(Some(json)) => match serde_json::from_str::<serde_json::Value>(&json) {
-                Ok(v) => return HttpResponse::Ok().json(v),
+                Ok(v) => return HttpResponse::Ok().json(with_token(&state, &player, v)),
                 Err(_) => {
                     return error(
                         StatusCode::INTERNAL_SERVER_ERROR,
@@ -460,7 +460,20 @@ async fn quickmatch(
     };
     let bot = cfg.bot;
     match state.rooms.create(cfg).await {
-        Ok(e) => HttpResponse::Ok().json(created(&e, bot)),
+        Ok(e) => HttpResponse::Ok().json(with_token(&state, &player, json_of(&created(&e, bot)))),
         Err(e) => unavailable(e),
     }
+}
+
+fn json_of(c: &RoomCreated) -> serde_json::Value {
+    serde_json::to_value(c).unwrap_or_default()
+}
+
+/// The quick-match answer carries the player's session token (when the
+/// node issues them), so the socket that follows can authenticate with it.
+fn with_token(state: &AppState, player: &PlayerId, mut v: serde_json::Value) -> serde_json::Value {
+    if let Some(t) = state.auth.issue_token(player) {
+        v["token"] = serde_json::Value::String(t);
+    }
+    v
 }

@@ -129,16 +129,29 @@ async fn quick_match_pairs_two_players_and_offers_a_bot_after_the_wait() {
     let body = json!({"game": "long_nardy"});
     let b2 = body.clone();
     let first = tokio::spawn(async move {
-        http_async(addr, "POST", "/api/quickmatch?guest=q1", Some(b2)).await
+        http_async(addr, "POST", "/api/quickmatch?guest=qm1", Some(b2)).await
     });
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    let (s2, r2) = http_async(addr, "POST", "/api/quickmatch?guest=q2", Some(body.clone())).await;
+    let (s2, r2) = http_async(
+        addr,
+        "POST",
+        "/api/quickmatch?guest=qm2",
+        Some(body.clone()),
+    )
+    .await;
     let (s1, r1) = first.await.unwrap();
     assert_eq!((s1, s2), (200, 200));
     assert_eq!(r1["roomId"], r2["roomId"]);
     assert!(r1.get("bot").is_none());
+    // Each gets a session token of their own for the socket.
+    let (t1, t2) = (r1["token"].as_str().unwrap(), r2["token"].as_str().unwrap());
+    assert_ne!(t1, t2);
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?token={t1}"))
+        .await
+        .unwrap();
+    drop(ws);
     // Alone: a bot room after the configured wait.
-    let (s, r) = http_async(addr, "POST", "/api/quickmatch?guest=q3", Some(body)).await;
+    let (s, r) = http_async(addr, "POST", "/api/quickmatch?guest=qm3", Some(body)).await;
     assert_eq!(s, 200);
     assert_eq!(r["bot"], 1, "{r}");
     // Join by invite code.

@@ -224,14 +224,23 @@ async fn games_routed_over_a_lossy_channel_end_with_every_acknowledged_move_once
                 moves[i].push((cmd["from"].clone(), cmd["to"].clone()));
             }
         }
-        let (status, recs) = http_async(
-            front.addr,
-            "GET",
-            &format!("/api/rooms/{room}/records"),
-            None,
-        )
-        .await;
-        assert_eq!(status, 200);
+        // The record is stored just after `game_over` goes out.
+        let mut recs = Value::Null;
+        for _ in 0..50 {
+            let (status, r) = http_async(
+                front.addr,
+                "GET",
+                &format!("/api/rooms/{room}/records"),
+                None,
+            )
+            .await;
+            assert_eq!(status, 200);
+            recs = r;
+            if recs.as_array().is_some_and(|a| !a.is_empty()) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         let actions = recs[0]["actions"].as_array().unwrap();
         for (i, seat) in ["a", "b"].iter().enumerate() {
             let steps: Vec<(Value, Value)> = actions

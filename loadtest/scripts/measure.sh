@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Reproduces the figures of loadtest/RESULTS.md on this machine:
+#   cargo build --release -p tabula-server -p tabula-loadtest
+#   loadtest/scripts/measure.sh [scenario ...]
+# Scenarios: human, idle, stress, cluster, chaos (default: all). Reports go
+# to loadtest/results/<scenario>-<n>.json; one summary line per run on
+# stdout. Needs redis-server for the cluster scenarios (our own instance on
+# a free port; a Redis already running is not touched).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=target/release
+OUT=loadtest/results
+mkdir -p "$OUT"
+PIDS=()
+cleanup() { for p in "${PIDS[@]:-}"; do kill -9 "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# start_node PORT [extra env...]: a node in the background; echoes its pid.
+start_node() {
+  local port=$1; shift
+  env TABULA__SERVER__LISTEN=127.0.0.1:$port TABULA__SERVER__RATE_PER_SEC=1000 \
+      TABULA__SERVER__RATE_BURST=1000 TABULA__BOTS__DELAY_MS=0 RUST_LOG=warn "$@" \
+      "$BIN/tabula-server" >"$OUT/node-$port.log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 100); do
+    curl -sf "127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  PIDS+=("$pid")
+  echo "$pid"
+}
+
+rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+cpu_s() { awk '{print ($14+$15)/100}' "/proc/$1/stat"; }
+
+summary() {
+  python3 - "$1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+a = r["action"]
+print(f'{r["config"]["matches"]:>6} matches  sockets {r["max_sockets"]:>6}  '
+      f'p50 {a["p50_ms"]:.1f} p99 {a["p99_ms"]:.1f} p99.9 {a["p999_ms"]:.1f} max {a["max_ms"]:.1f} ms  '
+      f'actions/s {r["actions_per_s"]:.0f}  games {r["games"]}  errors {r["errors_total"]} {r["errors"]}  '
+      f'harness {r["harness"]["cpu_cores_used"] or 0:.2f} cores')
+EOF
+}
+
+human() {
+  for n in ${HUMAN_MATCHES:-1000 2500 5000 9000}; do
+    local port; port=$(free_port)
+    local pid; pid=$(start_node "$port")
+    local c0; c0=$(cpu_s "$pid")
+    "$BIN/tabula-load" --url "127.0.0.1:$port" --matches "$n" --ramp-up 20s --duration 40s \
+      --think 500ms..3s --progress 0 --report "$OUT/human-$n.json" >/dev/null || true
+    local c1; c1=$(cpu_s "$pid")
+    echo "human $(summary "$OUT/human-$n.json")  server cpu $(python3 -c "print(round(($c1-$c0)/60,2))") cores  rss $(( $(rss_kib "$pid") / 1024 )) MiB"
+    kill -9 "$pid"
+  done
+}
+
+idle() {
+  local n=${IDLE_MATCHES:-5000}
+  local port; port=$(free_port)
+  local pid; pid=$(start_node "$port" TABULA__ROOMS__GRACE_MS=600000)
+  sleep 1
+  local r0; r0=$(rss_kib "$pid")
+  # Rooms alone (no sockets).
+  python3 - "$port" "$n" <<'EOF'
+import http.client, sys
+port, n = int(sys.argv[1]), int(sys.argv[2])
+c = http.client.HTTPConnection("127.0.0.1", port)
+for _ in range(n):
+    c.request("POST", "/api/rooms", body='{"game":"long_nardy"}', headers={"Content-Type": "application/json"})
+    c.getresponse().read()
+EOF
+  sleep 1
+  local r1; r1=$(rss_kib "$pid")
+  echo "idle rooms: $n rooms, $(( (r1 - r0) * 1024 / n )) bytes per room (rss $r0 → $r1 KiB)"
+  # Seated matches: both sockets joined, nobody acts (the first action
+  # would come after 10 minutes of think time).
+  "$BIN/tabula-load" --url "127.0.0.1:$port" --matches "$n" --ramp-up 10s --duration 10s \
+    --think 600s --progress 0 --report "$OUT/idle-$n.json" >/dev/null &
+  local lpid=$!
+  sleep 18
+  local r2; r2=$(rss_kib "$pid")
+  wait "$lpid" || true
+  echo "idle seated matches: $n matches ($((2 * n)) sockets), $(( (r2 - r1) * 1024 / n )) bytes per seated match incl. its room and 2 sockets (rss $r1 → $r2 KiB)"
+  kill -9 "$pid"
+}
+
+stress() {
+  local port; port=$(free_port)
+  local pid; pid=$(start_node "$port")
+  local c0; c0=$(cpu_s "$pid")
+  "$BIN/tabula-load" --url "127.0.0.1:$port" --matches "${STRESS_MATCHES:-200}" --ramp-up 2s \
+    --duration 30s --think 0 --progress 0 --report "$OUT/stress.json" >/dev/null || true
+  local c1; c1=$(cpu_s "$pid")
+  local answered; answered=$(python3 -c "import json; print(json.load(open('$OUT/stress.json'))['actions_answered'])")
+  echo "stress $(summary "$OUT/stress.json")  server cpu $(python3 -c "print(round($c1-$c0,1))") s = $(python3 -c "print(round(($c1-$c0)*1000/$answered*1000,1))") ms per 1000 actions, $(python3 -c "print(round($answered/($c1-$c0)))") actions per server core-second"
+  kill -9 "$pid"
+}
+
+start_redis() {
+  REDIS_PORT=$(free_port)
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no >/dev/null 2>&1 &
+  PIDS+=("$!")
+  for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+}
+
+cluster_nodes() {
+  P1=$(free_port); P2=$(free_port)
+  local common=(TABULA__CLUSTER__BACKPLANE=redis TABULA__REDIS__URL=redis://127.0.0.1:$REDIS_PORT
+    TABULA__REDIS__PREFIX=load$$ TABULA__AUTH__SESSION_SECRET=load-test-secret-0123456789abcdef
+    TABULA__REDIS__LEASE_MS=${LEASE_MS:-3000})
+  N1=$(start_node "$P1" "${common[@]}" TABULA__CLUSTER__NODE_ID=load-n1)
+  N2=$(start_node "$P2" "${common[@]}" TABULA__CLUSTER__NODE_ID=load-n2)
+}
+
+cluster() {
+  start_redis
+  cluster_nodes
+  local n=${CLUSTER_MATCHES:-2500}
+  "$BIN/tabula-load" --url "127.0.0.1:$P1" --url "127.0.0.1:$P2" --matches "$n" --ramp-up 20s \
+    --duration 40s --think 500ms..3s --progress 0 --report "$OUT/cluster-$n.json" >/dev/null || true
+  echo "cluster $(summary "$OUT/cluster-$n.json")"
+  kill -9 "$N1" "$N2"
+}
+
+chaos() {
+  local n=${CHAOS_MATCHES:-500}
+  for kind in kill drain; do
+    start_redis
+    LEASE_MS=1000 cluster_nodes
+    local sig=-9; [ "$kind" = drain ] && sig=-TERM
+    "$BIN/tabula-load" --url "127.0.0.1:$P1" --url "127.0.0.1:$P2" --matches "$n" --ramp-up 5s \
+      --duration 30s --think 200ms..1s --progress 0 --chaos-at 15s --chaos-cmd "kill $sig $N2" \
+      --report "$OUT/chaos-$kind.json" >/dev/null || true
+    python3 - "$OUT/chaos-$kind.json" "$kind" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["chaos_pauses_ms"]
+print(f'chaos {sys.argv[2]}: {r["config"]["matches"]} matches, affected {p["matches"]}, pause median {p["median"] or 0:.0f} ms max {p["max"] or 0:.0f} ms, '
+      f'records verified {r["verified_games"]}, lost or duplicated {r["lost_or_duplicated"]}, errors {r["errors"]}, '
+      f'p99 {r["action"]["p99_ms"]:.1f} ms')
+EOF
+    kill -9 "$N1" "$N2" 2>/dev/null || true
+  done
+}
+
+for s in "${@:-human idle stress cluster chaos}"; do
+  for t in $s; do "$t"; done
+done
