@@ -113,7 +113,7 @@ cluster_nodes() {
   P1=$(free_port); P2=$(free_port)
   local common=(TABULA__CLUSTER__BACKPLANE=redis TABULA__REDIS__URL=redis://127.0.0.1:$REDIS_PORT
     TABULA__REDIS__PREFIX=load$$ TABULA__AUTH__SESSION_SECRET=load-test-secret-0123456789abcdef
-    TABULA__REDIS__LEASE_MS=${LEASE_MS:-3000})
+    TABULA__REDIS__LEASE_MS=${LEASE_MS:-3000} TABULA__REDIS__TIMEOUT_MS=${REDIS_TIMEOUT_MS:-1000})
   N1=$(start_node "$P1" "${common[@]}" TABULA__CLUSTER__NODE_ID=load-n1)
   N2=$(start_node "$P2" "${common[@]}" TABULA__CLUSTER__NODE_ID=load-n2)
 }
@@ -132,11 +132,11 @@ chaos() {
   local n=${CHAOS_MATCHES:-500}
   for kind in kill drain; do
     start_redis
-    LEASE_MS=1000 cluster_nodes
+    LEASE_MS=1000 REDIS_TIMEOUT_MS=300 cluster_nodes
     local sig=-9; [ "$kind" = drain ] && sig=-TERM
     "$BIN/tabula-load" --url "127.0.0.1:$P1" --url "127.0.0.1:$P2" --matches "$n" --ramp-up 5s \
-      --duration 30s --think 200ms..1s --progress 0 --chaos-at 15s --chaos-cmd "kill $sig $N2" \
-      --report "$OUT/chaos-$kind.json" >/dev/null || true
+      --game backgammon --duration 40s --think 20ms..200ms --progress 0 --chaos-at 15s \
+      --chaos-cmd "kill $sig $N2" --report "$OUT/chaos-$kind.json" >/dev/null || true
     python3 - "$OUT/chaos-$kind.json" "$kind" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))

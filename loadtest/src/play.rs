@@ -298,7 +298,9 @@ async fn recv(
 pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Result<bool> {
     let cfg = &shared.cfg;
     let hosts = &cfg.hosts;
-    let owner = slot % hosts.len();
+    // Retries (a new `n`) move on to the next node, so a dead node in
+    // the list costs one failed attempt, not every attempt of the slot.
+    let owner = (slot + n as usize) % hosts.len();
     let mut body = json!({"game": cfg.game});
     if let Some(level) = cfg.bot {
         body["bot"] = json!({"level": level});
@@ -315,7 +317,7 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
         name: format!("lt{}s{slot}n{n}p{i}", cfg.run_tag),
         // The two sockets of a match go to different nodes when there are
         // several, as behind a load balancer.
-        host: slot + i,
+        host: slot + n as usize + i,
         seat: None,
         seq: 0,
         pending: None,
@@ -343,8 +345,9 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
         worst = worst.max(p.worst_after_chaos);
         moves.push((p.seat.clone(), std::mem::take(&mut p.moves)));
     }
-    if shared.chaos_time().is_some() && result.as_ref().is_ok_and(|f| *f) && worst > Duration::ZERO
-    {
+    // Every match that waited on an answer after the chaos command counts,
+    // finished or not.
+    if shared.chaos_time().is_some() && worst > Duration::ZERO {
         shared
             .stats
             .chaos_pauses
