@@ -143,21 +143,51 @@ struct Node {
     log: PathBuf,
 }
 
+/// How to start a node.
+struct NodeSpec {
+    name: String,
+    redis_url: String,
+    prefix: String,
+    dir: PathBuf,
+    cluster_urls: Option<String>,
+    env: Vec<(String, String)>,
+}
+
+impl NodeSpec {
+    fn new(name: &str, redis_url: &str, prefix: &str, dir: &std::path::Path) -> NodeSpec {
+        NodeSpec {
+            name: name.into(),
+            redis_url: redis_url.into(),
+            prefix: prefix.into(),
+            dir: dir.into(),
+            cluster_urls: None,
+            env: Vec::new(),
+        }
+    }
+
+    fn start(&self) -> Node {
+        Node::start(self)
+    }
+}
+
 impl Node {
-    fn start(
-        name: &str,
-        redis_url: &str,
-        prefix: &str,
-        dir: &std::path::Path,
-        cluster_urls: Option<&str>,
-    ) -> Node {
+    fn start(spec: &NodeSpec) -> Node {
+        let (name, redis_url, prefix, dir) = (
+            spec.name.as_str(),
+            spec.redis_url.as_str(),
+            spec.prefix.as_str(),
+            spec.dir.as_path(),
+        );
         let port = free_port();
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
         let log = dir.join(format!("{name}.log"));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tabula-server"));
-        if let Some(urls) = cluster_urls {
+        if let Some(urls) = &spec.cluster_urls {
             cmd.env("TABULA__REDIS__CLUSTER", "true")
                 .env("TABULA__REDIS__URLS", urls);
+        }
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
         }
         let child = cmd
             .current_dir(root)
@@ -574,11 +604,23 @@ impl Drop for Cluster {
 
 impl Cluster {
     fn start(name: &str, aof: bool) -> Cluster {
+        Cluster::start_env(name, aof, &[])
+    }
+
+    /// Three nodes with extra `TABULA__…` settings.
+    fn start_env(name: &str, aof: bool, env: &[(&str, &str)]) -> Cluster {
         let redis = Redis::start(&format!("{name}-redis"), aof);
         let dir = scratch(name);
         let prefix = format!("t{}{name}", std::process::id());
         let nodes: Vec<Node> = (1..=3)
-            .map(|i| Node::start(&format!("{name}-n{i}"), &redis.url(), &prefix, &dir, None))
+            .map(|i| {
+                let mut n = NodeSpec::new(&format!("{name}-n{i}"), &redis.url(), &prefix, &dir);
+                n.env = env
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                n.start()
+            })
             .collect();
         Cluster::assemble(redis, Vec::new(), nodes, dir)
     }
@@ -618,7 +660,11 @@ impl Cluster {
         let dir = scratch(name);
         let prefix = format!("t{}{name}", std::process::id());
         let nodes: Vec<Node> = (1..=3)
-            .map(|i| Node::start(&format!("{name}-n{i}"), "", &prefix, &dir, Some(&urls)))
+            .map(|i| {
+                let mut n = NodeSpec::new(&format!("{name}-n{i}"), "", &prefix, &dir);
+                n.cluster_urls = Some(urls.clone());
+                n.start()
+            })
             .collect();
         let mut masters = masters.into_iter();
         let first = masters.next().unwrap();
@@ -931,4 +977,47 @@ async fn redis_restart_with_aof_loses_no_acknowledged_move() {
 async fn redis_restart_without_persistence_recovers() {
     let _one = SERIAL.lock().await;
     redis_restart("noaof", false).await;
+}
+
+/// A room whose players were all on the node that died: nobody comes back,
+/// so no command ever finds the room — the background sweep takes it over,
+/// and its disconnect timers run there: the game ends by forfeit.
+#[tokio::test]
+async fn the_sweep_takes_over_a_room_nobody_returns_to_and_its_forfeit_timers_run() {
+    let _one = SERIAL.lock().await;
+    let mut c = Cluster::start_env(
+        "sweep",
+        false,
+        &[
+            ("TABULA__ROOMS__GRACE_MS", "1000"),
+            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "500"),
+        ],
+    );
+    let owner = c.nodes[2].addr;
+    let mut g = Game::new(owner, [owner, owner], &c.table, "sw").await;
+    g.play(&c.table, Some(6)).await;
+    let room = g.room.clone();
+    c.down(2);
+    c.nodes[2].kill9();
+    // The players are gone with their node: drop their sockets unread.
+    for p in &mut g.players {
+        p.ws = None;
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let st = room_state(&c.table, &room).await;
+        if st["phase"] == "finished" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the orphaned room never finished: {st}; logs: {}",
+            c.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let swept: f64 = (0..2)
+        .map(|i| c.nodes[i].metric("tabula_room_takeovers_total{reason=\"sweep\"}"))
+        .sum();
+    assert!(swept >= 1.0, "no sweep takeover; logs: {}", c.logs());
 }
