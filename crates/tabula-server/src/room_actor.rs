@@ -646,8 +646,10 @@ impl Handler<Join> for RoomActor {
     fn handle(&mut self, m: Join, ctx: &mut Context<Self>) -> bool {
         let received = Instant::now();
         if self.fenced {
+            // Handing off (or fenced): not a refusal — the joiner finds
+            // the room's next owner and joins there.
             let _ = m.tx.send(Outbound::Reroute);
-            return false;
+            return true;
         }
         let actor = RoomActorId::Player(m.player.clone());
         let res = if self.room.seat_of(&m.player).is_some() {
