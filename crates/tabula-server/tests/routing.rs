@@ -114,45 +114,14 @@ impl Backplane for Lossy {
     }
 }
 
-struct Node {
-    addr: std::net::SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn start(settings: Settings, backplane: Arc<dyn Backplane>) -> Node {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::spawn(move || {
-        actix_rt::System::new().block_on(async move {
-            let services = Services {
-                backplane: Some(backplane),
-                ..Services::default()
-            };
-            tabula_server::run_with(listener, settings, services, async {
-                let _ = rx.await;
-            })
-            .await
-            .unwrap();
-        });
-    });
-    Node {
-        addr,
-        stop: Some(tx),
-        thread: Some(thread),
-    }
+fn start(settings: Settings, backplane: Arc<dyn Backplane>) -> common::Node {
+    common::start_with(
+        settings,
+        Services {
+            backplane: Some(backplane),
+            ..Services::default()
+        },
+    )
 }
 
 /// Sends with a fresh seq and waits for the answer to that seq only.

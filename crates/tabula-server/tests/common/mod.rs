@@ -43,12 +43,17 @@ pub fn test_settings() -> Settings {
 }
 
 pub fn start(settings: Settings) -> Node {
+    start_with(settings, tabula_server::Services::default())
+}
+
+/// A node with services other than the defaults (a shared backplane…).
+pub fn start_with(settings: Settings, services: tabula_server::Services) -> Node {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
         actix_rt::System::new().block_on(async move {
-            tabula_server::run(listener, settings, async {
+            tabula_server::run_with(listener, settings, services, async {
                 let _ = rx.await;
             })
             .await
