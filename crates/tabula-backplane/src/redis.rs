@@ -409,6 +409,18 @@ impl RedisBackplane {
     }
 
     /// Runs one command on a pooled connection.
+    /// Records this node in the registry the orphan sweep reads (a node
+    /// that came back after being pruned re-registers here).
+    async fn mark_seen(&self) -> Result<()> {
+        self.q::<()>(
+            redis::cmd("ZADD")
+                .arg(self.nodes_key())
+                .arg(now_ms())
+                .arg(&self.node),
+        )
+        .await
+    }
+
     async fn q<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T> {
         bounded(self.timeout, async {
             let mut c = self.conn().await?;
@@ -482,13 +494,7 @@ impl RedisBackplane {
                 self.q::<()>(redis::cmd("SREM").arg(self.owned_key(&owner)).arg(id))
                     .await?;
             }
-            self.q::<()>(
-                redis::cmd("ZADD")
-                    .arg(self.nodes_key())
-                    .arg(now_ms())
-                    .arg(&self.node),
-            )
-            .await?;
+            self.mark_seen().await?;
             return Ok(Lease {
                 node: self.node.clone(),
                 epoch,
@@ -579,13 +585,7 @@ impl RedisBackplane {
                 .await?;
                 self.q::<()>(redis::cmd("SADD").arg(self.owned_key(&self.node)).arg(id))
                     .await?;
-                self.q::<()>(
-                    redis::cmd("ZADD")
-                        .arg(self.nodes_key())
-                        .arg(now_ms())
-                        .arg(&self.node),
-                )
-                .await?;
+                self.mark_seen().await?;
                 Ok(())
             }
             _ => Ok(()),
@@ -794,13 +794,7 @@ impl Backplane for RedisBackplane {
                     .arg(ms),
             )
             .await?;
-            self.q::<()>(
-                redis::cmd("ZADD")
-                    .arg(self.nodes_key())
-                    .arg(now_ms())
-                    .arg(&self.node),
-            )
-            .await
+            self.mark_seen().await
         })
     }
 
