@@ -4,18 +4,22 @@
 //! are lost are resent with their `seq` and applied once; events lost on
 //! the way make the front node ask for a full state. Every game still ends,
 //! and its record holds exactly the moves the players saw acknowledged.
+//!
+//! The same wrapper can also make the store refuse snapshot writes, as an
+//! unreachable Redis does: the room must then hold back what it could not
+//! persist and refuse new commands with `unavailable`.
 
 mod common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use common::{Client, http_async, next_command, state};
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tabula_backplane::{
-    Backplane, InProcess, Inbound, Lease, RoomEntry, RoomId, StoredRoom, Ticket,
+    Backplane, BackplaneError, InProcess, Inbound, Lease, RoomEntry, RoomId, StoredRoom, Ticket,
 };
 use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 use tabula_server::{Services, Settings};
@@ -24,13 +28,15 @@ use tokio::sync::mpsc;
 type R<T> = tabula_backplane::Result<T>;
 
 /// An in-process backplane whose `send` loses every `every`-th routed
-/// command or outbound message.
+/// command or outbound message, and whose snapshot writes fail while
+/// `down` is set.
 #[derive(Debug)]
 struct Lossy {
     inner: InProcess,
     every: u64,
     count: AtomicU64,
     dropped: Arc<AtomicU64>,
+    down: Arc<AtomicBool>,
 }
 
 impl Backplane for Lossy {
@@ -71,6 +77,11 @@ impl Backplane for Lossy {
         self.inner.orphans()
     }
     fn save_snapshot(&self, id: &str, epoch: u64, room: StoredRoom) -> BoxFuture<'_, R<()>> {
+        if self.down.load(Ordering::SeqCst) {
+            return Box::pin(std::future::ready(Err(BackplaneError::Unavailable(
+                "store down (test)".into(),
+            ))));
+        }
         self.inner.save_snapshot(id, epoch, room)
     }
     fn load_snapshot(&self, id: &str) -> BoxFuture<'_, R<Option<StoredRoom>>> {
@@ -143,6 +154,7 @@ async fn games_routed_over_a_lossy_channel_end_with_every_acknowledged_move_once
             every,
             count: AtomicU64::new(0),
             dropped: dropped.clone(),
+            down: Arc::default(),
         })
     };
     let owner = start(settings.clone(), lossy(shared, 9));
@@ -236,4 +248,57 @@ async fn games_routed_over_a_lossy_channel_end_with_every_acknowledged_move_once
         count("tabula_routed_commands_total{outcome=\"resent\"}") >= 1.0,
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn a_room_that_cannot_persist_holds_its_events_and_refuses_new_commands() {
+    let down = Arc::new(AtomicBool::new(false));
+    let node = start(
+        common::test_settings(),
+        Arc::new(Lossy {
+            inner: InProcess::new("solo"),
+            every: u64::MAX,
+            count: AtomicU64::new(0),
+            dropped: Arc::default(),
+            down: down.clone(),
+        }),
+    );
+    let (status, v) = http_async(
+        node.addr,
+        "POST",
+        "/api/rooms",
+        Some(json!({"game": "long_nardy"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    let room = v["roomId"].as_str().unwrap().to_string();
+    let mut a = Client::connect(node.addr, "keeper").await;
+    a.send(json!({"type": "join", "room": room})).await;
+    a.until(|m| m["type"] == "state").await;
+
+    down.store(true, Ordering::SeqCst);
+    let held = a.send(json!({"type": "chat", "text": "held"})).await;
+    // Not persisted, so not acknowledged.
+    let early = a.try_recv(Duration::from_millis(600)).await;
+    assert!(
+        early.is_none(),
+        "answered while the store was down: {early:?}"
+    );
+    let refused = a.send(json!({"type": "chat", "text": "refused"})).await;
+    let r = a.until(|m| m["seq"] == json!(refused)).await;
+    assert_eq!(r["type"], "error", "{r}");
+    assert_eq!(r["code"], "unavailable", "{r}");
+
+    // The store is back: the held command is written and acknowledged;
+    // the refused one never happened.
+    down.store(false, Ordering::SeqCst);
+    let r = a.until(|m| m["seq"] == json!(held)).await;
+    assert_eq!(
+        (r["type"].as_str(), r["text"].as_str()),
+        (Some("chat"), Some("held")),
+        "{r}"
+    );
+    let ok = call(&mut a, json!({"type": "chat", "text": "after"})).await;
+    assert_eq!(ok["type"], "chat", "{ok}");
+    assert!(!a.saw(|m| m["type"] == "chat" && m["text"] == "refused"));
 }
