@@ -30,8 +30,9 @@ pub enum AuthError {
     /// Nothing acceptable was presented.
     #[error("authentication required")]
     Missing,
-    /// A guest id with characters other than `A-Za-z0-9_-` or too long.
-    #[error("bad guest id (1..64 of A-Z a-z 0-9 _ -)")]
+    /// A guest id shorter than 3 or longer than 64 bytes, or with
+    /// characters other than `A-Za-z0-9_-`.
+    #[error("bad guest id (3..64 of A-Z a-z 0-9 _ -)")]
     BadGuestId,
     /// Telegram or token authentication is not configured on this node.
     #[error("{0} authentication is not configured on this node")]
@@ -64,11 +65,10 @@ pub struct GuestAuth {
     pub telegram: Option<Box<dyn Authenticator>>,
 }
 
+/// The same rule `tabula-auth` applies, so every admitted guest can be
+/// issued a session token (a 1–2 character name once got none).
 fn valid_guest(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    tabula_auth::guest_player_id(id).is_ok()
 }
 
 impl Authenticator for GuestAuth {
@@ -119,9 +119,20 @@ pub fn unix_now() -> u64 {
 #[derive(Debug)]
 pub struct TelegramAuth {
     bot_token: Option<Secret>,
+    third_party: Option<ThirdParty>,
     max_age: u64,
     key: SessionKey,
     ttl: u64,
+}
+
+/// Third-party `initData` validation: Telegram's Ed25519 signature for a
+/// bot whose token this node does not hold.
+#[derive(Debug, Clone, Copy)]
+pub struct ThirdParty {
+    /// The bot's numeric id (the part of its token before `:`).
+    pub bot_id: u64,
+    /// The Ed25519 public key that signs (Telegram's, per environment).
+    pub public_key: [u8; 32],
 }
 
 impl TelegramAuth {
@@ -131,20 +142,40 @@ impl TelegramAuth {
     pub fn new(bot_token: Option<Secret>, max_age: u64, key: SessionKey, ttl: u64) -> TelegramAuth {
         TelegramAuth {
             bot_token,
+            third_party: None,
             max_age,
             key,
             ttl,
         }
     }
 
+    /// Also accept `initData` by its Ed25519 `signature` (third-party
+    /// validation) when no bot token is configured.
+    pub fn with_third_party(mut self, third_party: ThirdParty) -> TelegramAuth {
+        self.third_party = Some(third_party);
+        self
+    }
+
     /// [`Authenticator::authenticate`] at `now` (unix seconds).
     pub fn authenticate_at(&self, c: &Credentials, now: u64) -> Result<PlayerId, AuthError> {
         if let Some(init) = &c.init_data {
-            let Some(bot) = &self.bot_token else {
-                return Err(AuthError::NotConfigured("telegram"));
-            };
-            let data = tabula_auth::validate_init_data(init, bot.expose(), now, self.max_age)
-                .map_err(|e| AuthError::Invalid(format!("telegram initData: {e}")))?;
+            // The bot token, when held, is the stronger check (the HMAC
+            // covers every field, `signature` included); a node without it
+            // verifies Telegram's Ed25519 signature instead.
+            let data = match (&self.bot_token, &self.third_party) {
+                (Some(bot), _) => {
+                    tabula_auth::validate_init_data(init, bot.expose(), now, self.max_age)
+                }
+                (None, Some(tp)) => tabula_auth::validate_third_party_with_key(
+                    init,
+                    tp.bot_id,
+                    &tp.public_key,
+                    now,
+                    self.max_age,
+                ),
+                (None, None) => return Err(AuthError::NotConfigured("telegram")),
+            }
+            .map_err(|e| AuthError::Invalid(format!("telegram initData: {e}")))?;
             return Ok(PlayerId::new(data.player_id.into_string()));
         }
         if let Some(token) = &c.token {
@@ -202,19 +233,28 @@ pub fn from_settings(a: &AuthSettings) -> GuestAuth {
         let secret: [u8; 32] = rand::rng().random();
         SessionKey::new(&secret).expect("32 bytes is long enough")
     });
-    if a.bot_token.is_some() && a.guest && !a.force_guest {
+    if a.telegram_configured() && a.guest && !a.force_guest {
         tracing::info!(
-            "a bot token is configured: guest mode is off (auth.force_guest keeps it on)"
+            "Telegram authentication is configured: guest mode is off (auth.force_guest keeps it on)"
         );
+    }
+    let mut telegram = TelegramAuth::new(
+        a.bot_token.clone(),
+        a.init_data_max_age_secs,
+        key,
+        a.session_ttl_secs,
+    );
+    if a.telegram_bot_id != 0
+        && let Some(public_key) = a.telegram_key()
+    {
+        telegram = telegram.with_third_party(ThirdParty {
+            bot_id: a.telegram_bot_id,
+            public_key,
+        });
     }
     GuestAuth {
         guest: a.guest_enabled(),
-        telegram: Some(Box::new(TelegramAuth::new(
-            a.bot_token.clone(),
-            a.init_data_max_age_secs,
-            key,
-            a.session_ttl_secs,
-        ))),
+        telegram: Some(Box::new(telegram)),
     }
 }
 
@@ -244,6 +284,12 @@ mod tests {
             ..Credentials::default()
         };
         assert_eq!(a.authenticate(&bad), Err(AuthError::BadGuestId));
+        // Too short for a session token, so refused at the door.
+        let short = Credentials {
+            guest: Some("ab".into()),
+            ..Credentials::default()
+        };
+        assert_eq!(a.authenticate(&short), Err(AuthError::BadGuestId));
         let off = GuestAuth {
             guest: false,
             telegram: None,

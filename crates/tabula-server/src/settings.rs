@@ -91,6 +91,21 @@ pub struct AuthSettings {
     /// secret is generated at start-up.
     #[serde(default)]
     pub session_secret: Option<Secret>,
+    /// Third-party validation: the numeric id of the bot whose Mini App
+    /// signs `initData`, for a node that does not hold its token. When set
+    /// (and no `bot_token` is), `initData` is checked with Telegram's
+    /// Ed25519 `signature` instead of the HMAC `hash`. 0: unset.
+    #[serde(default)]
+    pub telegram_bot_id: u64,
+    /// Whose Ed25519 key signs it: `production` or `test` (Telegram's test
+    /// environment).
+    #[serde(default = "default_telegram_env")]
+    pub telegram_env: String,
+    /// An explicit Ed25519 public key (64 hex digits) instead of the one
+    /// Telegram publishes for `telegram_env` (a key Telegram publishes
+    /// later, or a test key). Empty: Telegram's.
+    #[serde(default)]
+    pub telegram_public_key: String,
     /// The oldest `auth_date` accepted in `initData`, seconds.
     pub init_data_max_age_secs: u64,
     /// How long an issued session token is valid, seconds.
@@ -101,8 +116,34 @@ impl AuthSettings {
     /// Whether guests are admitted: `guest`, but off when a bot token is
     /// configured unless `force_guest`.
     pub fn guest_enabled(&self) -> bool {
-        self.guest && (self.bot_token.is_none() || self.force_guest)
+        self.guest && (!self.telegram_configured() || self.force_guest)
     }
+
+    /// Whether Telegram `initData` can be validated: a bot token, or a bot
+    /// id for the third-party (Ed25519) check.
+    pub fn telegram_configured(&self) -> bool {
+        self.bot_token.is_some() || self.telegram_bot_id != 0
+    }
+
+    /// The Ed25519 public key third-party validation uses. `None` when
+    /// `telegram_public_key` is not 64 hex digits or the env is unknown
+    /// (`Settings::validate` refuses both).
+    pub fn telegram_key(&self) -> Option<[u8; 32]> {
+        if !self.telegram_public_key.is_empty() {
+            let mut key = [0u8; 32];
+            hex::decode_to_slice(&self.telegram_public_key, &mut key).ok()?;
+            return Some(key);
+        }
+        match self.telegram_env.as_str() {
+            "production" => Some(tabula_auth::TelegramEnv::Production.public_key()),
+            "test" => Some(tabula_auth::TelegramEnv::Test.public_key()),
+            _ => None,
+        }
+    }
+}
+
+fn default_telegram_env() -> String {
+    "production".into()
 }
 
 /// `[rooms]`.
@@ -291,6 +332,12 @@ impl Settings {
                 );
             }
         }
+        if a.telegram_key().is_none() {
+            return bad(
+                "auth.telegram_public_key",
+                "must be empty or 64 hex digits, and auth.telegram_env \"production\" or \"test\"",
+            );
+        }
         if let Some(s) = &a.session_secret
             && s.expose().len() < tabula_auth::MIN_SECRET_LEN
         {
@@ -385,6 +432,14 @@ mod tests {
         check(
             &|s| s.auth.session_secret = Some(Secret("short".into())),
             "auth.session_secret",
+        );
+        check(
+            &|s| s.auth.telegram_public_key = "abcd".into(),
+            "auth.telegram_public_key",
+        );
+        check(
+            &|s| s.auth.telegram_env = "staging".into(),
+            "auth.telegram_public_key",
         );
     }
 

@@ -203,3 +203,77 @@ async fn guests_get_a_token_in_the_default_config() {
         "{body}"
     );
 }
+
+/// A node without the bot token validates Telegram's Ed25519 `signature`
+/// (third-party validation) with the key it is configured with.
+#[tokio::test]
+async fn third_party_init_data_is_checked_by_its_ed25519_signature() {
+    use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
+    use ed25519_dalek::{Signer, SigningKey};
+
+    const BOT_ID: u64 = 7_342_037_359;
+    let signer = SigningKey::from_bytes(&[7u8; 32]);
+    let mut s = test_settings();
+    s.auth.telegram_bot_id = BOT_ID;
+    s.auth.telegram_public_key = hex::encode(signer.verifying_key().to_bytes());
+    s.auth.session_secret = Some(Secret("a session secret of at least 32 bytes".into()));
+    assert!(!s.auth.guest_enabled(), "Telegram configured: no guests");
+    let node = start(s);
+
+    let fields = [
+        ("auth_date", now().to_string()),
+        ("chat_instance", "-8473522709835892796".to_string()),
+        (
+            "user",
+            r#"{"id":5000131393,"first_name":"Alice"}"#.to_string(),
+        ),
+    ];
+    let sign = |bot_id: u64, fields: &[(&str, String)]| -> String {
+        let check = fields
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let sig = signer.sign(format!("{bot_id}:WebAppData\n{check}").as_bytes());
+        let mut q: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| format!("{k}={}", enc(v)))
+            .collect();
+        q.push(format!(
+            "signature={}",
+            URL_SAFE_NO_PAD.encode(sig.to_bytes())
+        ));
+        q.join("&")
+    };
+
+    let good = sign(BOT_ID, &fields);
+    let (_c, w) = open(node.addr, &format!("initData={}", enc(&good)), &[])
+        .await
+        .expect("signed initData accepted");
+    assert_eq!(w["player"], "tg:5000131393", "{w}");
+    assert!(w["token"].is_string(), "a session token follows: {w}");
+
+    // Signed for another bot: refused.
+    let other_bot = sign(BOT_ID + 1, &fields);
+    let (status, body) = open(node.addr, &format!("initData={}", enc(&other_bot)), &[])
+        .await
+        .err()
+        .expect("another bot's data refused");
+    assert_eq!(status, 401, "{body}");
+    // Tampered after signing: refused.
+    let tampered = good.replace("5000131393", "5000131394");
+    let (status, body) = open(node.addr, &format!("initData={}", enc(&tampered)), &[])
+        .await
+        .err()
+        .expect("tampered data refused");
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("signature"),
+        "{body}"
+    );
+    // Guests are off.
+    assert!(open(node.addr, "guest=alice", &[]).await.is_err());
+}
