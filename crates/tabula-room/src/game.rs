@@ -343,6 +343,37 @@ fn long_possible(turn: &long::Turn) -> (Vec<String>, Vec<String>) {
     (first, seqs)
 }
 
+/// The rest of a backgammon turn after its first steps: one sequence of
+/// the remaining steps per distinct final position (the same shape the
+/// roll's `legal_plays` gives, so a client sees whole plays at every step).
+fn bg_rest_sequences(turn: &bg::Turn) -> Vec<String> {
+    fn walk(t: &bg::Turn, played: usize, seen: &mut HashSet<bg::Position>, out: &mut Vec<String>) {
+        if t.is_complete() {
+            if let Ok(p) = t.finish()
+                && seen.insert(p)
+            {
+                let rest = t.steps().get(played..).unwrap_or_default().to_vec();
+                out.push(bg::Play::from_steps(rest).to_string());
+            }
+            return;
+        }
+        let mut dice: Vec<u8> = t.remaining_dice().to_vec();
+        dice.sort_unstable();
+        dice.dedup();
+        for from in (1..=bg::BAR).rev() {
+            for &d in &dice {
+                let mut next = t.clone();
+                if next.step(from, d).is_ok() {
+                    walk(&next, played, seen, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(turn, turn.steps().len(), &mut HashSet::new(), &mut out);
+    out
+}
+
 fn bg_first_steps(turn: &bg::Turn) -> Vec<String> {
     let mut dice: Vec<u8> = turn.remaining_dice().to_vec();
     dice.sort_unstable();
@@ -751,7 +782,7 @@ impl Game {
                             seat,
                             dice_left: t.remaining_dice().to_vec(),
                             first_steps: bg_first_steps(t),
-                            sequences: Vec::new(),
+                            sequences: bg_rest_sequences(t),
                         },
                     ));
                 }

@@ -236,6 +236,12 @@ fn backgammon_room_plays_steps_in_the_movers_numbering() {
     assert!(first.contains(&"24/18".to_string()), "{first:?}");
     assert!(seqs.contains(&"24/18 18/13".to_string()), "{seqs:?}");
     t.step(SeatId::A, "24/18");
+    // Mid-turn the rest is offered as whole plays too, one per result.
+    let (first, seqs, left) = t.possible();
+    assert_eq!(left, vec![5]);
+    assert!(first.contains(&"18/13".to_string()), "{first:?}");
+    assert_eq!(seqs.len(), first.len(), "one step left: {seqs:?} {first:?}");
+    assert!(seqs.contains(&"18/13".to_string()), "{seqs:?}");
     let ev = t.step(SeatId::A, "18/13");
     assert!(has(&ev, |e| matches!(
         e,
