@@ -86,6 +86,73 @@ async fn a_client_plays_a_complete_game_against_a_bot() {
     assert!(a.saw(|m| m["type"] == "event"
         && m["event"]["type"] == "moved"
         && m["event"]["seat"] == "b"));
+
+    // The game shows in every metric the issue lists, with real values.
+    let wrong = a.call(json!({"type": "rollDice"})).await;
+    assert_eq!(wrong["type"], "error", "the game is over: {wrong}");
+    let (s, m) = http_async(node.addr, "GET", "/metrics", None).await;
+    assert_eq!(s, 200);
+    let m = m.as_str().unwrap().to_string();
+    assert_eq!(metric(&m, "tabula_connections"), 1.0, "{m}");
+    assert_eq!(
+        metric(&m, "tabula_rooms{game=\"long_nardy\",state=\"finished\"}"),
+        1.0,
+        "{m}"
+    );
+    assert!(
+        metric(
+            &m,
+            "tabula_commands_total{outcome=\"accepted\",type=\"move\"}"
+        ) >= 15.0
+    );
+    assert!(
+        metric(
+            &m,
+            "tabula_commands_total{outcome=\"accepted\",type=\"rollDice\"}"
+        ) >= 1.0
+    );
+    let code = wrong["code"].as_str().unwrap();
+    assert_eq!(
+        metric(
+            &m,
+            &format!("tabula_commands_total{{outcome=\"{code}\",type=\"rollDice\"}}")
+        ),
+        1.0,
+        "the refused roll is counted by its code: {m}"
+    );
+    assert!(
+        metric(&m, "tabula_command_latency_seconds_count") >= 16.0,
+        "{m}"
+    );
+    assert!(
+        metric(&m, "tabula_snapshot_write_seconds_count") >= 16.0,
+        "{m}"
+    );
+    let kind = g["kind"].as_str().unwrap();
+    assert_eq!(
+        metric(
+            &m,
+            &format!("tabula_games_finished_total{{game=\"long_nardy\",kind=\"{kind}\"}}")
+        ),
+        1.0,
+        "{m}"
+    );
+    assert!(
+        metric(&m, "tabula_bot_think_seconds_count{game=\"long_nardy\"}") >= 5.0,
+        "{m}"
+    );
+}
+
+/// The value of the sample `name` (with its labels as rendered) in a
+/// Prometheus text exposition; 0 when absent.
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| {
+            let (k, v) = l.rsplit_once(' ')?;
+            (k == name).then(|| v.parse().ok())?
+        })
+        .unwrap_or(0.0)
 }
 
 #[tokio::test]
@@ -164,7 +231,7 @@ async fn quick_match_pairs_two_players_and_offers_a_bot_after_the_wait() {
     .await;
     assert_eq!(s, 200);
     assert_eq!(inv["roomId"], r["roomId"]);
-    let mut c = Client::connect(addr, "q3").await;
+    let mut c = Client::connect(addr, "qm4").await;
     let st = c.join(r["invite"].as_str().unwrap()).await;
     assert_eq!(st["yourSeat"], "a", "{st}");
 }
@@ -194,4 +261,123 @@ async fn health_ready_and_metrics() {
     .await;
     assert_eq!(s, 400);
     assert_eq!(e["error"]["code"], "bad_request");
+}
+
+/// Plays (first legal commands) until someone must roll; that state.
+async fn until_a_roll(
+    addr: std::net::SocketAddr,
+    room: &str,
+    a: &mut Client,
+    b: &mut Client,
+) -> Value {
+    for _ in 0..200 {
+        let st = state(addr, room).await;
+        if st["toAct"]["need"] == "roll" {
+            return st;
+        }
+        match next_command(&st) {
+            Some((s, cmd)) => {
+                let c = if s == "a" { &mut *a } else { &mut *b };
+                let r = c.call(cmd.clone()).await;
+                assert!(r["type"] != "error", "{cmd} refused: {r}");
+            }
+            None => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
+        }
+    }
+    panic!("nobody had to roll in 200 commands");
+}
+
+/// The client for `seat` ("a" / "b").
+fn seat<'c>(
+    seat: &Value,
+    a: &'c mut Client,
+    b: &'c mut Client,
+) -> (&'c mut Client, &'c mut Client) {
+    if seat == "a" { (a, b) } else { (b, a) }
+}
+
+#[tokio::test]
+async fn a_match_with_the_doubling_cube_runs_over_sockets() {
+    let node = start(test_settings());
+    let addr = node.addr;
+    let (room, mut a, mut b) = two_players(
+        addr,
+        json!({"game": "backgammon", "matchLength": 3}),
+        ["cubea", "cubeb"],
+    )
+    .await;
+    let st = state(addr, &room).await;
+    assert_eq!(st["matchLength"], 3);
+    assert_eq!(st["cube"]["enabled"], true, "{st}");
+
+    // Game 1: the first player to roll doubles instead; the other drops
+    // and loses one point (the cube's value before the double).
+    let st = until_a_roll(addr, &room, &mut a, &mut b).await;
+    let doubler = st["toAct"]["seat"].clone();
+    let (d, t) = seat(&doubler, &mut a, &mut b);
+    let r = d.call(json!({"type": "double"})).await;
+    assert_eq!(r["event"]["type"], "doubleOffered", "{r}");
+    assert_eq!(r["event"]["value"], 2, "{r}");
+    // Wrong seat: the doubler cannot take his own double.
+    let e = d.call(json!({"type": "take"})).await;
+    assert_eq!(e["type"], "error", "{e}");
+    let st = state(addr, &room).await;
+    assert_eq!(st["toAct"]["need"], "cubeDecision", "{st}");
+    let r = t.call(json!({"type": "drop"})).await;
+    assert_eq!(r["type"], "event", "{r}");
+    let over = d.until(|m| m["type"] == "game_over").await;
+    assert_eq!(over["result"], "win", "{over}");
+    assert_eq!(over["kind"], "drop", "{over}");
+    assert_eq!(over["points"], 1, "{over}");
+    let st = state(addr, &room).await;
+    assert_eq!(st["phase"], "waiting_for_player", "{st}");
+    let doubler_score = if doubler == "a" { 0 } else { 1 };
+    assert_eq!(st["score"][doubler_score], 1, "{st}");
+
+    // Game 2: both press Ready again; a double is taken (cube 2, owned by
+    // the taker), and the game is played to its end.
+    both_ready(&mut a, &mut b).await;
+    let st = until_a_roll(addr, &room, &mut a, &mut b).await;
+    let doubler = st["toAct"]["seat"].clone();
+    let (d, t) = seat(&doubler, &mut a, &mut b);
+    d.call(json!({"type": "double"})).await;
+    let r = t.call(json!({"type": "take"})).await;
+    assert_eq!(r["event"]["type"], "doubleTaken", "{r}");
+    let st = state(addr, &room).await;
+    assert_eq!(st["cube"]["value"], 2, "{st}");
+    let taker = if doubler == "a" { "b" } else { "a" };
+    assert_eq!(st["cube"]["owner"], taker, "{st}");
+    // Only the cube's owner may redouble.
+    let e = d.call(json!({"type": "double"})).await;
+    assert_eq!(e["type"], "error", "{e}");
+
+    // Play the rest of the match out (play_out takes any further doubles).
+    loop {
+        let st = state(addr, &room).await;
+        if st["phase"] == "finished" {
+            break;
+        }
+        if st["phase"] == "waiting_for_player" {
+            both_ready(&mut a, &mut b).await;
+        }
+        play_out(addr, &room, &mut [Some(&mut a), Some(&mut b)], 5000).await;
+    }
+    let st = state(addr, &room).await;
+    let score = [
+        st["score"][0].as_u64().unwrap(),
+        st["score"][1].as_u64().unwrap(),
+    ];
+    assert!(score.iter().any(|&s| s >= 3), "{st}");
+    let match_over = |m: &Value| m["type"] == "event" && m["event"]["type"] == "matchOver";
+    if !a.saw(match_over) {
+        a.until(match_over).await;
+    }
+    let records = http_async(addr, "GET", &format!("/api/rooms/{room}/records"), None).await;
+    assert_eq!(records.0, 200, "{:?}", records.1);
+    let games = records.1.as_array().map_or(0, Vec::len);
+    assert!(
+        games >= 2,
+        "every game of the match is recorded: {}",
+        records.1
+    );
 }
