@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerStats, RoomSnapshot};
+use tabula_room::{GameOptions, Input, PlayerDelta, PlayerId, PlayerStats, RoomSnapshot};
 use tokio::sync::mpsc;
 
 pub mod redis;
@@ -75,6 +75,23 @@ pub struct StoredRoom {
     pub snapshot: RoomSnapshot,
     /// Player id → last applied client `seq`.
     #[serde(default)]
+    pub seqs: BTreeMap<String, u64>,
+}
+
+/// An incremental snapshot: the inputs a room accepted since its last
+/// write. A room's snapshot is the replay log of its inputs, so writing it
+/// whole costs O(inputs) per command; appending costs O(1). The owner
+/// writes a whole [`StoredRoom`] now and then (compaction) and whenever an
+/// append is refused with [`BackplaneError::Gap`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoomAppend {
+    /// How many inputs the store must already hold for this to apply.
+    pub base: usize,
+    /// The inputs after the first `base`.
+    pub inputs: Vec<Input>,
+    /// The room version after them (only ever rises).
+    pub version: u64,
+    /// Player id → last applied client `seq` (the whole map).
     pub seqs: BTreeMap<String, u64>,
 }
 
@@ -126,6 +143,15 @@ pub enum BackplaneError {
     StaleVersion {
         /// The refused version.
         version: u64,
+    },
+    /// An append does not continue the stored room (it holds `stored`
+    /// inputs, or nothing at all): write the whole room instead.
+    #[error("the store holds {stored} inputs, not {base}: a whole snapshot is needed")]
+    Gap {
+        /// Inputs the store holds.
+        stored: usize,
+        /// Inputs the append assumed.
+        base: usize,
     },
     /// The store could not be reached (or timed out).
     #[error("backplane unavailable: {0}")]
@@ -203,7 +229,12 @@ pub trait Backplane: Send + Sync + std::fmt::Debug + 'static {
     /// entry and invite from `room.entry`.
     fn save_snapshot(&self, id: &str, epoch: u64, room: StoredRoom) -> BoxFuture<'_, Result<()>>;
 
-    /// The latest stored room.
+    /// Appends a room's new inputs to its stored snapshot, fenced like
+    /// [`Backplane::save_snapshot`]; [`BackplaneError::Gap`] when the store
+    /// does not hold exactly `append.base` inputs (or lost the room).
+    fn append_inputs(&self, id: &str, epoch: u64, append: RoomAppend) -> BoxFuture<'_, Result<()>>;
+
+    /// The latest stored room (whole, appends included).
     fn load_snapshot(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredRoom>>>;
 
     /// Sends a message to a node's inbox (at most once; lost if the node is
@@ -453,6 +484,41 @@ impl Backplane for InProcess {
         }))
     }
 
+    fn append_inputs(&self, id: &str, epoch: u64, append: RoomAppend) -> BoxFuture<'_, Result<()>> {
+        ready(self.with(|s| {
+            match s.owners.get(id) {
+                Some(l) if l.epoch == epoch && l.node == self.node => {}
+                _ => {
+                    return Err(BackplaneError::Fenced {
+                        room: id.to_string(),
+                        epoch,
+                    });
+                }
+            }
+            let Some(stored) = s.snapshots.get_mut(id) else {
+                return Err(BackplaneError::Gap {
+                    stored: 0,
+                    base: append.base,
+                });
+            };
+            if stored.snapshot.version > append.version {
+                return Err(BackplaneError::StaleVersion {
+                    version: append.version,
+                });
+            }
+            if stored.snapshot.inputs.len() != append.base {
+                return Err(BackplaneError::Gap {
+                    stored: stored.snapshot.inputs.len(),
+                    base: append.base,
+                });
+            }
+            stored.snapshot.inputs.extend(append.inputs);
+            stored.snapshot.version = append.version;
+            stored.seqs = append.seqs;
+            Ok(())
+        }))
+    }
+
     fn load_snapshot(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredRoom>>> {
         ready(Ok(self.with(|s| s.snapshots.get(id).cloned())))
     }
@@ -599,6 +665,54 @@ mod tests {
         ));
         block_on(b.save_snapshot("r1", l2.epoch, snap.clone())).unwrap();
         assert_eq!(block_on(b.load_snapshot("r1")).unwrap(), Some(snap));
+    }
+
+    #[test]
+    fn appends_extend_the_stored_room_and_refuse_gaps() {
+        use tabula_room::{Actor, Command};
+        let b = InProcess::new("n1");
+        let mut room = Room::new(RoomConfig::default());
+        let full = |room: &Room| StoredRoom {
+            entry: entry("r1", "INV1"),
+            snapshot: room.snapshot(),
+            seqs: BTreeMap::new(),
+        };
+        let append = |room: &Room, base: usize| RoomAppend {
+            base,
+            inputs: room.inputs_since(base).to_vec(),
+            version: room.version(),
+            seqs: BTreeMap::from([("tg:1".to_string(), 7)]),
+        };
+        let l = block_on(b.claim("r1")).unwrap();
+        // Nothing stored yet: an append is a gap.
+        assert!(matches!(
+            block_on(b.append_inputs("r1", l.epoch, append(&room, 0))),
+            Err(BackplaneError::Gap { stored: 0, .. })
+        ));
+        block_on(b.save_snapshot("r1", l.epoch, full(&room))).unwrap();
+        for (i, p) in ["tg:1", "tg:2"].into_iter().enumerate() {
+            room.apply(
+                Command::Sit { seat: None },
+                Actor::Player(PlayerId::new(p)),
+                i as u64,
+            )
+            .unwrap();
+        }
+        block_on(b.append_inputs("r1", l.epoch, append(&room, 0))).unwrap();
+        let loaded = block_on(b.load_snapshot("r1")).unwrap().unwrap();
+        assert_eq!(loaded.snapshot, room.snapshot());
+        assert_eq!(loaded.seqs["tg:1"], 7);
+        // The same append again no longer continues the stored log.
+        assert!(matches!(
+            block_on(b.append_inputs("r1", l.epoch, append(&room, 0))),
+            Err(BackplaneError::Gap { stored: 2, base: 0 })
+        ));
+        // Fenced like a whole write.
+        block_on(b.release("r1", l.epoch, false)).unwrap();
+        assert!(matches!(
+            block_on(b.append_inputs("r1", l.epoch, append(&room, 2))),
+            Err(BackplaneError::Fenced { .. })
+        ));
     }
 
     #[test]

@@ -16,7 +16,8 @@
 //!
 //! | key | type | content |
 //! |---|---|---|
-//! | `P:room:{rid}` | hash | `entry` (RoomEntry JSON), `owner` (node or empty), `epoch`, `ver`, `snap` (StoredRoom JSON) |
+//! | `P:room:{rid}` | hash | `entry` (RoomEntry JSON), `owner` (node or empty), `epoch`, `ver`, `snap` (StoredRoom JSON), `n` (inputs held: the snapshot's plus the log's), `seqs` (the latest seqs JSON, after appends) |
+//! | `P:room:{rid}:log` | list | inputs appended since `snap` (Input JSON each); cleared by the next whole write |
 //! | `P:room:{rid}:records` | hash | game number → record |
 //! | `P:invite:{CODE}` | string | room id |
 //! | `P:node:{id}` | string | liveness, expires after the lease |
@@ -48,7 +49,8 @@ use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 use tokio::sync::mpsc;
 
 use crate::{
-    Backplane, BackplaneError, Inbound, Lease, Result, RoomEntry, RoomId, StoredRoom, Ticket,
+    Backplane, BackplaneError, Inbound, Lease, Result, RoomAppend, RoomEntry, RoomId, StoredRoom,
+    Ticket,
 };
 
 /// How the Redis backplane connects (deserialised from the node's config).
@@ -132,6 +134,8 @@ struct Scripts {
     claim: Script,
     release: Script,
     save: Script,
+    append: Script,
+    load: Script,
     register: Script,
     match_or_wait: Script,
     cancel: Script,
@@ -178,8 +182,39 @@ elseif owner ~= ARGV[1] or ep ~= ARGV[2] then
 end
 local ver = tonumber(redis.call('HGET', KEYS[1], 'ver') or '')
 if ver and ver > tonumber(ARGV[3]) then return -2 end
-redis.call('HSET', KEYS[1], 'ver', ARGV[3], 'snap', ARGV[4])
+redis.call('HSET', KEYS[1], 'ver', ARGV[3], 'snap', ARGV[4], 'n', ARGV[6])
+redis.call('HDEL', KEYS[1], 'seqs')
+redis.call('DEL', KEYS[2])
 return restored",
+            ),
+            // KEYS[1] room, KEYS[2] its log; ARGV: me, epoch, version,
+            // base, seqs JSON, input JSON... → {code, stored}: 0 ok,
+            // -1 fenced, -2 stale version, -3 gap (stored inputs; -1 when
+            // the store holds no snapshot).
+            append: Script::new(
+                r"
+if redis.call('HEXISTS', KEYS[1], 'snap') == 0 then return {-3, -1} end
+local owner = redis.call('HGET', KEYS[1], 'owner')
+local ep = redis.call('HGET', KEYS[1], 'epoch')
+if owner ~= ARGV[1] or ep ~= ARGV[2] then return {-1, 0} end
+local ver = tonumber(redis.call('HGET', KEYS[1], 'ver') or '')
+if ver and ver > tonumber(ARGV[3]) then return {-2, 0} end
+local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '-1')
+if n ~= tonumber(ARGV[4]) then return {-3, n} end
+if #ARGV > 5 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 6)) end
+redis.call('HSET', KEYS[1], 'ver', ARGV[3], 'n', n + #ARGV - 5, 'seqs', ARGV[5])
+return {0, n + #ARGV - 5}",
+            ),
+            // KEYS[1] room, KEYS[2] its log → {} or {snap, ver, seqs,
+            // input...}: one consistent read of both keys.
+            load: Script::new(
+                r"
+local h = redis.call('HMGET', KEYS[1], 'snap', 'ver', 'seqs')
+if not h[1] then return {} end
+local out = {h[1], h[2] or '', h[3] or ''}
+local log = redis.call('LRANGE', KEYS[2], 0, -1)
+for i = 1, #log do out[#out + 1] = log[i] end
+return out",
             ),
             // KEYS[1] room; ARGV: entry JSON.
             register: Script::new(
@@ -369,6 +404,9 @@ impl RedisBackplane {
     fn room_key(&self, id: &str) -> String {
         format!("{}:room:{{{id}}}", self.prefix)
     }
+    fn log_key(&self, id: &str) -> String {
+        format!("{}:room:{{{id}}}:log", self.prefix)
+    }
     fn records_key(&self, id: &str) -> String {
         format!("{}:room:{{{id}}}:records", self.prefix)
     }
@@ -549,19 +587,80 @@ impl RedisBackplane {
         Ok(out)
     }
 
+    async fn append_inner(&self, id: &str, epoch: u64, append: RoomAppend) -> Result<()> {
+        let mut args = vec![
+            self.node.clone(),
+            epoch.to_string(),
+            append.version.to_string(),
+            append.base.to_string(),
+            to_json(&append.seqs)?,
+        ];
+        for input in &append.inputs {
+            args.push(to_json(input)?);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r: Vec<i64> = self
+            .eval(
+                &self.scripts.append,
+                &[&self.room_key(id), &self.log_key(id)],
+                &args,
+            )
+            .await?;
+        match r.as_slice() {
+            [0, _] => Ok(()),
+            [-1, _] => Err(BackplaneError::Fenced {
+                room: id.to_string(),
+                epoch,
+            }),
+            [-2, _] => Err(BackplaneError::StaleVersion {
+                version: append.version,
+            }),
+            [-3, stored] => Err(BackplaneError::Gap {
+                stored: usize::try_from(*stored).unwrap_or(0),
+                base: append.base,
+            }),
+            other => Err(corrupt("append reply", format!("{other:?}"))),
+        }
+    }
+
+    async fn load_inner(&self, id: &str) -> Result<Option<StoredRoom>> {
+        let r: Vec<String> = self
+            .eval(
+                &self.scripts.load,
+                &[&self.room_key(id), &self.log_key(id)],
+                &[],
+            )
+            .await?;
+        let [snap, ver, seqs, log @ ..] = r.as_slice() else {
+            return Ok(None);
+        };
+        let mut room: StoredRoom = parse("snapshot", snap)?;
+        for input in log {
+            room.snapshot.inputs.push(parse("appended input", input)?);
+        }
+        if !ver.is_empty() {
+            room.snapshot.version = ver.parse().map_err(|e| corrupt("room version", e))?;
+        }
+        if !seqs.is_empty() {
+            room.seqs = parse("seqs", seqs)?;
+        }
+        Ok(Some(room))
+    }
+
     async fn save_inner(&self, id: &str, epoch: u64, room: StoredRoom) -> Result<()> {
         let snap = to_json(&room)?;
         let entry = to_json(&room.entry)?;
         let r: i64 = self
             .eval(
                 &self.scripts.save,
-                &[&self.room_key(id)],
+                &[&self.room_key(id), &self.log_key(id)],
                 &[
                     &self.node,
                     &epoch.to_string(),
                     &room.snapshot.version.to_string(),
                     &snap,
                     &entry,
+                    &room.snapshot.inputs.len().to_string(),
                 ],
             )
             .await?;
@@ -927,14 +1026,14 @@ impl Backplane for RedisBackplane {
         Box::pin(async move { self.save_inner(&id, epoch, room).await })
     }
 
+    fn append_inputs(&self, id: &str, epoch: u64, append: RoomAppend) -> BoxFuture<'_, Result<()>> {
+        let id = id.to_string();
+        Box::pin(async move { self.append_inner(&id, epoch, append).await })
+    }
+
     fn load_snapshot(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredRoom>>> {
         let id = id.to_string();
-        Box::pin(async move {
-            let s: Option<String> = self
-                .q(redis::cmd("HGET").arg(self.room_key(&id)).arg("snap"))
-                .await?;
-            s.map(|s| parse("snapshot", &s)).transpose()
-        })
+        Box::pin(async move { self.load_inner(&id).await })
     }
 
     fn send(&self, node: &str, message: String) -> BoxFuture<'_, Result<()>> {

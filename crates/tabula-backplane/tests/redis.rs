@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use redis::Commands;
 use tabula_backplane::{
-    Backplane, BackplaneError, Inbound, Lease, RedisBackplane, RedisConfig, RoomEntry, StoredRoom,
-    Ticket,
+    Backplane, BackplaneError, Inbound, Lease, RedisBackplane, RedisConfig, RoomAppend, RoomEntry,
+    StoredRoom, Ticket,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;
@@ -211,6 +211,80 @@ async fn ownership_scenario(a: &RedisBackplane, b: &RedisBackplane, room: &str, 
     assert!(!a.orphans().await.unwrap().contains(&room.to_string()));
 }
 
+/// Incremental snapshots: appends extend the stored room, a gap or a
+/// stale epoch is refused, a whole write compacts the log.
+async fn append_scenario(a: &RedisBackplane, room: &str, invite: &str) {
+    use tabula_room::{Actor, Command};
+    a.register(entry(room, invite)).await.unwrap();
+    let l = a.claim(room).await.unwrap();
+    let mut r = Room::new(RoomConfig::default());
+    let append = |r: &Room, base: usize| RoomAppend {
+        base,
+        inputs: r.inputs_since(base).to_vec(),
+        version: r.version(),
+        seqs: BTreeMap::from([("p".to_string(), r.input_count() as u64)]),
+    };
+    let whole = |r: &Room| StoredRoom {
+        entry: entry(room, invite),
+        snapshot: r.snapshot(),
+        seqs: BTreeMap::new(),
+    };
+    assert!(matches!(
+        a.append_inputs(room, l.epoch, append(&r, 0)).await,
+        Err(BackplaneError::Gap { base: 0, .. })
+    ));
+    a.save_snapshot(room, l.epoch, whole(&r)).await.unwrap();
+    let (p1, p2) = (PlayerId::new("tg:1"), PlayerId::new("tg:2"));
+    let script = [
+        (&p1, Command::Sit { seat: None }),
+        (&p2, Command::Sit { seat: None }),
+        (&p1, Command::Ready),
+        (&p2, Command::Ready),
+    ];
+    for (i, (p, c)) in script.into_iter().enumerate() {
+        let base = r.input_count();
+        r.apply(c, Actor::Player(p.clone()), i as u64).unwrap();
+        a.append_inputs(room, l.epoch, append(&r, base))
+            .await
+            .unwrap();
+    }
+    let loaded = a.load_snapshot(room).await.unwrap().unwrap();
+    assert_eq!(loaded.snapshot, r.snapshot());
+    assert_eq!(loaded.seqs["p"], 4);
+    assert_eq!(loaded.entry, entry(room, invite));
+    assert_eq!(
+        Room::restore(&loaded.snapshot).unwrap().version(),
+        r.version()
+    );
+    // An append that does not continue the stored log is a gap.
+    assert!(matches!(
+        a.append_inputs(room, l.epoch, append(&r, 1)).await,
+        Err(BackplaneError::Gap { stored: 4, base: 1 })
+    ));
+    // A whole write compacts (clears the log); appends continue from it.
+    a.save_snapshot(room, l.epoch, whole(&r)).await.unwrap();
+    r.apply(
+        Command::Chat {
+            text: "привет".into(),
+        },
+        Actor::Player(p2.clone()),
+        9,
+    )
+    .unwrap();
+    a.append_inputs(room, l.epoch, append(&r, 4)).await.unwrap();
+    let loaded = a.load_snapshot(room).await.unwrap().unwrap();
+    assert_eq!(loaded.snapshot, r.snapshot());
+    // Fenced like a whole write.
+    let l2 = a.claim(room).await.unwrap();
+    assert!(
+        a.append_inputs(room, l.epoch, append(&r, 5))
+            .await
+            .unwrap_err()
+            .is_fenced()
+    );
+    a.release(room, l2.epoch, false).await.unwrap();
+}
+
 async fn matchmaking_scenario(a: &RedisBackplane) {
     let t = |id, p: &str| Ticket {
         id,
@@ -269,6 +343,7 @@ async fn claims_fence_stale_epochs_and_dead_owners_lose_their_rooms() {
     let a = node(&s, "a", 300).await;
     let b = node(&s, "b", 300).await;
     ownership_scenario(&a, &b, "r1", "INV1").await;
+    append_scenario(&a, "r2", "INV2").await;
 }
 
 #[tokio::test]
@@ -404,8 +479,23 @@ async fn survives_a_redis_restart_without_persistence() {
     a.send("a", "after".into()).await.unwrap();
     assert_eq!(recv(&mut inbox).await, Inbound::Message("after".into()));
 
-    // The store lost everything: the owner's next write re-establishes it.
+    // The store lost everything: an append is a gap (the owner then writes
+    // the whole room), and that write re-establishes it.
     assert!(a.lookup("r1").await.unwrap().is_none());
+    assert!(matches!(
+        a.append_inputs(
+            "r1",
+            l.epoch,
+            RoomAppend {
+                base: 0,
+                inputs: Vec::new(),
+                version: 4,
+                seqs: BTreeMap::new(),
+            },
+        )
+        .await,
+        Err(BackplaneError::Gap { .. })
+    ));
     a.save_snapshot("r1", l.epoch, stored("r1", "INV1", 4))
         .await
         .unwrap();
@@ -483,6 +573,7 @@ async fn works_on_a_redis_cluster() {
     let a = connect("a").await.unwrap();
     let b = connect("b").await.unwrap();
     ownership_scenario(&a, &b, "room-1", "INVC").await;
+    append_scenario(&a, "room-2", "INVD").await;
     assert_eq!(
         a.lookup("room-1").await.unwrap(),
         Some(entry("room-1", "INVC"))

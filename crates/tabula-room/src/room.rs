@@ -363,6 +363,19 @@ impl Room {
         }
     }
 
+    /// How many inputs the room has accepted (the length of
+    /// [`RoomSnapshot::inputs`]).
+    pub fn input_count(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// The inputs accepted after the first `n`: what an incremental
+    /// snapshot appends to a stored one that holds `n` (empty when `n` is
+    /// past the end).
+    pub fn inputs_since(&self, n: usize) -> &[Input] {
+        self.inputs.get(n..).unwrap_or_default()
+    }
+
     /// Rebuilds a room from a snapshot by replaying its inputs.
     pub fn restore(snapshot: &RoomSnapshot) -> Result<Room, RoomError> {
         let mut room = Room::new(snapshot.config.clone());

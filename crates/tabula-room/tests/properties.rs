@@ -37,8 +37,17 @@ proptest! {
         t.ok(alice(), Command::SetClientSeed { seed: client });
         t.ok(alice(), Command::Ready);
         t.ok(bob(), Command::Ready);
+        let early = t.room.snapshot();
         t.autoplay(cut);
         let snap = t.room.snapshot();
+        // An incremental snapshot (the early one plus the inputs since) is
+        // the full one.
+        let mut appended = early.clone();
+        appended.inputs.extend_from_slice(t.room.inputs_since(early.inputs.len()));
+        appended.version = t.room.version();
+        prop_assert_eq!(&appended, &snap);
+        prop_assert_eq!(t.room.input_count(), snap.inputs.len());
+        prop_assert!(t.room.inputs_since(snap.inputs.len() + 1).is_empty());
         let mut u = Table { room: Room::restore(&snap).unwrap(), now: t.now };
         t.autoplay(5_000);
         u.autoplay(5_000);

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use actix::prelude::*;
 use std::collections::BTreeMap;
 
-use tabula_backplane::{Backplane, RoomEntry, StoredRoom};
+use tabula_backplane::{Backplane, BackplaneError, RoomAppend, RoomEntry, StoredRoom};
 use tabula_protocol::{ErrorCode, ServerMsg, Viewer, room_error_code, to_wire};
 use tabula_room::{
     Actor as RoomActorId, BotLevel, BotNeed, Command, Envelope, Event, GameKind, Phase, PlayerId,
@@ -166,6 +166,25 @@ pub struct RoomActor {
     fenced: bool,
     /// Committed events waiting for their snapshot write, oldest first.
     unsent: Vec<(Vec<Envelope>, Option<Origin>)>,
+    /// Inputs the store holds (as of the last successful write).
+    persisted: usize,
+    /// Appends since the last whole write.
+    appends: usize,
+    /// The next write must be whole (the store refused an append, or may
+    /// have lost the room).
+    whole_next: bool,
+}
+
+/// A whole snapshot is written after this many appends, so a room's log in
+/// the store stays short to read back on a takeover. Appends make a write
+/// O(new inputs) instead of O(all inputs): the snapshot is the replay log,
+/// and writing it whole on every command made a long game quadratic.
+const COMPACT_EVERY: usize = 64;
+
+/// One write to the store.
+enum Write {
+    Whole(Box<StoredRoom>),
+    Append(RoomAppend),
 }
 
 impl RoomActor {
@@ -186,6 +205,12 @@ impl RoomActor {
         );
         RoomActor {
             id: entry.id.clone(),
+            // The store holds the snapshot the room was created or
+            // restored from; if not, the first append says so (`Gap`) and
+            // a whole write follows.
+            persisted: room.input_count(),
+            appends: 0,
+            whole_next: false,
             entry,
             taken_over,
             unpersisted: false,
@@ -235,11 +260,7 @@ impl RoomActor {
         StoredRoom {
             entry: self.entry.clone(),
             snapshot: self.room.snapshot(),
-            seqs: self
-                .last_seq
-                .iter()
-                .map(|(p, s)| (p.0.clone(), *s))
-                .collect(),
+            seqs: self.seqs(),
         }
     }
 
@@ -297,22 +318,66 @@ impl RoomActor {
         }
     }
 
-    /// One snapshot write of the room as it is when the write starts; on
-    /// success every unsent batch goes out.
+    /// The seqs to persist.
+    fn seqs(&self) -> BTreeMap<String, u64> {
+        self.last_seq
+            .iter()
+            .map(|(p, s)| (p.0.clone(), *s))
+            .collect()
+    }
+
+    /// One write of the room as it is when the write starts: the inputs
+    /// since the last write, or now and then the whole room; on success
+    /// every unsent batch goes out.
     fn write(&mut self, ctx: &mut Context<Self>) {
         let bp = self.deps.backplane.clone();
         let id = self.id.clone();
         let epoch = self.epoch;
         let write = fut::ready(()).then(move |(), act: &mut Self, _| {
-            let stored = act.stored();
+            let count = act.room.input_count();
+            let req = if act.whole_next || act.appends >= COMPACT_EVERY {
+                Write::Whole(Box::new(act.stored()))
+            } else {
+                Write::Append(RoomAppend {
+                    base: act.persisted,
+                    inputs: act.room.inputs_since(act.persisted).to_vec(),
+                    version: act.room.version(),
+                    seqs: act.seqs(),
+                })
+            };
+            let whole = matches!(req, Write::Whole(_));
             let started = Instant::now();
-            async move { (bp.save_snapshot(&id, epoch, stored).await, started) }.into_actor(act)
+            async move {
+                let res = match req {
+                    Write::Whole(stored) => bp.save_snapshot(&id, epoch, *stored).await,
+                    Write::Append(append) => bp.append_inputs(&id, epoch, append).await,
+                };
+                (res, started, whole, count)
+            }
+            .into_actor(act)
         });
-        ctx.wait(write.map(move |(res, started), act, ctx| {
+        ctx.wait(write.map(move |(res, started, whole, count), act, ctx| {
             act.deps
                 .metrics
                 .snapshot_latency
                 .observe(started.elapsed().as_secs_f64());
+            if res.is_ok() {
+                act.persisted = count;
+                if whole {
+                    act.appends = 0;
+                    act.whole_next = false;
+                } else {
+                    act.appends += 1;
+                }
+            }
+            if let Err(BackplaneError::Gap { stored, base }) = &res {
+                // Not an outage: the store holds another history (a
+                // restarted store, an older node's write). Write it whole.
+                tracing::info!(room = %act.id, stored, base, "append refused; writing the whole room");
+                act.whole_next = true;
+                act.write(ctx);
+                return;
+            }
             match res {
                 Ok(()) => {
                     if act.unpersisted {
@@ -966,6 +1031,7 @@ impl Handler<Persist> for RoomActor {
 
     fn handle(&mut self, _m: Persist, ctx: &mut Context<Self>) {
         if !self.fenced {
+            self.whole_next = true;
             self.write(ctx);
         }
     }

@@ -19,7 +19,8 @@ use common::{Client, http_async, next_command, state};
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tabula_backplane::{
-    Backplane, BackplaneError, InProcess, Inbound, Lease, RoomEntry, RoomId, StoredRoom, Ticket,
+    Backplane, BackplaneError, InProcess, Inbound, Lease, RoomAppend, RoomEntry, RoomId,
+    StoredRoom, Ticket,
 };
 use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 use tabula_server::{Services, Settings};
@@ -83,6 +84,14 @@ impl Backplane for Lossy {
             ))));
         }
         self.inner.save_snapshot(id, epoch, room)
+    }
+    fn append_inputs(&self, id: &str, epoch: u64, append: RoomAppend) -> BoxFuture<'_, R<()>> {
+        if self.down.load(Ordering::SeqCst) {
+            return Box::pin(std::future::ready(Err(BackplaneError::Unavailable(
+                "store down (test)".into(),
+            ))));
+        }
+        self.inner.append_inputs(id, epoch, append)
     }
     fn load_snapshot(&self, id: &str) -> BoxFuture<'_, R<Option<StoredRoom>>> {
         self.inner.load_snapshot(id)
