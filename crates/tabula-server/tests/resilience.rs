@@ -75,7 +75,7 @@ async fn a_client_that_does_not_come_back_forfeits() {
     let mut s = test_settings();
     s.rooms.grace_ms = 300;
     let node = start(s);
-    let (_room, mut a, b) = seated(node.addr, ["jo", "kim"]).await;
+    let (_room, mut a, b) = seated(node.addr, ["joe", "kim"]).await;
     drop(b);
     let left = a.until(|m| m["type"] == "opponent_left").await;
     assert!(left["message"].is_string());
