@@ -1,6 +1,7 @@
 //! Steps, sequences, the full move listing ([`Moves`]) and the step-by-step
 //! [`Turn`].
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -479,6 +480,29 @@ impl Turn {
                     out.push(st);
                 }
             }
+        }
+        out
+    }
+
+    /// One way to finish the turn from here per distinct final position
+    /// (the first of [`Turn::continuations`] that reaches it): what a
+    /// client needs to offer whole plays. Linear in the number of
+    /// sequences (the final positions are already known), where
+    /// deduplicating [`Turn::continuations`] by replaying each is not.
+    pub fn continuations_by_result(&self) -> Vec<Sequence> {
+        let k = self.k();
+        let mut seen: HashSet<Position> = HashSet::new();
+        let mut out: Vec<Sequence> = Vec::new();
+        for s in &self.conts {
+            if usize::from(s.len) <= k || !seen.insert(s.fin.p) {
+                continue;
+            }
+            out.push(Sequence(
+                s.steps[k..usize::from(s.len)]
+                    .iter()
+                    .map(|&r| raw_to_step(self.mover(), r))
+                    .collect(),
+            ));
         }
         out
     }

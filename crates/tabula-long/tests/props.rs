@@ -164,6 +164,24 @@ proptest! {
             let from_turn: BTreeSet<String> =
                 Turn::new(pos, d).legal_steps().iter().map(|s| s.to_string()).collect();
             prop_assert_eq!(first, from_turn);
+            // After the first step too: one continuation per distinct
+            // final position, the first of `continuations` to reach it.
+            let mut t = Turn::new(pos, d);
+            for turn in [t.clone(), {
+                if let Some(s) = t.legal_steps().first().copied() {
+                    t.play_step(s).unwrap();
+                }
+                t
+            }] {
+                let now = turn.position();
+                let mut finals = std::collections::HashSet::new();
+                let expected: Vec<Sequence> = turn
+                    .continuations()
+                    .into_iter()
+                    .filter(|c| finals.insert(now.play_unchecked(c.steps())))
+                    .collect();
+                prop_assert_eq!(turn.continuations_by_result(), expected);
+            }
             Ok(())
         })?;
     }

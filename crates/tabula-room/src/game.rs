@@ -332,12 +332,9 @@ fn bg_points(from: Spot, to: Spot) -> Option<(u8, u8)> {
 
 fn long_possible(turn: &long::Turn) -> (Vec<String>, Vec<String>) {
     let first = turn.legal_steps().iter().map(|s| s.to_string()).collect();
-    let now = turn.position();
-    let mut finals = HashSet::new();
     let seqs = turn
-        .continuations()
+        .continuations_by_result()
         .into_iter()
-        .filter(|s| finals.insert(now.play_unchecked(s.steps())))
         .map(|s| s.to_string())
         .collect();
     (first, seqs)
