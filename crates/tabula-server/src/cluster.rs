@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use actix::Addr;
 use serde::{Deserialize, Serialize};
 use tabula_backplane::{Inbound, NodeId};
-use tabula_protocol::{ClientMsg, parse_client};
+use tabula_protocol::{ClientMsg, ServerMsg, parse_client};
 use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc::{self, UnboundedSender};
 
@@ -374,25 +374,32 @@ fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<
     let (tx, mut rx) = mpsc::unbounded_channel::<Outbound>();
     actix_rt::spawn(async move {
         let mut n = 0u64;
+        let out_msg = |n: &mut u64, m: ServerMsg| {
+            *n += 1;
+            NodeMsg::Out {
+                conn,
+                n: *n,
+                seq: msg_seq(&m),
+                version: msg_version(&m),
+                text: m.to_json(),
+            }
+        };
         while let Some(out) = rx.recv().await {
-            let msg = match out {
-                Outbound::Msg(m) => {
-                    n += 1;
-                    NodeMsg::Out {
-                        conn,
-                        n,
-                        seq: msg_seq(&m),
-                        version: msg_version(&m),
-                        text: m.to_json(),
-                    }
-                }
-                Outbound::Close(reason) => NodeMsg::Close { conn, reason },
-                Outbound::Reroute => NodeMsg::Reroute { conn },
-                Outbound::Unjoined => NodeMsg::Unjoined { conn },
+            let msgs = match out {
+                Outbound::Msg(m) => vec![out_msg(&mut n, m)],
+                // Numbered one by one: the front node's gap detection and
+                // the node-to-node wire stay per message.
+                Outbound::Batch(ms) => ms.into_iter().map(|m| out_msg(&mut n, m)).collect(),
+                Outbound::Close(reason) => vec![NodeMsg::Close { conn, reason }],
+                Outbound::Reroute => vec![NodeMsg::Reroute { conn }],
+                Outbound::Unjoined => vec![NodeMsg::Unjoined { conn }],
                 Outbound::Remote { .. } | Outbound::Resync => continue,
             };
-            let last = matches!(msg, NodeMsg::Close { .. } | NodeMsg::Reroute { .. });
-            send(&state, &front, &msg).await;
+            let mut last = false;
+            for msg in &msgs {
+                last = matches!(msg, NodeMsg::Close { .. } | NodeMsg::Reroute { .. });
+                send(&state, &front, msg).await;
+            }
             if last {
                 lock(&state.router.proxies).remove(&(front.clone(), conn));
                 break;

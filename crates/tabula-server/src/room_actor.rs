@@ -34,6 +34,10 @@ use crate::metrics::Metrics;
 pub enum Outbound {
     /// A message to write.
     Msg(ServerMsg),
+    /// Messages to write, in order: the events of one command for one
+    /// connection, sent together so the session is woken once and writes
+    /// them in one go (one `send` syscall, not one per event).
+    Batch(Vec<ServerMsg>),
     /// Close the socket with this reason (replaced by a newer socket).
     Close(String),
     /// The room moved (fenced, drained, lease lost): find its owner again,
@@ -276,10 +280,14 @@ impl RoomActor {
                     && self.room.events_since(v).len() <= MAX_RESUME_EVENTS =>
             {
                 let viewer = self.viewer(&c.player);
-                for e in self.room.events_since(v) {
-                    if let Some(m) = to_wire(e, viewer, None) {
-                        let _ = c.tx.send(Outbound::Msg(m));
-                    }
+                let missed: Vec<ServerMsg> = self
+                    .room
+                    .events_since(v)
+                    .iter()
+                    .filter_map(|e| to_wire(e, viewer, None))
+                    .collect();
+                if !missed.is_empty() {
+                    let _ = c.tx.send(Outbound::Batch(missed));
                 }
             }
             _ => {
@@ -438,19 +446,27 @@ impl RoomActor {
 
     /// Sends committed events to the sockets and the host.
     fn dispatch_only(&mut self, envs: Vec<Envelope>, origin: Option<Origin>) {
-        for env in &envs {
-            for (&id, c) in &self.conns {
-                if let Some(o) = origin
-                    && o.conn == id
-                    && o.state_instead
-                {
-                    continue;
-                }
-                let seq = origin.filter(|o| o.conn == id).and_then(|o| o.seq);
-                if let Some(m) = to_wire(env, self.viewer(&c.player), seq) {
-                    let _ = c.tx.send(Outbound::Msg(m));
-                }
+        for (&id, c) in &self.conns {
+            if let Some(o) = origin
+                && o.conn == id
+                && o.state_instead
+            {
+                continue;
             }
+            let seq = origin.filter(|o| o.conn == id).and_then(|o| o.seq);
+            let viewer = self.viewer(&c.player);
+            let mut batch: Vec<ServerMsg> = envs
+                .iter()
+                .filter_map(|env| to_wire(env, viewer, seq))
+                .collect();
+            let out = match batch.len() {
+                0 => continue,
+                1 => Outbound::Msg(batch.remove(0)),
+                _ => Outbound::Batch(batch),
+            };
+            let _ = c.tx.send(out);
+        }
+        for env in &envs {
             self.host_event(env);
         }
         if let Some(o) = origin {
