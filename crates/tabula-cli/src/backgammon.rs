@@ -21,7 +21,7 @@ use serde_json::json;
 use tabula_backgammon::{Options, Position, Setup, Side, WinKind, random_game};
 use tabula_dice::{Dice, SeededDice};
 
-use crate::{MovesArgs, PerftArgs, SelfplayArgs};
+use crate::{BotArgs, MovesArgs, PerftArgs, SelfplayArgs};
 
 fn options(raw: &[String]) -> anyhow::Result<Options> {
     let pairs = crate::parse_options(raw)?;
@@ -218,6 +218,58 @@ pub fn perft(a: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             a.depth,
             pos.gnubg_id()
         )?;
+    }
+    Ok(())
+}
+
+/// A play as GNU Backgammon reads it: `from/to` steps in the mover's
+/// numbering, `bar` and `off` spelled out.
+fn gnubg_notation(steps: &[(u8, u8)]) -> String {
+    let spot = |p: u8| match p {
+        25 => "bar".to_string(),
+        0 => "off".to_string(),
+        n => n.to_string(),
+    };
+    steps
+        .iter()
+        .map(|&(f, t)| format!("{}/{}", spot(f), spot(t)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One request: the play `bot` picks for `id` with `dice`.
+fn bot_play(bot: &mut tabula_bots::Bot, id: &str, dice: &str) -> anyhow::Result<String> {
+    let pos = Position::from_gnubg_id(id).context("bad Position ID")?;
+    let dice: Dice = dice.parse().context("bad dice")?;
+    if pos.is_over() {
+        bail!("the game in this position is already over");
+    }
+    Ok(gnubg_notation(&bot.backgammon(&pos, dice)))
+}
+
+/// `tabula bot --game backgammon`.
+pub fn bot(a: &BotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut bot = tabula_bots::Bot::new(a.level, a.seed);
+    if !a.stdin {
+        let (Some(id), Some(dice)) = (a.gnubg_id.as_deref(), a.dice.as_deref()) else {
+            bail!("give --gnubg-id and --dice, or --stdin");
+        };
+        writeln!(out, "{}", bot_play(&mut bot, id, dice)?)?;
+        return Ok(());
+    }
+    for line in std::io::stdin().lines() {
+        let line = line.context("reading stdin")?;
+        let mut parts = line.split_whitespace();
+        let answer = match (parts.next(), parts.next(), parts.next()) {
+            (None, _, _) => continue,
+            (Some(id), Some(dice), None) => {
+                bot_play(&mut bot, id, dice).unwrap_or_else(|e| format!("error: {e:#}"))
+            }
+            _ => "error: expected `<Position ID> <dice>`".to_string(),
+        };
+        writeln!(out, "{answer}")?;
+        // The driver waits for each answer before the next request.
+        out.flush()?;
     }
     Ok(())
 }

@@ -43,6 +43,37 @@ enum Command {
     Play(record::PlayArgs),
     /// Check a game record: the seed commitment, every roll, every move.
     Verify(record::VerifyArgs),
+    /// The play a bot picks in a position (backgammon: by GNU Backgammon
+    /// Position ID), once or line by line from stdin, for other programs
+    /// to drive (`scripts/gnubg-match`).
+    Bot(BotArgs),
+}
+
+/// `tabula bot`.
+#[derive(Debug, Args)]
+pub struct BotArgs {
+    /// Which game (backgammon only, for now).
+    #[arg(long, value_enum)]
+    pub game: Game,
+    /// The bot's level: easy, medium, hard (or 1, 2, 3).
+    #[arg(long, default_value = "hard")]
+    pub level: tabula_bots::Level,
+    /// Seed of the bot's own choices (ties, Easy's randomness).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The position: a GNU Backgammon Position ID, the player on roll as in
+    /// gnubg.
+    #[arg(long = "gnubg-id")]
+    pub gnubg_id: Option<String>,
+    /// The dice, e.g. `6,5`.
+    #[arg(long)]
+    pub dice: Option<String>,
+    /// Answer requests from stdin instead, one per line: `<Position ID>
+    /// <dice>` (e.g. `4HPwATDgc/ABMA 6,5`) → one line with the play in
+    /// gnubg notation (`24/18 13/8`, `bar/22`, `6/off`), empty when no play
+    /// is legal, or `error: <reason>`.
+    #[arg(long)]
+    pub stdin: bool,
 }
 
 /// The games Tabula knows.
@@ -160,6 +191,12 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Arena(a) => arena::run(&a, out),
         Command::Play(a) => record::play(&a, out),
         Command::Verify(a) => record::verify(&a, out),
+        Command::Bot(a) => match a.game {
+            Game::Backgammon => backgammon::bot(&a, out),
+            Game::LongNardy | Game::Thud => {
+                anyhow::bail!("tabula bot plays backgammon only (by gnubg Position ID)")
+            }
+        },
     }
 }
 

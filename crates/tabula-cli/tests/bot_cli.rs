@@ -1,0 +1,169 @@
+//! `tabula bot`: a bot's play for a gnubg Position ID, once or over stdin,
+//! and the GNU Backgammon match script that drives it (a real peer).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn tabula(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .output()
+        .expect("tabula runs")
+}
+
+/// The legal plays (gnubg-style notation) for `id` and `dice`.
+fn legal(id: &str, dice: &str) -> Vec<String> {
+    let out = tabula(&[
+        "moves",
+        "--game",
+        "backgammon",
+        "--gnubg-id",
+        id,
+        "--dice",
+        dice,
+        "--json",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().replace('*', ""))
+        .collect()
+}
+
+/// Steps of a play, sorted, for comparing notations step by step
+/// (`8/2(3)` is three steps).
+fn steps(play: &str) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for token in play.split_whitespace() {
+        match token.split_once('(') {
+            Some((step, n)) => {
+                let n: usize = n.trim_end_matches(')').parse().unwrap();
+                v.extend(std::iter::repeat_n(step.to_string(), n));
+            }
+            None => v.push(token.to_string()),
+        }
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn every_level_plays_a_legal_play_from_the_opening() {
+    const OPENING: &str = "4HPwATDgc/ABMA";
+    for level in ["easy", "medium", "hard"] {
+        for dice in ["6,5", "3,1", "6,6", "2,1"] {
+            let out = tabula(&[
+                "bot",
+                "--game",
+                "backgammon",
+                "--level",
+                level,
+                "--gnubg-id",
+                OPENING,
+                "--dice",
+                dice,
+            ]);
+            assert!(out.status.success(), "{out:?}");
+            let play = String::from_utf8(out.stdout).unwrap().trim().to_string();
+            let legal = legal(OPENING, dice);
+            assert!(
+                legal.iter().any(|l| steps(l) == steps(&play)),
+                "{level} {dice}: {play:?} is not one of {legal:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stdin_mode_answers_each_line_and_reports_bad_ones() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args([
+            "bot",
+            "--game",
+            "backgammon",
+            "--level",
+            "medium",
+            "--stdin",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"4HPwATDgc/ABMA 3,1\nnonsense 3,1\n\n4HPwATDgc/ABMA\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(
+        steps(lines[0]),
+        steps("8/5 6/5"),
+        "Medium makes its 5-point"
+    );
+    assert!(lines[1].starts_with("error: bad Position ID"), "{text}");
+    assert!(lines[2].starts_with("error: expected"), "{text}");
+}
+
+#[test]
+fn other_games_and_missing_arguments_are_one_line_errors() {
+    let out = tabula(&["bot", "--game", "thud", "--gnubg-id", "x", "--dice", "1,2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("backgammon only"));
+    let out = tabula(&["bot", "--game", "backgammon"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--stdin"));
+}
+
+/// Two real games against GNU Backgammon at 0-ply through
+/// `scripts/gnubg-match`, then gnubg's analysis of them.
+#[test]
+fn the_gnubg_match_script_plays_and_analyses_real_games() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let report = std::env::temp_dir().join(format!("gnubg-match-{}.json", std::process::id()));
+    let out = Command::new(root.join("scripts/gnubg-match"))
+        .args(["--games", "2", "--level", "hard", "--seed", "3"])
+        .arg("--report")
+        .arg(&report)
+        .env("TABULA_BIN", env!("CARGO_BIN_EXE_tabula"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("TABULA-GNUBG-REPORT "))
+        .expect("a report line");
+    let r: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(r["games"], 2, "{r}");
+    assert_eq!(
+        r["tabula_wins"].as_u64().unwrap() + r["gnubg_wins"].as_u64().unwrap(),
+        2
+    );
+    // gnubg judged our moves (a 0-ply gnubg judges its own as error-free).
+    assert!(
+        r["tabula_error_rate_per_move"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+    assert_eq!(r["gnubg_error_rate_per_move"], 0.0, "{r}");
+    let full: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(
+        full["stats"]["X"]["moves"]["unforced-moves"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let _ = std::fs::remove_file(report);
+}
