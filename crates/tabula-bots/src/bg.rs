@@ -224,6 +224,12 @@ fn expectimax(after: &Position, w: &Weights, buf: &mut Vec<Position>) -> f64 {
     total
 }
 
+/// Hard's score of a play: the expectimax over the opponent's 21 rolls of
+/// the position after it (mover still on roll).
+pub(crate) fn hard_score(after: &Position) -> f64 {
+    expectimax(after, &HARD, &mut Vec::with_capacity(64))
+}
+
 /// Index into `finals` (positions after each distinct play, mover still on
 /// roll) of the play `level` picks.
 pub fn pick(level: Level, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {

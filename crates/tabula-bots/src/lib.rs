@@ -38,6 +38,7 @@ use rand_chacha::ChaCha8Rng;
 use tabula_dice::Dice;
 
 pub mod bg;
+pub mod hint;
 pub mod long;
 pub mod thud;
 

@@ -206,6 +206,12 @@ fn expectimax(pos: &Position, me: Color, w: &Weights, buf: &mut Vec<Position>) -
     total
 }
 
+/// Hard's score for `me` of a play: the expectimax over the opponent's 21
+/// rolls of the position after it (opponent to move).
+pub(crate) fn hard_score(after: &Position, me: Color) -> f64 {
+    expectimax(after, me, &HARD, &mut Vec::with_capacity(64))
+}
+
 /// Index into `finals` of the play `level` picks.
 pub fn pick(level: Level, rng: &mut ChaCha8Rng, pos: &Position, finals: &[Position]) -> usize {
     if finals.len() <= 1 {

@@ -21,7 +21,7 @@ use serde_json::json;
 use tabula_backgammon::{Options, Position, Setup, Side, WinKind, random_game};
 use tabula_dice::{Dice, SeededDice};
 
-use crate::{BotArgs, MovesArgs, PerftArgs, SelfplayArgs};
+use crate::{BotArgs, HintArgs, MovesArgs, PerftArgs, SelfplayArgs};
 
 fn options(raw: &[String]) -> anyhow::Result<Options> {
     let pairs = crate::parse_options(raw)?;
@@ -272,4 +272,23 @@ pub fn bot(a: &BotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         out.flush()?;
     }
     Ok(())
+}
+
+/// `tabula hint --game backgammon`.
+pub fn hint(a: &HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let _ = options(&a.options)?;
+    let pos = start_position(a.position.as_deref(), a.gnubg_id.as_deref())?;
+    let dice: Dice = a.dice.parse().context("bad --dice")?;
+    if pos.is_over() {
+        bail!("the game in this position is already over");
+    }
+    let hints = tabula_bots::hint::backgammon(&pos, dice, a.rollouts, a.seed);
+    crate::print_hints(
+        "backgammon",
+        dice,
+        &hints,
+        |p| gnubg_notation(p),
+        a.json,
+        out,
+    )
 }

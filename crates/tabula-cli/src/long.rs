@@ -232,3 +232,26 @@ pub fn perft(a: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// `tabula hint --game long-nardy`.
+pub fn hint(a: &crate::HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    if a.gnubg_id.is_some() {
+        anyhow::bail!("--gnubg-id is for backgammon; give a long nardy --position");
+    }
+    let v = variant(&a.options)?;
+    let pos = position(a.position.as_deref(), v)?;
+    let Some(roll) = dice(Some(&a.dice))? else {
+        anyhow::bail!("give --dice");
+    };
+    if pos.is_game_over() {
+        anyhow::bail!("the game in this position is already over");
+    }
+    let hints = tabula_bots::hint::long_nardy(&pos, roll, a.rollouts, a.seed);
+    let name = |play: &Vec<tabula_long::Step>| {
+        play.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    crate::print_hints("long-nardy", roll, &hints, name, a.json, out)
+}

@@ -47,6 +47,42 @@ enum Command {
     /// Position ID), once or line by line from stdin, for other programs
     /// to drive (`scripts/gnubg-match`).
     Bot(BotArgs),
+    /// Every legal play for a position and roll, ranked by the Hard
+    /// evaluation, with an estimated win probability and equity (rollouts
+    /// of the best candidates when `--rollouts` is given).
+    Hint(HintArgs),
+}
+
+/// `tabula hint`.
+#[derive(Debug, Args)]
+pub struct HintArgs {
+    /// Which game (long nardy or backgammon).
+    #[arg(long, value_enum)]
+    pub game: Game,
+    /// The position as JSON (each game documents its own form; default:
+    /// the initial position).
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Backgammon only: a GNU Backgammon Position ID.
+    #[arg(long = "gnubg-id")]
+    pub gnubg_id: Option<String>,
+    /// The dice, e.g. `6,5`.
+    #[arg(long)]
+    pub dice: String,
+    /// Games rolled out for each of the best candidates (0: estimates from
+    /// the evaluation only).
+    #[arg(long, default_value_t = 0)]
+    pub rollouts: u32,
+    /// Seed of the rollouts' dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Variant options as `key=value`, repeatable.
+    #[arg(long = "option", short = 'o')]
+    pub options: Vec<String>,
+    /// Print JSON instead of text: `{"game","dice","hints":[{"play",
+    /// "score","win","equity","rollouts"}]}`, best first.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `tabula bot`.
@@ -191,6 +227,11 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Arena(a) => arena::run(&a, out),
         Command::Play(a) => record::play(&a, out),
         Command::Verify(a) => record::verify(&a, out),
+        Command::Hint(a) => match a.game {
+            Game::Backgammon => backgammon::hint(&a, out),
+            Game::LongNardy => long::hint(&a, out),
+            Game::Thud => anyhow::bail!("hints are for the dice games (long nardy, backgammon)"),
+        },
         Command::Bot(a) => match a.game {
             Game::Backgammon => backgammon::bot(&a, out),
             Game::LongNardy | Game::Thud => {
@@ -240,4 +281,56 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&format!("{e:#}")),
     }
+}
+
+/// Prints hints as text (one line each) or JSON.
+pub fn print_hints<P>(
+    game: &str,
+    dice: tabula_dice::Dice,
+    hints: &[tabula_bots::hint::Hint<P>],
+    name: impl Fn(&P) -> String,
+    json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    if json {
+        let list: Vec<serde_json::Value> = hints
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "play": name(&h.play),
+                    "score": h.score,
+                    "win": h.win,
+                    "equity": h.equity,
+                    "rollouts": h.rollouts,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "game": game,
+            "dice": [dice.first(), dice.second()],
+            "hints": list,
+        });
+        writeln!(out, "{v}")?;
+        return Ok(());
+    }
+    if hints.is_empty() {
+        writeln!(out, "no legal play: the turn passes")?;
+    }
+    for (i, h) in hints.iter().enumerate() {
+        let play = name(&h.play);
+        let how = if h.rollouts > 0 {
+            format!("{} rollouts", h.rollouts)
+        } else {
+            "estimate".to_string()
+        };
+        writeln!(
+            out,
+            "{:>3}. {play:<28} win {:>5.1}%  equity {:>+6.3}  score {:>8.2}  ({how})",
+            i + 1,
+            100.0 * h.win,
+            h.equity,
+            h.score
+        )?;
+    }
+    Ok(())
 }

@@ -167,3 +167,42 @@ fn the_gnubg_match_script_plays_and_analyses_real_games() {
     );
     let _ = std::fs::remove_file(report);
 }
+
+#[test]
+fn hint_ranks_every_legal_play_with_estimates() {
+    let out = tabula(&[
+        "hint",
+        "--game",
+        "backgammon",
+        "--dice",
+        "3,1",
+        "--rollouts",
+        "8",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hints = v["hints"].as_array().unwrap();
+    assert_eq!(hints.len(), legal("4HPwATDgc/ABMA", "3,1").len());
+    assert_eq!(
+        steps(hints[0]["play"].as_str().unwrap()),
+        steps("8/5 6/5"),
+        "{v}"
+    );
+    assert_eq!(hints[0]["rollouts"], 8);
+    for h in hints {
+        let win = h["win"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&win), "{h}");
+    }
+    // Long nardy from the start: every distinct play, as step sequences.
+    let out = tabula(&["hint", "--game", "long-nardy", "--dice", "6,6", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!v["hints"].as_array().unwrap().is_empty(), "{v}");
+    assert!(v["hints"][0]["play"].as_str().unwrap().contains('-'), "{v}");
+    // Text output, and Thud! has no dice to hint.
+    let out = tabula(&["hint", "--game", "backgammon", "--dice", "6,5"]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("  1. "));
+    let out = tabula(&["hint", "--game", "thud", "--dice", "6,5"]);
+    assert_eq!(out.status.code(), Some(2));
+}

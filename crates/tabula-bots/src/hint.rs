@@ -1,0 +1,206 @@
+//! Hints: every legal play of a position and roll, ranked by the Hard
+//! evaluation, with an estimated win probability and equity for the mover.
+//!
+//! The ranking is Hard's: the static evaluation for every play, the
+//! expectimax over the opponent's 21 rolls for the best
+//! [`crate::HARD_NARDY_CANDIDATES`]. Then, when a rollout budget is given,
+//! the best [`HINT_ROLLOUT_CANDIDATES`] plays are rolled out to the end of
+//! the game with Medium playing both sides, the same dice sequences for
+//! every candidate (so the comparison is paired), and re-ranked by their
+//! mean result in points. Plays that were not rolled out get a win
+//! probability from the evaluation ([`crate::bg::win_probability`],
+//! [`crate::long::win_probability`]) and the equity of a single game at
+//! that probability. Deterministic for a seed; budgets are counts.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use tabula_dice::{Dice, DiceSource, SeededDice};
+
+use crate::{HARD_NARDY_CANDIDATES, Level};
+
+/// How many of the best plays are rolled out (the rest keep Hard's order
+/// after them).
+pub const HINT_ROLLOUT_CANDIDATES: usize = 4;
+
+/// A rollout stops after this many plies and scores the position by its
+/// evaluation instead (no real game lasts this long).
+const MAX_PLIES: u32 = 1000;
+
+/// One legal play and its estimate, for the side on roll.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hint<P> {
+    /// The play.
+    pub play: P,
+    /// Hard's score of the play (pips; the expectimax for the best
+    /// candidates, the static evaluation for the rest). Higher is better.
+    pub score: f64,
+    /// The estimated chance that the mover wins the game.
+    pub win: f64,
+    /// The estimated result in points per game for the mover (−3…3 in
+    /// backgammon with gammons).
+    pub equity: f64,
+    /// Games rolled out for `win` and `equity` (0: from the evaluation).
+    pub rollouts: u32,
+}
+
+/// Order of the plays by Hard's score, and the scores: the expectimax for
+/// the best `HARD_NARDY_CANDIDATES` by the static evaluation (so those come
+/// first), the static evaluation for the rest.
+fn hard_order(statics: &[f64], deep: impl Fn(usize) -> f64) -> (Vec<usize>, Vec<f64>) {
+    let mut order: Vec<usize> = (0..statics.len()).collect();
+    order.sort_by(|&a, &b| statics[b].total_cmp(&statics[a]));
+    let mut scores = statics.to_vec();
+    let top: Vec<usize> = order.iter().copied().take(HARD_NARDY_CANDIDATES).collect();
+    for &i in &top {
+        scores[i] = deep(i);
+    }
+    // The deep-scored candidates first, by their deep score; then the
+    // rest, by their static one.
+    let mut ranked = top;
+    ranked.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    ranked.extend(order.iter().skip(ranked.len()));
+    (ranked, scores)
+}
+
+/// Re-ranks `order` after rolling out its best candidates: `rollout(i, k)`
+/// is the mover's signed points in rollout `k` of play `i`.
+fn rank<P: Clone>(
+    plays: &[P],
+    order: Vec<usize>,
+    scores: &[f64],
+    estimate: impl Fn(usize) -> f64,
+    rollouts: u32,
+    mut rollout: impl FnMut(usize, u32) -> i32,
+) -> Vec<Hint<P>> {
+    let mut rolled: Vec<Hint<P>> = Vec::new();
+    let mut rest: Vec<Hint<P>> = Vec::new();
+    for (rank, &i) in order.iter().enumerate() {
+        if rollouts > 0 && rank < HINT_ROLLOUT_CANDIDATES {
+            let results: Vec<i32> = (0..rollouts).map(|k| rollout(i, k)).collect();
+            let n = f64::from(rollouts);
+            rolled.push(Hint {
+                play: plays[i].clone(),
+                score: scores[i],
+                win: results.iter().filter(|&&r| r > 0).count() as f64 / n,
+                equity: f64::from(results.iter().sum::<i32>()) / n,
+                rollouts,
+            });
+        } else {
+            let win = estimate(i);
+            rest.push(Hint {
+                play: plays[i].clone(),
+                score: scores[i],
+                win,
+                equity: 2.0 * win - 1.0,
+                rollouts: 0,
+            });
+        }
+    }
+    rolled.sort_by(|a, b| b.equity.total_cmp(&a.equity));
+    rolled.extend(rest);
+    rolled
+}
+
+/// Backgammon: every legal play for `dice` (steps `(from, to)` in the
+/// mover's numbering, 25 = bar, 0 = off), best first. Empty when no play
+/// is legal.
+pub fn backgammon(
+    pos: &tabula_backgammon::Position,
+    dice: Dice,
+    rollouts: u32,
+    seed: u64,
+) -> Vec<Hint<Vec<(u8, u8)>>> {
+    use tabula_backgammon::Scoring;
+    if pos.is_over() {
+        return Vec::new();
+    }
+    let legal = pos.legal_plays(dice);
+    let plays: Vec<Vec<(u8, u8)>> = legal
+        .iter()
+        .map(|(p, _)| p.steps().iter().map(|s| (s.from(), s.to())).collect())
+        .collect();
+    let finals: Vec<tabula_backgammon::Position> = legal.iter().map(|(_, f)| *f).collect();
+    let statics: Vec<f64> = finals
+        .iter()
+        .map(|f| crate::bg::evaluate(f, &crate::bg::HARD))
+        .collect();
+    let (order, scores) = hard_order(&statics, |i| crate::bg::hard_score(&finals[i]));
+    let me = pos.turn();
+    rank(
+        &plays,
+        order,
+        &scores,
+        |i| match finals[i].outcome(Scoring::Gammons) {
+            Some(o) => f64::from(u8::from(o.winner == me)),
+            None => 1.0 - crate::bg::win_probability(&finals[i].pass_turn(), true),
+        },
+        rollouts,
+        |i, k| {
+            let mut dice = SeededDice::new(seed ^ (u64::from(k) << 20));
+            let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(u64::from(k)));
+            let mut p = finals[i];
+            for _ in 0..MAX_PLIES {
+                if let Some(o) = p.outcome(Scoring::Gammons) {
+                    let pts = i32::from(o.points);
+                    return if o.winner == me { pts } else { -pts };
+                }
+                p = p.pass_turn();
+                let options = p.legal_positions(dice.roll());
+                if !options.is_empty() {
+                    p = options[crate::bg::pick(Level::Medium, &mut rng, &options)];
+                }
+            }
+            0
+        },
+    )
+}
+
+/// Long nardy: every legal play for `dice` (a complete step sequence in
+/// seed-000 numbering, playable in order), best first. Empty when no play
+/// is legal.
+pub fn long_nardy(
+    pos: &tabula_long::Position,
+    dice: Dice,
+    rollouts: u32,
+    seed: u64,
+) -> Vec<Hint<Vec<tabula_long::Step>>> {
+    if pos.is_game_over() {
+        return Vec::new();
+    }
+    let finals = pos.legal_moves(dice);
+    let plays: Vec<Vec<tabula_long::Step>> = finals
+        .iter()
+        .map(|f| crate::long::sequence_to(pos, dice, f).unwrap_or_default())
+        .collect();
+    let me = pos.turn();
+    let statics: Vec<f64> = finals
+        .iter()
+        .map(|f| crate::long::evaluate(f, me, &crate::long::HARD))
+        .collect();
+    let (order, scores) = hard_order(&statics, |i| crate::long::hard_score(&finals[i], me));
+    rank(
+        &plays,
+        order,
+        &scores,
+        |i| crate::long::win_probability(&finals[i], me),
+        rollouts,
+        |i, k| {
+            let mut dice = SeededDice::new(seed ^ (u64::from(k) << 20));
+            let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(u64::from(k)));
+            let mut p = finals[i];
+            for _ in 0..MAX_PLIES {
+                if let Some(o) = p.outcome() {
+                    let pts = i32::from(o.points);
+                    return if o.winner == me { pts } else { -pts };
+                }
+                let options = p.legal_moves(dice.roll());
+                p = if options.is_empty() {
+                    p.pass_turn()
+                } else {
+                    options[crate::long::pick(Level::Medium, &mut rng, &p, &options)]
+                };
+            }
+            0
+        },
+    )
+}

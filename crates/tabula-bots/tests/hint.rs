@@ -1,0 +1,158 @@
+//! Hints: every legal play ranked, Hard's choice first, rollouts paired and
+//! reproducible.
+
+use rand::Rng;
+use tabula_bots::{Bot, HARD_NARDY_CANDIDATES, Level, hint};
+use tabula_dice::{Dice, DiceSource, SeededDice};
+
+/// Positions from random games with a roll each (every `every`-th ply).
+fn bg_positions(seed: u64, games: usize, every: usize) -> Vec<(tabula_backgammon::Position, Dice)> {
+    let mut dice = SeededDice::new(seed);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut pos = tabula_backgammon::Position::initial();
+        let mut ply = 0;
+        while !pos.is_over() {
+            let roll = dice.roll();
+            if ply % every == 0 {
+                out.push((pos, roll));
+            }
+            ply += 1;
+            let finals = pos.legal_positions(roll);
+            if finals.is_empty() {
+                pos = pos.pass_turn();
+                continue;
+            }
+            let next = finals[dice.rng().random_range(0..finals.len())];
+            if next.is_over() {
+                break;
+            }
+            pos = next.pass_turn();
+        }
+    }
+    out
+}
+
+fn long_positions(seed: u64, games: usize, every: usize) -> Vec<(tabula_long::Position, Dice)> {
+    let mut dice = SeededDice::new(seed);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut pos = tabula_long::Position::initial();
+        let mut ply = 0;
+        while !pos.is_game_over() {
+            let roll = dice.roll();
+            if ply % every == 0 {
+                out.push((pos, roll));
+            }
+            ply += 1;
+            let finals = pos.legal_moves(roll);
+            pos = if finals.is_empty() {
+                pos.pass_turn()
+            } else {
+                finals[dice.rng().random_range(0..finals.len())]
+            };
+        }
+    }
+    out
+}
+
+#[test]
+fn backgammon_hints_rank_every_play_with_hards_choice_first() {
+    for (pos, dice) in bg_positions(11, 3, 5) {
+        let hints = hint::backgammon(&pos, dice, 0, 1);
+        assert_eq!(hints.len(), pos.legal_plays(dice).len(), "{pos} {dice}");
+        if hints.is_empty() {
+            continue;
+        }
+        let mut steps = |h: &Vec<(u8, u8)>| {
+            let mut v = h.clone();
+            v.sort_unstable();
+            v
+        };
+        let hard = Bot::new(Level::Hard, 1).backgammon(&pos, dice);
+        // Ties aside, the first hint is the play Hard makes.
+        let best = hints[0].score;
+        let tied: Vec<Vec<(u8, u8)>> = hints
+            .iter()
+            .filter(|h| h.score == best)
+            .map(|h| steps(&h.play))
+            .collect();
+        assert!(
+            tied.contains(&steps(&hard)),
+            "{pos} {dice}: {hard:?} vs {:?}",
+            hints[0]
+        );
+        for h in &hints {
+            assert!((0.0..=1.0).contains(&h.win), "{h:?}");
+            assert_eq!(h.rollouts, 0);
+        }
+        // The deep-scored candidates come first, in order.
+        let deep = hints.len().min(HARD_NARDY_CANDIDATES);
+        assert!(hints[..deep].windows(2).all(|w| w[0].score >= w[1].score));
+    }
+}
+
+#[test]
+fn rollouts_rerank_the_best_candidates_reproducibly() {
+    let pos = tabula_backgammon::Position::initial();
+    let dice: Dice = "4,3".parse().unwrap();
+    let a = hint::backgammon(&pos, dice, 16, 7);
+    let b = hint::backgammon(&pos, dice, 16, 7);
+    assert_eq!(a, b, "the same seed gives the same hints");
+    let rolled: Vec<_> = a.iter().filter(|h| h.rollouts == 16).collect();
+    assert_eq!(rolled.len(), hint::HINT_ROLLOUT_CANDIDATES);
+    assert!(
+        a[..rolled.len()].iter().all(|h| h.rollouts == 16),
+        "rolled out first"
+    );
+    assert!(rolled.windows(2).all(|w| w[0].equity >= w[1].equity));
+    for h in &rolled {
+        assert!((-3.0..=3.0).contains(&h.equity), "{h:?}");
+        assert!((0.0..=1.0).contains(&h.win), "{h:?}");
+    }
+}
+
+#[test]
+fn long_nardy_hints_are_legal_complete_plays_best_first() {
+    for (pos, dice) in long_positions(5, 2, 9) {
+        let hints = hint::long_nardy(&pos, dice, 4, 3);
+        assert_eq!(hints.len(), pos.legal_moves(dice).len(), "{pos} {dice}");
+        for h in &hints {
+            let mut turn = pos.turn_with(dice);
+            for s in &h.play {
+                turn.play_step(*s)
+                    .unwrap_or_else(|e| panic!("{s} in {pos} {dice}: {e}"));
+            }
+            assert!(
+                turn.finish().is_ok(),
+                "{:?} is incomplete in {pos} {dice}",
+                h.play
+            );
+        }
+        if let Some(first) = hints.first()
+            && hints.len() > 1
+        {
+            assert!(first.rollouts == 4, "the best are rolled out: {first:?}");
+        }
+    }
+}
+
+#[test]
+fn a_winning_play_is_the_first_hint() {
+    // White's last two checkers on its 6- and 1-points: 6-1 bears both off
+    // (a win), other plays with 6-1 do not.
+    let mut b = [0i8; 26];
+    b[6] = 1;
+    b[1] = 1;
+    b[19] = -15;
+    let pos = tabula_backgammon::Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+    let dice = Dice::new(6, 1).unwrap();
+    let hints = hint::backgammon(&pos, dice, 8, 1);
+    assert!(hints.len() > 1, "{hints:?}");
+    let mut first = hints[0].play.clone();
+    first.sort_unstable();
+    assert_eq!(first, vec![(1, 0), (6, 0)], "{hints:?}");
+    assert_eq!(hints[0].win, 1.0);
+    // Black has all fifteen back: a gammon (2 points).
+    assert_eq!(hints[0].equity, 2.0, "{:?}", hints[0]);
+}
