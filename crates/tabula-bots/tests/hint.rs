@@ -64,7 +64,7 @@ fn backgammon_hints_rank_every_play_with_hards_choice_first() {
         if hints.is_empty() {
             continue;
         }
-        let mut steps = |h: &Vec<(u8, u8)>| {
+        let steps = |h: &Vec<(u8, u8)>| {
             let mut v = h.clone();
             v.sort_unstable();
             v
