@@ -224,7 +224,7 @@ pub fn perft(a: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// A play as GNU Backgammon reads it: `from/to` steps in the mover's
 /// numbering, `bar` and `off` spelled out.
-fn gnubg_notation(steps: &[(u8, u8)]) -> String {
+pub fn gnubg_notation(steps: &[(u8, u8)]) -> String {
     let spot = |p: u8| match p {
         25 => "bar".to_string(),
         0 => "off".to_string(),

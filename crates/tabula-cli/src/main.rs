@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod analyse;
 mod arena;
 mod backgammon;
 mod long;
@@ -51,6 +52,9 @@ enum Command {
     /// evaluation, with an estimated win probability and equity (rollouts
     /// of the best candidates when `--rollouts` is given).
     Hint(HintArgs),
+    /// Replay analysis of a finished long nardy or backgammon game record:
+    /// each move marked with the equity it lost against the best play.
+    Analyse(analyse::AnalyseArgs),
 }
 
 /// `tabula hint`.
@@ -227,6 +231,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Arena(a) => arena::run(&a, out),
         Command::Play(a) => record::play(&a, out),
         Command::Verify(a) => record::verify(&a, out),
+        Command::Analyse(a) => analyse::run(&a, out),
         Command::Hint(a) => match a.game {
             Game::Backgammon => backgammon::hint(&a, out),
             Game::LongNardy => long::hint(&a, out),

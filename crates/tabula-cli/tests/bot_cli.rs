@@ -206,3 +206,45 @@ fn hint_ranks_every_legal_play_with_estimates() {
     let out = tabula(&["hint", "--game", "thud", "--dice", "6,5"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn analyse_marks_every_move_of_a_recorded_game() {
+    for game in ["backgammon", "long-nardy"] {
+        let record =
+            std::env::temp_dir().join(format!("analyse-{game}-{}.json", std::process::id()));
+        let rec = record.to_str().unwrap();
+        let out = tabula(&["play", "--game", game, "--seed", "5", "--record", rec]);
+        assert!(out.status.success(), "{out:?}");
+        let out = tabula(&["analyse", rec, "--json"]);
+        assert!(out.status.success(), "{out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let turns = v["turns"].as_array().unwrap();
+        assert!(turns.len() > 10, "{game}: {} turns", turns.len());
+        for t in turns {
+            // Every play made is found among the ranked legal plays.
+            let rank = t["rank"].as_u64().unwrap();
+            assert!(rank >= 1 && rank <= t["plays"].as_u64().unwrap(), "{t}");
+            assert!(t["equity_lost"].as_f64().unwrap() >= 0.0, "{t}");
+            if rank == 1 {
+                assert_eq!(t["equity_lost"], 0.0, "{t}");
+            }
+        }
+        let a = &v["per_seat"]["a"];
+        let b = &v["per_seat"]["b"];
+        assert_eq!(
+            a["turns"].as_u64().unwrap() + b["turns"].as_u64().unwrap(),
+            turns.len() as u64
+        );
+        // Random players lose equity.
+        assert!(a["equity_lost"].as_f64().unwrap() > 0.0, "{v}");
+        // A tampered record is refused.
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+        let seed = v["serverSeed"].as_str().expect("a serverSeed").to_string();
+        v["serverSeed"] = serde_json::Value::String(format!("0{seed}"));
+        std::fs::write(&record, v.to_string()).unwrap();
+        let out = tabula(&["analyse", rec]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let _ = std::fs::remove_file(&record);
+    }
+}

@@ -307,7 +307,7 @@ fn pair(d: Dice) -> [u8; 2] {
     [d.first(), d.second()]
 }
 
-fn long_step(from: Spot, to: Spot) -> Option<long::Step> {
+pub(crate) fn long_step(from: Spot, to: Spot) -> Option<long::Step> {
     let Spot::Point(f) = from else { return None };
     match to {
         Spot::Point(t) => Some(long::Step::new(f, t)),
@@ -316,7 +316,7 @@ fn long_step(from: Spot, to: Spot) -> Option<long::Step> {
     }
 }
 
-fn bg_points(from: Spot, to: Spot) -> Option<(u8, u8)> {
+pub(crate) fn bg_points(from: Spot, to: Spot) -> Option<(u8, u8)> {
     let f = match from {
         Spot::Point(n) => n,
         Spot::Bar => bg::BAR,
@@ -527,6 +527,35 @@ impl Game {
     pub fn long_position(&self) -> Option<long::Position> {
         match &self.board {
             Board::Long { pos, turn } => Some(turn.as_ref().map_or(*pos, |t| t.position())),
+            _ => None,
+        }
+    }
+
+    /// At the start of a dice game's turn (rolled, nothing played yet):
+    /// an empty [`crate::PlayedTurn`] for it.
+    pub(crate) fn turn_start(&self) -> Option<crate::PlayedTurn> {
+        let Stage::Moving(seat) = self.stage else {
+            return None;
+        };
+        match &self.board {
+            Board::Long { pos, turn: Some(t) } if t.played().is_empty() => {
+                Some(crate::PlayedTurn::LongNardy {
+                    seat,
+                    dice: t.dice(),
+                    start: *pos,
+                    steps: Vec::new(),
+                })
+            }
+            Board::Bg {
+                pos,
+                turn: Some(t),
+                dice: Some(d),
+            } if t.steps().is_empty() => Some(crate::PlayedTurn::Backgammon {
+                seat,
+                dice: *d,
+                start: *pos,
+                steps: Vec::new(),
+            }),
             _ => None,
         }
     }

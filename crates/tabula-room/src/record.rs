@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::RoomError;
 use crate::event::GameResult;
 use crate::fair::commitment;
-use crate::game::{Action, Game, GameKind, GameSetup};
+use crate::game::{Action, Game, GameKind, GameSetup, bg_points, long_step};
+use crate::types::SeatId;
 
 /// Everything needed to check a finished game: the game and its options,
 /// the seeds, the commitment published at the start, every action in order
@@ -180,4 +181,64 @@ pub fn verify(record: &GameRecord) -> Result<VerifiedGame, VerifyError> {
         rolls,
         actions: record.actions.len(),
     })
+}
+
+/// One turn of a finished dice game, as played: who, the roll, the position
+/// before the first step (the mover on roll) and the steps, in the engine's
+/// own terms (long nardy: seed-000 numbering; backgammon: the mover's
+/// numbering, 25 = bar, 0 = off). The input of replay analysis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlayedTurn {
+    /// Long nardy.
+    LongNardy {
+        /// Who played.
+        seat: SeatId,
+        /// The roll.
+        dice: tabula_dice::Dice,
+        /// The position before the first step.
+        start: tabula_long::Position,
+        /// The steps played.
+        steps: Vec<tabula_long::Step>,
+    },
+    /// Backgammon.
+    Backgammon {
+        /// Who played.
+        seat: SeatId,
+        /// The roll.
+        dice: tabula_dice::Dice,
+        /// The position before the first step.
+        start: tabula_backgammon::Position,
+        /// The steps played, `(from, to)`.
+        steps: Vec<(u8, u8)>,
+    },
+}
+
+/// The turns of a finished long nardy or backgammon game with at least one
+/// step, in order. The record is [`verify`]ed first; Thud! records have no
+/// dice turns (empty).
+pub fn played_turns(record: &GameRecord) -> Result<Vec<PlayedTurn>, VerifyError> {
+    verify(record)?;
+    let mut out = Vec::new();
+    let mut game = Game::start(&record.setup, &mut out)
+        .map_err(|error| VerifyError::Rejected { index: 0, error })?;
+    let mut turns: Vec<PlayedTurn> = Vec::new();
+    for (index, a) in record.actions.iter().enumerate() {
+        if index < game.actions().len() {
+            continue; // derived by the replay itself
+        }
+        if let Action::Step { from, to, .. } = a {
+            if let Some(t) = game.turn_start() {
+                turns.push(t);
+            }
+            match turns.last_mut() {
+                Some(PlayedTurn::LongNardy { steps, .. }) => steps.extend(long_step(*from, *to)),
+                Some(PlayedTurn::Backgammon { steps, .. }) => steps.extend(bg_points(*from, *to)),
+                None => {}
+            }
+        }
+        game.replay(a, &mut out)
+            .map_err(|error| VerifyError::Rejected { index, error })?;
+    }
+    Ok(turns)
 }

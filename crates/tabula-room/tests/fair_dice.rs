@@ -157,3 +157,53 @@ fn client_seeds_are_locked_during_a_game() {
     );
     let _ = SeatId::A;
 }
+
+#[test]
+fn played_turns_replay_each_turn_from_its_start() {
+    use tabula_room::{PlayedTurn, played_turns};
+    for options in [
+        GameOptions::default(),
+        GameOptions::backgammon(Default::default()),
+    ] {
+        let t = finished_game(options);
+        let record = &t.room.records()[0];
+        let turns = played_turns(record).unwrap();
+        let steps_recorded = record
+            .actions
+            .iter()
+            .filter(|a| matches!(a, Action::Step { .. }))
+            .count();
+        let mut steps_seen = 0;
+        assert!(turns.len() > 10, "{} turns", turns.len());
+        for turn in &turns {
+            match turn {
+                PlayedTurn::LongNardy {
+                    dice, start, steps, ..
+                } => {
+                    steps_seen += steps.len();
+                    let mut tn = start.turn_with(*dice);
+                    for s in steps {
+                        tn.play_step(*s).unwrap();
+                    }
+                    assert!(tn.finish().is_ok() || tn.position().is_game_over());
+                }
+                PlayedTurn::Backgammon {
+                    dice, start, steps, ..
+                } => {
+                    steps_seen += steps.len();
+                    let mut tn = tabula_backgammon::Turn::new(start, *dice);
+                    for &(f, to) in steps {
+                        tn.step_to(f, to).unwrap();
+                    }
+                    assert!(tn.finish().is_ok());
+                }
+                _ => unreachable!("a dice game"),
+            }
+        }
+        assert_eq!(steps_seen, steps_recorded);
+        // A tampered record is refused, as by `verify`.
+        let mut bad = record.clone();
+        bad.setup.server_seed.push('x');
+        assert!(played_turns(&bad).is_err());
+    }
+}
