@@ -106,6 +106,15 @@ pub enum ClientMsg {
     },
     /// Keep-alive; answered by `pong`.
     Ping,
+    /// Every legal play for the roll just made, ranked, with estimates
+    /// (answered by `hint`). Allowed at the start of one's own turn, after
+    /// rolling and before the first step, in rooms with a bot seat.
+    Hint {
+        /// Games rolled out for each of the best candidates (0..=64;
+        /// default 16).
+        #[serde(default)]
+        rollouts: Option<u32>,
+    },
 }
 
 impl ClientMsg {
@@ -130,6 +139,7 @@ impl ClientMsg {
             ClientMsg::Chat { .. } => "chat",
             ClientMsg::Resume { .. } => "resume",
             ClientMsg::Ping => "ping",
+            ClientMsg::Hint { .. } => "hint",
         }
     }
 
@@ -157,7 +167,10 @@ impl ClientMsg {
             ClientMsg::StandUp => Command::StandUp,
             ClientMsg::Leave => Command::Leave,
             ClientMsg::Chat { text } => Command::Chat { text: text.clone() },
-            ClientMsg::Join { .. } | ClientMsg::Resume { .. } | ClientMsg::Ping => return None,
+            ClientMsg::Join { .. }
+            | ClientMsg::Resume { .. }
+            | ClientMsg::Ping
+            | ClientMsg::Hint { .. } => return None,
         })
     }
 }
@@ -182,7 +195,22 @@ pub const CLIENT_TYPES: &[&str] = &[
     "chat",
     "resume",
     "ping",
+    "hint",
 ];
+
+/// One ranked play of a `hint` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HintPlay {
+    /// The play: long nardy `"24-18,18-13"`, backgammon `"24/18 13/8"`
+    /// (`bar`, `off`), each step playable with `move` in order.
+    pub play: String,
+    /// The estimated chance that the mover wins the game.
+    pub win: f64,
+    /// The estimated result for the mover, in points per game.
+    pub equity: f64,
+    /// Games rolled out for the estimate (0: from the evaluation).
+    pub rollouts: u32,
+}
 
 /// Why a frame could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -303,6 +331,10 @@ pub enum ErrorCode {
     /// The room cannot persist moves right now (its store is unreachable);
     /// nothing changed; retry shortly.
     Unavailable,
+    /// Hints are not allowed in this room (only with a bot seat).
+    HintsDisabled,
+    /// A hint is for one's own turn, after rolling, before the first step.
+    NotTimeForHint,
     /// Something went wrong on the node.
     Internal,
 }
@@ -347,6 +379,8 @@ impl ErrorCode {
             ErrorCode::Replaced => "replaced",
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Unavailable => "unavailable",
+            ErrorCode::HintsDisabled => "hints_disabled",
+            ErrorCode::NotTimeForHint => "not_time_for_hint",
             ErrorCode::Internal => "internal",
         }
     }
@@ -472,6 +506,15 @@ pub enum ServerMsg {
         version: u64,
         /// Whether the command had already been applied.
         duplicate: bool,
+    },
+    /// Answer to `hint`: every legal play, best first.
+    #[serde(rename = "hint")]
+    Hint {
+        /// The client's `seq`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        /// The plays, best first. (No `version`: a hint changes nothing.)
+        plays: Vec<HintPlay>,
     },
     /// Answer to `ping`.
     #[serde(rename = "pong")]

@@ -531,9 +531,10 @@ impl Game {
         }
     }
 
-    /// At the start of a dice game's turn (rolled, nothing played yet):
-    /// an empty [`crate::PlayedTurn`] for it.
-    pub(crate) fn turn_start(&self) -> Option<crate::PlayedTurn> {
+    /// At the start of a dice game's turn (rolled, nothing played yet): who
+    /// is to play, the roll and the position, as an empty
+    /// [`crate::PlayedTurn`]. `None` at any other moment.
+    pub fn turn_start(&self) -> Option<crate::PlayedTurn> {
         let Stage::Moving(seat) = self.stage else {
             return None;
         };

@@ -26,7 +26,7 @@ use tokio::sync::mpsc::{self, UnboundedSender};
 
 use crate::AppState;
 use crate::room_actor::{
-    Abandon, Cmd, Detach, Join, Outbound, Persist, Resume, RoomActor, msg_seq, msg_version,
+    Abandon, Cmd, Detach, HintReq, Join, Outbound, Persist, Resume, RoomActor, msg_seq, msg_version,
 };
 
 /// Node connection ids (unique within a process).
@@ -289,6 +289,14 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                     conn: local,
                     version,
                     seq: frame.seq,
+                });
+                return;
+            }
+            if let ClientMsg::Hint { rollouts } = frame.msg {
+                addr.do_send(HintReq {
+                    conn: local,
+                    seq: frame.seq,
+                    rollouts,
                 });
                 return;
             }

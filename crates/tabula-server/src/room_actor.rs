@@ -19,7 +19,7 @@ use actix::prelude::*;
 use std::collections::BTreeMap;
 
 use tabula_backplane::{Backplane, BackplaneError, RoomAppend, RoomEntry, StoredRoom};
-use tabula_protocol::{ErrorCode, ServerMsg, Viewer, room_error_code, to_wire};
+use tabula_protocol::{ErrorCode, HintPlay, ServerMsg, Viewer, room_error_code, to_wire};
 use tabula_room::{
     Actor as RoomActorId, BotLevel, BotNeed, Command, Envelope, Event, GameKind, Phase, PlayerId,
     Room, RoomView, SeatId,
@@ -69,6 +69,7 @@ pub fn msg_seq(m: &ServerMsg) -> Option<u64> {
         | ServerMsg::Chat { seq, .. }
         | ServerMsg::Ack { seq, .. }
         | ServerMsg::Pong { seq }
+        | ServerMsg::Hint { seq, .. }
         | ServerMsg::Error { seq, .. } => *seq,
         _ => None,
     }
@@ -1074,4 +1075,135 @@ impl Handler<Abandon> for RoomActor {
 /// An error message for a session that is not in a room.
 pub fn not_joined(seq: Option<u64>) -> ServerMsg {
     ServerMsg::error(ErrorCode::NotJoined, "join a room first", seq)
+}
+
+/// The most rollouts a `hint` may ask for (per candidate).
+pub const MAX_HINT_ROLLOUTS: u32 = 64;
+
+/// `hint`: the ranked plays for the requester's roll, computed off the
+/// actor (`spawn_blocking`), answered to that connection only.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct HintReq {
+    /// The connection.
+    pub conn: u64,
+    /// The client's seq.
+    pub seq: Option<u64>,
+    /// Rollouts per candidate (default 16).
+    pub rollouts: Option<u32>,
+}
+
+impl Handler<HintReq> for RoomActor {
+    type Result = ();
+
+    fn handle(&mut self, m: HintReq, ctx: &mut Context<Self>) {
+        let Some(player) = self.conns.get(&m.conn).map(|c| c.player.clone()) else {
+            return;
+        };
+        if self.fenced {
+            return;
+        }
+        let refuse = |act: &Self, code: ErrorCode, msg: &str| {
+            act.deps
+                .metrics
+                .commands
+                .with_label_values(&["hint", code.as_str()])
+                .inc();
+            act.send(m.conn, ServerMsg::error(code, msg, m.seq));
+        };
+        // Hints help a person against the computer, never against another
+        // person.
+        if SeatId::BOTH.iter().all(|&s| self.room.bot_in(s).is_none()) {
+            refuse(
+                self,
+                ErrorCode::HintsDisabled,
+                "hints are allowed only in rooms with a bot",
+            );
+            return;
+        }
+        let turn = self.room.game().and_then(tabula_room::Game::turn_start);
+        let seat = match &turn {
+            Some(tabula_room::PlayedTurn::LongNardy { seat, .. })
+            | Some(tabula_room::PlayedTurn::Backgammon { seat, .. }) => Some(*seat),
+            _ => None,
+        };
+        if seat.is_none() || seat != self.room.seat_of(&player) {
+            refuse(
+                self,
+                ErrorCode::NotTimeForHint,
+                "a hint is for your own turn, after rolling and before the first step",
+            );
+            return;
+        }
+        let Some(turn) = turn else { return };
+        let rollouts = m.rollouts.unwrap_or(16).min(MAX_HINT_ROLLOUTS);
+        let version = self.room.version();
+        let seed = version
+            ^ self
+                .id
+                .bytes()
+                .fold(0u64, |h, b| h.wrapping_mul(31) ^ u64::from(b));
+        let think = tokio::task::spawn_blocking(move || hint_plays(&turn, rollouts, seed));
+        let started = Instant::now();
+        ctx.spawn(think.into_actor(self).map(move |r, act, _| {
+            let Ok(plays) = r else { return };
+            act.deps
+                .metrics
+                .commands
+                .with_label_values(&["hint", "accepted"])
+                .inc();
+            act.deps
+                .metrics
+                .command_latency
+                .observe(started.elapsed().as_secs_f64());
+            act.send(m.conn, ServerMsg::Hint { seq: m.seq, plays });
+        }));
+    }
+}
+
+/// The hint plays for a turn, in the wire's notation (the same as
+/// `possibleMoves`).
+fn hint_plays(turn: &tabula_room::PlayedTurn, rollouts: u32, seed: u64) -> Vec<HintPlay> {
+    let wire = |play: String, h: (f64, f64, u32)| HintPlay {
+        play,
+        win: h.0,
+        equity: h.1,
+        rollouts: h.2,
+    };
+    match turn {
+        tabula_room::PlayedTurn::LongNardy { dice, start, .. } => {
+            tabula_bots::hint::long_nardy(start, *dice, rollouts, seed)
+                .into_iter()
+                .map(|h| {
+                    let play = h
+                        .play
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",");
+                    wire(play, (h.win, h.equity, h.rollouts))
+                })
+                .collect()
+        }
+        tabula_room::PlayedTurn::Backgammon { dice, start, .. } => {
+            tabula_bots::hint::backgammon(start, *dice, rollouts, seed)
+                .into_iter()
+                .map(|h| {
+                    let spot = |p: u8| match p {
+                        25 => "bar".to_string(),
+                        0 => "off".to_string(),
+                        n => n.to_string(),
+                    };
+                    let play = h
+                        .play
+                        .iter()
+                        .map(|&(f, t)| format!("{}/{}", spot(f), spot(t)))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    wire(play, (h.win, h.equity, h.rollouts))
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
 }

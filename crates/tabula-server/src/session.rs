@@ -21,7 +21,9 @@ use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc;
 
 use crate::cluster::{NEXT_CONN, NodeMsg};
-use crate::room_actor::{Cmd, Detach, Join, Outbound, Resume, msg_seq, msg_version, not_joined};
+use crate::room_actor::{
+    Cmd, Detach, HintReq, Join, Outbound, Resume, msg_seq, msg_version, not_joined,
+};
 use crate::{AppState, Located};
 
 /// A token bucket: `rate` per second, up to `burst`.
@@ -366,6 +368,12 @@ impl Sess {
                         version,
                         seq: frame.seq,
                     });
+                } else if let ClientMsg::Hint { rollouts } = frame.msg {
+                    addr.do_send(HintReq {
+                        conn: self.conn,
+                        seq: frame.seq,
+                        rollouts,
+                    });
                 } else if let Some(command) = frame.msg.to_command() {
                     addr.do_send(Cmd {
                         conn: self.conn,
@@ -407,12 +415,12 @@ impl Sess {
         }
     }
 
-    /// Resends or re-routes what has waited too long.
     /// Whether [`Sess::tick`] has anything to look at.
     fn needs_tick(&self) -> bool {
         self.relink_due || self.join_wait.is_some() || !self.pending.is_empty()
     }
 
+    /// Resends or re-routes what has waited too long.
     async fn tick(&mut self) {
         if self.relink_due {
             self.relink().await;

@@ -381,3 +381,71 @@ async fn a_match_with_the_doubling_cube_runs_over_sockets() {
         records.1
     );
 }
+
+#[tokio::test]
+async fn hints_rank_the_plays_of_a_roll_against_a_bot() {
+    let node = start(test_settings());
+    let addr = node.addr;
+    let room = create_room(
+        addr,
+        json!({"game": "backgammon", "bot": {"level": "easy"}}),
+    )
+    .await;
+    let mut a = Client::connect(addr, "hinter").await;
+    a.join(&room).await;
+    a.call(json!({"type": "ready"})).await;
+    let mut checked = false;
+    for _ in 0..400 {
+        let st = state(addr, &room).await;
+        if st["phase"] == "finished" {
+            break;
+        }
+        if st["toAct"]["seat"] != "a" {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            continue;
+        }
+        if st["toAct"]["need"] == "roll" {
+            let e = a.call(json!({"type": "hint"})).await;
+            assert_eq!(e["code"], "not_time_for_hint", "before rolling: {e}");
+            a.call(json!({"type": "rollDice"})).await;
+            continue;
+        }
+        // Our roll, nothing played yet (or the opening roll): ask.
+        let moves = st["moves"]["sequences"].as_array().unwrap().len();
+        let h = a.call(json!({"type": "hint", "rollouts": 4})).await;
+        if h["type"] == "error" {
+            // Mid-turn (a step already played): only then is it refused.
+            assert_eq!(h["code"], "not_time_for_hint", "{h}");
+            let (_, cmd) = next_command(&st).unwrap();
+            a.call(cmd).await;
+            continue;
+        }
+        assert_eq!(h["type"], "hint", "{h}");
+        let plays = h["plays"].as_array().unwrap();
+        assert_eq!(plays.len(), moves, "one per distinct play: {h}");
+        assert_eq!(plays[0]["rollouts"], 4, "{h}");
+        // The best play is playable step by step with `move`.
+        let best = plays[0]["play"].as_str().unwrap().to_string();
+        for (i, step) in best.split(' ').enumerate() {
+            let r = a.call(move_msg(step)).await;
+            assert_eq!(r["type"], "event", "{best}: {r}");
+            if i == 0 && best.contains(' ') {
+                let e = a.call(json!({"type": "hint"})).await;
+                assert_eq!(e["code"], "not_time_for_hint", "mid-turn: {e}");
+            }
+        }
+        checked = true;
+        break;
+    }
+    assert!(checked, "never had a turn to ask a hint for");
+
+    // A room between two people has no hints.
+    let (_room, mut p, _q) = two_players(
+        addr,
+        json!({"game": "backgammon"}),
+        ["hintless1", "hintless2"],
+    )
+    .await;
+    let e = p.call(json!({"type": "hint"})).await;
+    assert_eq!(e["code"], "hints_disabled", "{e}");
+}
