@@ -343,6 +343,17 @@ impl InProcess {
         let mut g = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         f(&mut g)
     }
+
+    /// `Fenced` unless this node owns `id` at `epoch`.
+    fn check_fence(&self, s: &State, id: &str, epoch: u64) -> Result<()> {
+        match s.owners.get(id) {
+            Some(l) if l.epoch == epoch && l.node == self.node => Ok(()),
+            _ => Err(BackplaneError::Fenced {
+                room: id.to_string(),
+                epoch,
+            }),
+        }
+    }
 }
 
 fn ready<'a, T: Send + 'a>(v: T) -> BoxFuture<'a, T> {
@@ -463,15 +474,7 @@ impl Backplane for InProcess {
 
     fn save_snapshot(&self, id: &str, epoch: u64, room: StoredRoom) -> BoxFuture<'_, Result<()>> {
         ready(self.with(|s| {
-            match s.owners.get(id) {
-                Some(l) if l.epoch == epoch && l.node == self.node => {}
-                _ => {
-                    return Err(BackplaneError::Fenced {
-                        room: id.to_string(),
-                        epoch,
-                    });
-                }
-            }
+            self.check_fence(s, id, epoch)?;
             if let Some(old) = s.snapshots.get(id)
                 && old.snapshot.version > room.snapshot.version
             {
@@ -486,15 +489,7 @@ impl Backplane for InProcess {
 
     fn append_inputs(&self, id: &str, epoch: u64, append: RoomAppend) -> BoxFuture<'_, Result<()>> {
         ready(self.with(|s| {
-            match s.owners.get(id) {
-                Some(l) if l.epoch == epoch && l.node == self.node => {}
-                _ => {
-                    return Err(BackplaneError::Fenced {
-                        room: id.to_string(),
-                        epoch,
-                    });
-                }
-            }
+            self.check_fence(s, id, epoch)?;
             let Some(stored) = s.snapshots.get_mut(id) else {
                 return Err(BackplaneError::Gap {
                     stored: 0,

@@ -18,6 +18,30 @@ use tabula_dice::{Dice, DiceSource, SeededDice};
 
 use crate::{HARD_NARDY_CANDIDATES, Level};
 
+/// A long nardy play as the wire and the CLI write it: `24-18,18-13`.
+pub fn long_notation(steps: &[tabula_long::Step]) -> String {
+    steps
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A backgammon play as GNU Backgammon reads it: `from/to` steps in the
+/// mover's numbering, `bar` and `off` spelled out (`bar/22 6/off`).
+pub fn bg_notation(steps: &[(u8, u8)]) -> String {
+    let spot = |p: u8| match p {
+        25 => "bar".to_string(),
+        0 => "off".to_string(),
+        n => n.to_string(),
+    };
+    steps
+        .iter()
+        .map(|&(f, t)| format!("{}/{}", spot(f), spot(t)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// How many of the best plays are rolled out (the rest keep Hard's order
 /// after them).
 pub const HINT_ROLLOUT_CANDIDATES: usize = 4;

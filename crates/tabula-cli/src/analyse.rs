@@ -95,12 +95,7 @@ pub fn run(a: &AnalyseArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                     }
                     t.finish().ok().map(|p| p.to_string())
                 };
-                let name = |play: &Vec<tabula_long::Step>| {
-                    play.iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                };
+                let name = |play: &Vec<tabula_long::Step>| hint::long_notation(play);
                 let (rank, lost) = mark(&hints, finish, finish(steps));
                 Marked {
                     seat: *seat,
@@ -126,7 +121,7 @@ pub fn run(a: &AnalyseArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                     }
                     t.finish().ok().map(|p| p.gnubg_id())
                 };
-                let name = |play: &Vec<(u8, u8)>| crate::backgammon::gnubg_notation(play);
+                let name = |play: &Vec<(u8, u8)>| hint::bg_notation(play);
                 let (rank, lost) = mark(&hints, finish, finish(steps));
                 Marked {
                     seat: *seat,

@@ -222,21 +222,6 @@ pub fn perft(a: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A play as GNU Backgammon reads it: `from/to` steps in the mover's
-/// numbering, `bar` and `off` spelled out.
-pub fn gnubg_notation(steps: &[(u8, u8)]) -> String {
-    let spot = |p: u8| match p {
-        25 => "bar".to_string(),
-        0 => "off".to_string(),
-        n => n.to_string(),
-    };
-    steps
-        .iter()
-        .map(|&(f, t)| format!("{}/{}", spot(f), spot(t)))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// One request: the play `bot` picks for `id` with `dice`.
 fn bot_play(bot: &mut tabula_bots::Bot, id: &str, dice: &str) -> anyhow::Result<String> {
     let pos = Position::from_gnubg_id(id).context("bad Position ID")?;
@@ -244,7 +229,7 @@ fn bot_play(bot: &mut tabula_bots::Bot, id: &str, dice: &str) -> anyhow::Result<
     if pos.is_over() {
         bail!("the game in this position is already over");
     }
-    Ok(gnubg_notation(&bot.backgammon(&pos, dice)))
+    Ok(tabula_bots::hint::bg_notation(&bot.backgammon(&pos, dice)))
 }
 
 /// `tabula bot --game backgammon`.
@@ -287,7 +272,7 @@ pub fn hint(a: &HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         "backgammon",
         dice,
         &hints,
-        |p| gnubg_notation(p),
+        |p| tabula_bots::hint::bg_notation(p),
         a.json,
         out,
     )

@@ -247,11 +247,6 @@ pub fn hint(a: &crate::HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         anyhow::bail!("the game in this position is already over");
     }
     let hints = tabula_bots::hint::long_nardy(&pos, roll, a.rollouts, a.seed);
-    let name = |play: &Vec<tabula_long::Step>| {
-        play.iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(",")
-    };
+    let name = |play: &Vec<tabula_long::Step>| tabula_bots::hint::long_notation(play);
     crate::print_hints("long-nardy", roll, &hints, name, a.json, out)
 }

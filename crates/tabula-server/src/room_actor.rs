@@ -1164,6 +1164,7 @@ impl Handler<HintReq> for RoomActor {
 /// The hint plays for a turn, in the wire's notation (the same as
 /// `possibleMoves`).
 fn hint_plays(turn: &tabula_room::PlayedTurn, rollouts: u32, seed: u64) -> Vec<HintPlay> {
+    use tabula_bots::hint;
     let wire = |play: String, h: (f64, f64, u32)| HintPlay {
         play,
         win: h.0,
@@ -1172,36 +1173,15 @@ fn hint_plays(turn: &tabula_room::PlayedTurn, rollouts: u32, seed: u64) -> Vec<H
     };
     match turn {
         tabula_room::PlayedTurn::LongNardy { dice, start, .. } => {
-            tabula_bots::hint::long_nardy(start, *dice, rollouts, seed)
+            hint::long_nardy(start, *dice, rollouts, seed)
                 .into_iter()
-                .map(|h| {
-                    let play = h
-                        .play
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",");
-                    wire(play, (h.win, h.equity, h.rollouts))
-                })
+                .map(|h| wire(hint::long_notation(&h.play), (h.win, h.equity, h.rollouts)))
                 .collect()
         }
         tabula_room::PlayedTurn::Backgammon { dice, start, .. } => {
-            tabula_bots::hint::backgammon(start, *dice, rollouts, seed)
+            hint::backgammon(start, *dice, rollouts, seed)
                 .into_iter()
-                .map(|h| {
-                    let spot = |p: u8| match p {
-                        25 => "bar".to_string(),
-                        0 => "off".to_string(),
-                        n => n.to_string(),
-                    };
-                    let play = h
-                        .play
-                        .iter()
-                        .map(|&(f, t)| format!("{}/{}", spot(f), spot(t)))
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    wire(play, (h.win, h.equity, h.rollouts))
-                })
+                .map(|h| wire(hint::bg_notation(&h.play), (h.win, h.equity, h.rollouts)))
                 .collect()
         }
         _ => Vec::new(),
