@@ -20,7 +20,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # start_node PORT [extra env...]: a node in the background; echoes its pid.
 start_node() {
   local port=$1; shift
-  env TABULA__SERVER__LISTEN=127.0.0.1:$port TABULA__SERVER__RATE_PER_SEC=1000 \
+  env TABULA__SERVER__LISTEN=${LISTEN_IP:-127.0.0.1}:$port TABULA__SERVER__RATE_PER_SEC=1000 \
       TABULA__SERVER__RATE_BURST=1000 TABULA__BOTS__DELAY_MS=0 RUST_LOG=warn "$@" \
       "$BIN/tabula-server" >"$OUT/node-$port.log" 2>&1 &
   local pid=$!
@@ -48,11 +48,18 @@ EOF
 }
 
 human() {
-  for n in ${HUMAN_MATCHES:-1000 2500 5000 9000}; do
+  for n in ${HUMAN_MATCHES:-1000 2500 5000 9900}; do
     local port; port=$(free_port)
-    local pid; pid=$(start_node "$port")
+    # On loopback one destination address has 28,232 ephemeral ports
+    # (net.ipv4.ip_local_port_range) for 20,000 sockets plus the TIME_WAIT
+    # of every room-creation request: past ~15,000 sockets connects stall
+    # for seconds. Three destination addresses of the same node (it listens
+    # on all of them) give each its own port space, as a load balancer's
+    # several addresses would.
+    local pid; pid=$(LISTEN_IP=0.0.0.0 start_node "$port")
     local c0; c0=$(cpu_s "$pid")
-    "$BIN/tabula-load" --url "127.0.0.1:$port" --matches "$n" --ramp-up 20s --duration 40s \
+    "$BIN/tabula-load" --url "127.0.0.1:$port" --url "127.0.0.2:$port" --url "127.0.0.3:$port" \
+      --matches "$n" --ramp-up 20s --duration 40s \
       --think 500ms..3s --progress 0 --report "$OUT/human-$n.json" >/dev/null || true
     local c1; c1=$(cpu_s "$pid")
     echo "human $(summary "$OUT/human-$n.json")  server cpu $(python3 -c "print(round(($c1-$c0)/60,2))") cores  rss $(( $(rss_kib "$pid") / 1024 )) MiB"
