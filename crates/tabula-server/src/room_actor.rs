@@ -1146,7 +1146,14 @@ impl Handler<HintReq> for RoomActor {
         let think = tokio::task::spawn_blocking(move || hint_plays(&turn, rollouts, seed));
         let started = Instant::now();
         ctx.spawn(think.into_actor(self).map(move |r, act, _| {
-            let Ok(plays) = r else { return };
+            let Ok(plays) = r else {
+                // Answer anyway: an unanswered seq would wait forever.
+                act.send(
+                    m.conn,
+                    ServerMsg::error(ErrorCode::Internal, "the hint could not be computed", m.seq),
+                );
+                return;
+            };
             act.deps
                 .metrics
                 .commands
