@@ -86,21 +86,32 @@ fn hard_order(statics: &[f64], deep: impl Fn(usize) -> f64) -> (Vec<usize>, Vec<
     (ranked, scores)
 }
 
-/// Re-ranks `order` after rolling out its best candidates: `rollout(i, k)`
-/// is the mover's signed points in rollout `k` of play `i`.
+/// Re-ranks `order` after rolling out its best candidates:
+/// `rollout(i, dice, rng)` plays play `i` out and gives the mover's signed
+/// points. Rollout `k` of every candidate gets the same dice stream (and
+/// the same stream for Medium's ties), so candidates are compared on the
+/// same luck.
 fn rank<P: Clone>(
     plays: &[P],
     order: Vec<usize>,
     scores: &[f64],
     estimate: impl Fn(usize) -> f64,
     rollouts: u32,
-    mut rollout: impl FnMut(usize, u32) -> i32,
+    seed: u64,
+    mut rollout: impl FnMut(usize, &mut SeededDice, &mut ChaCha8Rng) -> i32,
 ) -> Vec<Hint<P>> {
     let mut rolled: Vec<Hint<P>> = Vec::new();
     let mut rest: Vec<Hint<P>> = Vec::new();
     for (rank, &i) in order.iter().enumerate() {
         if rollouts > 0 && rank < HINT_ROLLOUT_CANDIDATES {
-            let results: Vec<i32> = (0..rollouts).map(|k| rollout(i, k)).collect();
+            let results: Vec<i32> = (0..rollouts)
+                .map(|k| {
+                    let k = u64::from(k);
+                    let mut dice = SeededDice::new(seed ^ (k << 20));
+                    let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(k));
+                    rollout(i, &mut dice, &mut rng)
+                })
+                .collect();
             let n = f64::from(rollouts);
             rolled.push(Hint {
                 play: plays[i].clone(),
@@ -159,9 +170,8 @@ pub fn backgammon(
             None => 1.0 - crate::bg::win_probability(&finals[i].pass_turn(), true),
         },
         rollouts,
-        |i, k| {
-            let mut dice = SeededDice::new(seed ^ (u64::from(k) << 20));
-            let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(u64::from(k)));
+        seed,
+        |i, dice, rng| {
             let mut p = finals[i];
             for _ in 0..MAX_PLIES {
                 if let Some(o) = p.outcome(Scoring::Gammons) {
@@ -171,7 +181,7 @@ pub fn backgammon(
                 p = p.pass_turn();
                 let options = p.legal_positions(dice.roll());
                 if !options.is_empty() {
-                    p = options[crate::bg::pick(Level::Medium, &mut rng, &options)];
+                    p = options[crate::bg::pick(Level::Medium, rng, &options)];
                 }
             }
             0
@@ -208,9 +218,8 @@ pub fn long_nardy(
         &scores,
         |i| crate::long::win_probability(&finals[i], me),
         rollouts,
-        |i, k| {
-            let mut dice = SeededDice::new(seed ^ (u64::from(k) << 20));
-            let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(u64::from(k)));
+        seed,
+        |i, dice, rng| {
             let mut p = finals[i];
             for _ in 0..MAX_PLIES {
                 if let Some(o) = p.outcome() {
@@ -221,7 +230,7 @@ pub fn long_nardy(
                 p = if options.is_empty() {
                     p.pass_turn()
                 } else {
-                    options[crate::long::pick(Level::Medium, &mut rng, &p, &options)]
+                    options[crate::long::pick(Level::Medium, rng, &p, &options)]
                 };
             }
             0
