@@ -46,26 +46,38 @@ struct Marked {
     lost: f64,
 }
 
-/// Marks the play whose final position is `played` among `hints` (finals
-/// computed by `finish`): its rank and the equity lost against the first.
+/// Marks the play made (`played`) among `hints`, matched by final
+/// position (`finish`; different step orders reach the same one): its
+/// rank and the equity it lost against the first hint.
 fn mark<P>(
+    seat: SeatId,
+    dice: tabula_dice::Dice,
     hints: &[Hint<P>],
+    played: &P,
     finish: impl Fn(&P) -> Option<String>,
-    played: Option<String>,
-) -> (usize, f64) {
+    name: impl Fn(&P) -> String,
+) -> Marked {
     // The best play is the hints' first (Hard's ranking, re-ranked by
     // rollouts when there are any); a play the estimates like better than
     // it loses nothing.
     let best = hints.first().map_or(0.0, |h| h.equity);
-    let Some(played) = played else {
-        return (0, 0.0);
-    };
-    match hints
-        .iter()
-        .position(|h| finish(&h.play).as_ref() == Some(&played))
-    {
+    let found = finish(played).and_then(|end| {
+        hints
+            .iter()
+            .position(|h| finish(&h.play).as_ref() == Some(&end))
+    });
+    let (rank, lost) = match found {
         Some(i) => (i + 1, (best - hints[i].equity).max(0.0)),
         None => (0, 0.0),
+    };
+    Marked {
+        seat,
+        dice: [dice.first(), dice.second()],
+        played: name(played),
+        best: hints.first().map(|h| name(&h.play)).unwrap_or_default(),
+        rank,
+        plays: hints.len(),
+        lost,
     }
 }
 
@@ -86,53 +98,39 @@ pub fn run(a: &AnalyseArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 dice,
                 start,
                 steps,
-            } => {
-                let hints = hint::long_nardy(start, *dice, a.rollouts, a.seed);
-                let finish = |play: &Vec<tabula_long::Step>| {
+            } => mark(
+                *seat,
+                *dice,
+                &hint::long_nardy(start, *dice, a.rollouts, a.seed),
+                steps,
+                |play| {
                     let mut t = start.turn_with(*dice);
                     for s in play {
                         t.play_step(*s).ok()?;
                     }
                     t.finish().ok().map(|p| p.to_string())
-                };
-                let name = |play: &Vec<tabula_long::Step>| hint::long_notation(play);
-                let (rank, lost) = mark(&hints, finish, finish(steps));
-                Marked {
-                    seat: *seat,
-                    dice: [dice.first(), dice.second()],
-                    played: name(steps),
-                    best: hints.first().map(|h| name(&h.play)).unwrap_or_default(),
-                    rank,
-                    plays: hints.len(),
-                    lost,
-                }
-            }
+                },
+                |play| hint::long_notation(play),
+            ),
             PlayedTurn::Backgammon {
                 seat,
                 dice,
                 start,
                 steps,
-            } => {
-                let hints = hint::backgammon(start, *dice, a.rollouts, a.seed);
-                let finish = |play: &Vec<(u8, u8)>| {
+            } => mark(
+                *seat,
+                *dice,
+                &hint::backgammon(start, *dice, a.rollouts, a.seed),
+                steps,
+                |play| {
                     let mut t = tabula_backgammon::Turn::new(start, *dice);
                     for &(f, to) in play {
                         t.step_to(f, to).ok()?;
                     }
                     t.finish().ok().map(|p| p.gnubg_id())
-                };
-                let name = |play: &Vec<(u8, u8)>| hint::bg_notation(play);
-                let (rank, lost) = mark(&hints, finish, finish(steps));
-                Marked {
-                    seat: *seat,
-                    dice: [dice.first(), dice.second()],
-                    played: name(steps),
-                    best: hints.first().map(|h| name(&h.play)).unwrap_or_default(),
-                    rank,
-                    plays: hints.len(),
-                    lost,
-                }
-            }
+                },
+                |play| hint::bg_notation(play),
+            ),
             _ => anyhow::bail!("unknown kind of turn"),
         };
         marked.push(m);
