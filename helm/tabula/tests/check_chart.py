@@ -1,0 +1,783 @@
+#!/usr/bin/env python3
+"""The chart's checks beyond `helm lint`, run by scripts/test-helm.
+
+Every subcommand reads the manifests `helm template` rendered into
+RENDERED (one `<case>.yaml` per values file in helm/tabula/ci/) and exits 1
+on the first failed check, saying what and where.
+
+  k8s        every object against the Kubernetes OpenAPI schemas (strict),
+             custom resources against their upstream CRD schemas
+  values     values.schema.json covers every value; the README's table is
+             the one values.yaml's comments give (--write-readme rewrites it)
+  invariants what the chart promises (drain timing, probes, security,
+             rollout, labels) holds in every render
+  rules      alerts and dashboard: PromQL parses (promtool), alert unit
+             tests pass, every metric named exists in metrics.rs
+  config     the rendered config file has only keys the node knows, and a
+             real node accepts it: started with that file and the pod's
+             environment against a local Redis, it must become ready
+"""
+
+import argparse
+import base64
+import copy
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHART = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(CHART))
+CI = os.path.join(CHART, "ci")
+# Kinds validated against their CRD schemas by validate_crds.mjs.
+CRD_KINDS = {
+    "monitoring.coreos.com/v1/ServiceMonitor",
+    "monitoring.coreos.com/v1/PrometheusRule",
+    "gateway.networking.k8s.io/v1/HTTPRoute",
+}
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", flush=True)
+    sys.exit(1)
+
+
+def info(msg):
+    print(f"    {msg}", flush=True)
+
+
+def cases(rendered):
+    out = []
+    for name in sorted(os.listdir(rendered)):
+        if name.endswith(".yaml"):
+            case = name[: -len(".yaml")]
+            with open(os.path.join(rendered, name)) as f:
+                docs = [d for d in yaml.safe_load_all(f) if d]
+            out.append((case, docs))
+    if not out:
+        fail(f"nothing rendered in {rendered}")
+    return out
+
+
+def find(docs, kind, name_suffix=""):
+    return [d for d in docs if d["kind"] == kind and d["metadata"]["name"].endswith(name_suffix)]
+
+
+def one(docs, kind, case):
+    found = [d for d in docs if d["kind"] == kind]
+    if len(found) != 1:
+        fail(f"{case}: expected one {kind}, found {len(found)}")
+    return found[0]
+
+
+def deep_merge(base, over):
+    out = copy.deepcopy(base)
+    for k, v in (over or {}).items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def values_for(case):
+    with open(os.path.join(CHART, "values.yaml")) as f:
+        base = yaml.safe_load(f)
+    path = os.path.join(CI, f"{case}.yaml")
+    over = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            over = yaml.safe_load(f) or {}
+    return deep_merge(base, over)
+
+
+# ---------------------------------------------------------------- k8s
+
+
+def cmd_k8s(args):
+    import kubernetes_validate
+    from kubernetes_validate.utils import SchemaNotFoundError, ValidationError
+
+    crds = []
+    for case, docs in cases(args.rendered):
+        kinds = {}
+        for d in docs:
+            key = f"{d['apiVersion']}/{d['kind']}"
+            name = f"{case}: {d['kind']}/{d['metadata']['name']}"
+            if key in CRD_KINDS:
+                crds.append({"source": case, "doc": d})
+                continue
+            for v in args.versions:
+                try:
+                    kubernetes_validate.validate(d, v, strict=True)
+                except ValidationError as e:
+                    path = "/".join(str(p) for p in e.path)
+                    fail(f"{name} against Kubernetes {v} (strict): {e.message} at {path}")
+                except SchemaNotFoundError as e:
+                    fail(f"{name}: no Kubernetes {v} schema for {key} ({e.message}); add it to CRD_KINDS with a validator")
+            kinds[d["kind"]] = kinds.get(d["kind"], 0) + 1
+        summary = ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(kinds.items()))
+        info(f"ok   {case}: {summary} (Kubernetes {' and '.join(args.versions)}, strict)")
+    if crds:
+        env = dict(os.environ, TABULA_NPM_DIR=os.path.abspath(args.npm_dir))
+        r = subprocess.run(
+            ["node", os.path.join(HERE, "validate_crds.mjs")],
+            input=json.dumps(crds),
+            text=True,
+            capture_output=True,
+            env=env,
+        )
+        for line in r.stdout.splitlines():
+            info(line)
+        if r.returncode != 0:
+            fail(f"custom resources: {r.stderr.strip() or 'see above'}")
+        info(
+            "note: the CRD schemas of ServiceMonitor, PrometheusRule and HTTPRoute type and "
+            "pattern-check every field but do not refuse unknown ones (as the API server "
+            "prunes them); `invariants` checks the fields the chart relies on"
+        )
+
+
+# ---------------------------------------------------------------- values
+
+
+def described_keys(src):
+    """`# --` comments of values.yaml: [(dotted path, description)] in file order."""
+    out, stack, pending = [], [], None
+    for line in src.splitlines():
+        s = line.strip()
+        if s.startswith("# --"):
+            pending = s[4:].strip()
+            continue
+        if s.startswith("#") or not s:
+            continue
+        m = re.match(r"^(\s*)([A-Za-z0-9_]+):", line)
+        if m:
+            ind = len(m.group(1))
+            while stack and stack[-1][0] >= ind:
+                stack.pop()
+            stack.append((ind, m.group(2)))
+            if pending is not None:
+                out.append((".".join(k for _, k in stack), pending))
+        pending = None
+    return out
+
+
+def leaves(v, path=()):
+    if isinstance(v, dict) and v:
+        for k, x in v.items():
+            yield from leaves(x, path + (k,))
+    else:
+        yield path, v
+
+
+def schema_at(schema, path):
+    """The schema of a value path, or None when the schema does not describe it."""
+    s = schema
+    for k in path:
+        if "properties" in s and k in s["properties"]:
+            s = s["properties"][k]
+        elif isinstance(s.get("additionalProperties"), dict):
+            s = s["additionalProperties"]
+        elif s.get("type") == "object" and "additionalProperties" not in s and "properties" not in s:
+            return s  # a free-form map (labels, resources, affinity…)
+        else:
+            return None
+    return s
+
+
+def schema_leaves(s, path=()):
+    """Paths of the values the schema requires (optional keys of maps such as
+    httpRoute.timeouts are not values of their own)."""
+    props = s.get("properties")
+    required = s.get("required", [])
+    if props and required:
+        for k in required:
+            yield from schema_leaves(props[k], path + (k,))
+    else:
+        yield path
+
+
+def readme_table(src, values):
+    rows = ["| Key | Default | Description |", "|---|---|---|"]
+    for key, text in described_keys(src):
+        v = values
+        for k in key.split("."):
+            v = v[k]
+        default = json.dumps(v, ensure_ascii=False)
+        if len(default) > 80:
+            default = "see values.yaml"
+        default = default.replace("|", "\\|")
+        text = text.replace("|", "\\|")
+        rows.append(f"| `{key}` | `{default}` | {text} |")
+    return "\n".join(rows)
+
+
+def cmd_values(args):
+    import jsonschema
+
+    with open(os.path.join(CHART, "values.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    with open(os.path.join(CHART, "values.yaml")) as f:
+        src = f.read()
+    values = yaml.safe_load(src)
+    files = [("values.yaml", values)]
+    for name in sorted(os.listdir(CI)):
+        with open(os.path.join(CI, name)) as f:
+            files.append((f"ci/{name}", yaml.safe_load(f) or {}))
+    for name, v in files:
+        for path, _ in leaves(v):
+            if path and schema_at(schema, path) is None:
+                fail(f"{name}: {'.'.join(path)} is not in values.schema.json")
+        errors = list(jsonschema.Draft7Validator(schema).iter_errors(deep_merge(values, v)))
+        if errors:
+            fail(f"{name}: {errors[0].message} at {'.'.join(map(str, errors[0].path))}")
+    # No schema entry without a value (the schema describes this chart).
+    for path in schema_leaves(schema):
+        v = values
+        for k in path:
+            if not isinstance(v, dict) or k not in v:
+                fail(f"values.schema.json describes {'.'.join(path)}, which values.yaml lacks")
+            v = v[k]
+    # Every value is documented: itself or a documented parent map.
+    documented = {k for k, _ in described_keys(src)}
+    for path, _ in leaves(values):
+        if not any(".".join(path[:i]) in documented for i in range(1, len(path) + 1)):
+            fail(f"values.yaml: {'.'.join(path)} has no `# --` description")
+    info(f"schema covers every value of values.yaml and {len(files) - 1} ci files; {len(documented)} documented keys")
+    readme = os.path.join(CHART, "README.md")
+    with open(readme) as f:
+        text = f.read()
+    begin, end = "<!-- values:begin -->", "<!-- values:end -->"
+    if begin not in text or end not in text:
+        fail(f"{readme}: no {begin} … {end} section")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    want = f"{head}{begin}\n{readme_table(src, values)}\n{end}{tail}"
+    if want != text:
+        if args.write_readme:
+            with open(readme, "w") as f:
+                f.write(want)
+            info("README.md values table rewritten")
+        else:
+            fail("helm/tabula/README.md's values table is stale: run scripts/test-helm --write-readme")
+    else:
+        info("README.md values table matches values.yaml")
+
+
+# ---------------------------------------------------------------- invariants
+
+
+def settings_of(docs, case):
+    cm = [d for d in find(docs, "ConfigMap") if "helm.toml" in (d.get("data") or {})]
+    if len(cm) != 1:
+        fail(f"{case}: expected one ConfigMap with helm.toml")
+    return tomllib.loads(cm[0]["data"]["helm.toml"])
+
+
+def ceil_s(ms):
+    return math.ceil(ms / 1000)
+
+
+def grace_formula(values, toml):
+    """The chart's terminationGracePeriodSeconds (chart_drain.rs computes the same)."""
+    return (
+        values["drain"]["preStopSeconds"]
+        + ceil_s(toml["cluster"]["drain_grace_ms"])
+        + toml["server"]["shutdown_timeout_secs"]
+        + ceil_s(toml["redis"]["timeout_ms"])
+        + values["drain"]["marginSeconds"]
+    )
+
+
+def cmd_invariants(args):
+    recommended = ["app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
+                   "app.kubernetes.io/managed-by", "helm.sh/chart"]
+    for case, docs in cases(args.rendered):
+        values = values_for(case)
+        dep = [d for d in find(docs, "Deployment")]
+        if len(dep) != 1:
+            fail(f"{case}: expected one Deployment")
+        dep = dep[0]
+        spec = dep["spec"]
+        pod = spec["template"]["spec"]
+        (c,) = [c for c in pod["containers"] if c["name"] == "node"]
+        toml = settings_of(docs, case)
+        for d in docs:
+            labels = d["metadata"].get("labels") or {}
+            missing = [k for k in recommended if k not in labels]
+            if missing:
+                fail(f"{case}: {d['kind']}/{d['metadata']['name']} lacks labels {missing}")
+        # Rollout: a new pod is ready before an old one drains.
+        if spec["strategy"]["rollingUpdate"]["maxUnavailable"] != 0:
+            fail(f"{case}: maxUnavailable is not 0")
+        # Drain timing.
+        pre = c.get("lifecycle", {}).get("preStop")
+        want_pre = values["drain"]["preStopSeconds"]
+        if want_pre == 0:
+            if pre:
+                fail(f"{case}: a preStop hook with preStopSeconds 0")
+            got_pre = 0
+        elif "sleep" in pre:
+            got_pre = pre["sleep"]["seconds"]
+        else:
+            cmd = pre["exec"]["command"]
+            if cmd[0] != "/bin/sleep":
+                fail(f"{case}: preStop exec is {cmd}")
+            got_pre = int(cmd[1])
+        if got_pre != want_pre:
+            fail(f"{case}: preStop pauses {got_pre} s, values say {want_pre}")
+        tgps = pod["terminationGracePeriodSeconds"]
+        if tgps != grace_formula(values, toml):
+            fail(f"{case}: terminationGracePeriodSeconds {tgps} != formula {grace_formula(values, toml)}")
+        floor = got_pre + toml["cluster"]["drain_grace_ms"] / 1000 + toml["server"]["shutdown_timeout_secs"]
+        if tgps <= floor:
+            fail(f"{case}: terminationGracePeriodSeconds {tgps} leaves no time after preStop + drain ({floor})")
+        # Probes on the node's endpoints.
+        probes = {"startupProbe": "/healthz", "livenessProbe": "/healthz", "readinessProbe": "/readyz"}
+        for probe, path in probes.items():
+            got = c[probe]["httpGet"]
+            if got["path"] != path or got["port"] != "http":
+                fail(f"{case}: {probe} is {got}, want {path} on port http")
+        # The port the node listens on is the one the probes and Service use.
+        (port,) = [p for p in c["ports"] if p["name"] == "http"]
+        if toml["server"]["listen"] != f"0.0.0.0:{port['containerPort']}":
+            fail(f"{case}: server.listen {toml['server']['listen']} vs containerPort {port['containerPort']}")
+        # Hardened security context.
+        psc, csc = pod["securityContext"], c["securityContext"]
+        checks = {
+            "runAsNonRoot": psc.get("runAsNonRoot") and csc.get("runAsNonRoot", True),
+            "readOnlyRootFilesystem": csc.get("readOnlyRootFilesystem"),
+            "allowPrivilegeEscalation false": csc.get("allowPrivilegeEscalation") is False,
+            "drop ALL": "ALL" in csc.get("capabilities", {}).get("drop", []),
+            "seccomp RuntimeDefault": (csc.get("seccompProfile") or psc.get("seccompProfile") or {}).get("type") == "RuntimeDefault",
+            "no service account token": pod.get("automountServiceAccountToken") is False,
+        }
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            fail(f"{case}: security context lacks {bad}")
+        # Config and node id from where the node reads them.
+        env = {e["name"]: e for e in c["env"]}
+        if env["TABULA__CLUSTER__NODE_ID"].get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") != "metadata.name":
+            fail(f"{case}: the node id is not the pod name")
+        if toml["cluster"]["backplane"] != "redis":
+            fail(f"{case}: cluster.backplane is {toml['cluster']['backplane']}")
+        mounts = {m["mountPath"]: m["name"] for m in c["volumeMounts"]}
+        if mounts.get(env["TABULA_CONFIG_DIR"]["value"]) != "config":
+            fail(f"{case}: the ConfigMap is not mounted at TABULA_CONFIG_DIR")
+        sel = spec["selector"]["matchLabels"]
+        for kind in ("Service", "PodDisruptionBudget"):
+            for d in find(docs, kind):
+                s = d["spec"]["selector"]
+                s = s.get("matchLabels", s)
+                if s == sel:
+                    break
+            else:
+                if kind == "Service" or values["podDisruptionBudget"]["enabled"]:
+                    fail(f"{case}: no {kind} selects the nodes")
+        for hpa in find(docs, "HorizontalPodAutoscaler"):
+            if hpa["spec"]["scaleTargetRef"]["name"] != dep["metadata"]["name"]:
+                fail(f"{case}: the HPA scales {hpa['spec']['scaleTargetRef']}")
+            if "replicas" in spec:
+                fail(f"{case}: replicas set on an autoscaled Deployment")
+            down = hpa["spec"].get("behavior", {}).get("scaleDown", {})
+            if down.get("stabilizationWindowSeconds", 300) < 300:
+                fail(f"{case}: the HPA scales down faster than the 5-minute default")
+        for sm in find(docs, "ServiceMonitor"):
+            (ep,) = sm["spec"]["endpoints"]
+            if ep["path"] != "/metrics" or ep["port"] != "http":
+                fail(f"{case}: ServiceMonitor endpoint {ep}")
+            if sm["spec"]["selector"]["matchLabels"] != sel:
+                fail(f"{case}: the ServiceMonitor does not select the nodes' Service")
+        for ing in find(docs, "Ingress"):
+            for rule in ing["spec"]["rules"]:
+                for p in rule["http"]["paths"]:
+                    if p["backend"]["service"]["name"] != dep["metadata"]["name"]:
+                        fail(f"{case}: the Ingress sends {p['path']} elsewhere")
+        for sts in find(docs, "StatefulSet"):
+            (rc,) = sts["spec"]["template"]["spec"]["containers"]
+            a = rc["args"]
+            if a[a.index("--appendonly") + 1] != "yes":
+                fail(f"{case}: the development Redis runs without AOF")
+        info(f"ok   {case}: grace {tgps} s = preStop {got_pre} + drain {ceil_s(toml['cluster']['drain_grace_ms'])} "
+             f"+ shutdown {toml['server']['shutdown_timeout_secs']} + redis {ceil_s(toml['redis']['timeout_ms'])} "
+             f"+ margin {values['drain']['marginSeconds']}; probes, security, rollout, labels")
+
+
+# ---------------------------------------------------------------- rules
+
+
+def metric_names():
+    with open(os.path.join(ROOT, "crates/tabula-server/src/metrics.rs")) as f:
+        src = f.read()
+    out = {}
+    chunks = src.split('"tabula_')[1:]
+    for chunk in chunks:
+        name = "tabula_" + chunk.split('"', 1)[0]
+        m = re.search(r'&\[((?:"[a-z_]+",?\s*)+)\]', chunk)
+        out[name] = set(re.findall(r'"([a-z_]+)"', m.group(1))) if m else set()
+    if len(out) < 10:
+        fail(f"found only {len(out)} metrics in metrics.rs")
+    return out
+
+
+TARGET_LABELS = {"namespace", "job", "pod", "instance", "service", "endpoint", "container"}
+
+
+def check_metrics(expr, where, metrics):
+    used = set()
+    for m in re.finditer(r"\b(tabula_[a-z_]+)(\{[^}]*\})?", expr):
+        name = m.group(1)
+        base = re.sub(r"_(bucket|sum|count)$", "", name)
+        if base not in metrics:
+            fail(f"{where}: {name} is not a metric of the node (metrics.rs)")
+        allowed = metrics[base] | TARGET_LABELS | ({"le"} if name.endswith("_bucket") else set())
+        for label in re.findall(r"([a-z_]+)\s*(?:=~|!~|!=|=)", m.group(2) or ""):
+            if label not in allowed:
+                fail(f"{where}: {name} has no label {label}")
+        used.add(base)
+    for by in re.findall(r"by \(([^)]*)\)", expr):
+        for label in [x.strip() for x in by.split(",") if x.strip()]:
+            names = re.findall(r"\b(tabula_[a-z_]+)", expr)
+            ok = label in TARGET_LABELS or label == "le" or any(
+                label in metrics.get(re.sub(r"_(bucket|sum|count)$", "", n), set()) for n in names)
+            if not ok:
+                fail(f"{where}: groups by {label}, a label none of its metrics has")
+    return used
+
+
+def cmd_rules(args):
+    metrics = metric_names()
+    work = args.work
+    os.makedirs(work, exist_ok=True)
+    rules_found = False
+    for case, docs in cases(args.rendered):
+        for pr in find(docs, "PrometheusRule"):
+            rules_found = True
+            path = os.path.join(work, f"{case}.rules.yaml")
+            with open(path, "w") as f:
+                yaml.safe_dump({"groups": pr["spec"]["groups"]}, f, sort_keys=False)
+            r = subprocess.run([args.promtool, "check", "rules", path], capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"{case}: promtool check rules: {r.stdout}{r.stderr}")
+            names = []
+            for g in pr["spec"]["groups"]:
+                for rule in g["rules"]:
+                    check_metrics(rule["expr"], f"{case}: alert {rule['alert']}", metrics)
+                    names.append(rule["alert"])
+            info(f"ok   {case}: promtool check rules: {', '.join(names)}")
+            if case == "monitoring-values":
+                # The unit tests are written for this render (release and namespace `tabula`).
+                shutil.copy(path, os.path.join(work, "tabula.rules.yaml"))
+                shutil.copy(os.path.join(HERE, "alerts.test.yaml"), os.path.join(work, "alerts.test.yaml"))
+                r = subprocess.run([args.promtool, "test", "rules", os.path.join(work, "alerts.test.yaml")],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    fail(f"promtool test rules:\n{r.stdout}{r.stderr}")
+                with open(os.path.join(HERE, "alerts.test.yaml")) as f:
+                    tests = yaml.safe_load(f)["tests"]
+                info(f"ok   promtool test rules: {len(tests)} alert unit tests (helm/tabula/tests/alerts.test.yaml)")
+                tested = {a["alertname"] for t in tests for a in t.get("alert_rule_test", [])}
+                if set(names) - tested:
+                    fail(f"alerts without a unit test: {sorted(set(names) - tested)}")
+    if not rules_found:
+        fail("no render has a PrometheusRule")
+    # The dashboard: every query parses, names real metrics, and every metric is on it.
+    with open(os.path.join(CHART, "dashboards/tabula.json")) as f:
+        dash = json.load(f)
+    exprs = []
+
+    def walk(p):
+        for t in p.get("targets", []):
+            exprs.append((p.get("title", "?"), t["expr"]))
+        for sub in p.get("panels", []):
+            walk(sub)
+
+    for p in dash["panels"]:
+        walk(p)
+    for v in dash["templating"]["list"]:
+        q = v.get("query")
+        if isinstance(q, dict) and q.get("query", "").startswith("label_values("):
+            inner = re.match(r"label_values\((.*),\s*[a-z_]+\)$", q["query"]).group(1)
+            exprs.append((f"variable {v['name']}", inner))
+    subst = {"$__rate_interval": "5m", "$namespace": "tabula", "$job": "tabula", "$pod": ".*"}
+    recs = []
+    used = set()
+    for i, (title, e) in enumerate(exprs):
+        for k, v in subst.items():
+            e = e.replace(k, v)
+        if "$" in e:
+            fail(f"dashboard panel {title}: unknown variable in {e}")
+        used |= check_metrics(e, f"dashboard panel {title}", metrics)
+        recs.append({"record": f"dashboard:query_{i}", "expr": e})
+    path = os.path.join(work, "dashboard.rules.yaml")
+    with open(path, "w") as f:
+        yaml.safe_dump({"groups": [{"name": "dashboard", "rules": recs}]}, f, sort_keys=False)
+    r = subprocess.run([args.promtool, "check", "rules", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"dashboard queries: promtool check rules: {r.stdout}{r.stderr}")
+    if set(metrics) - used:
+        fail(f"metrics not on the dashboard: {sorted(set(metrics) - used)}")
+    info(f"ok   dashboard: {len(exprs)} queries parse (promtool), every one of the node's {len(metrics)} metrics is shown")
+
+
+# ---------------------------------------------------------------- config
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def toml_type(v):
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return type(v).__name__
+
+
+def http_status(url):
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, ""
+    except OSError:
+        return None, ""
+
+
+class LocalRedis:
+    """Our own redis-server on a free port, with the credentials and mode the render asks for."""
+
+    def __init__(self, workdir, user, password, cluster):
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(dir=workdir, prefix="redis-")
+        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+               "--appendonly", "no", "--dir", self.dir]
+        if cluster:
+            cmd += ["--cluster-enabled", "yes", "--cluster-config-file", os.path.join(self.dir, "nodes.conf")]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cli = ["redis-cli", "-p", str(self.port)]
+        deadline = time.time() + 10
+        while b"PONG" not in subprocess.run(cli + ["ping"], capture_output=True).stdout:
+            if time.time() > deadline:
+                self.stop()
+                fail("redis-server did not start")
+            time.sleep(0.05)
+        if cluster:
+            # A one-master Redis Cluster: every slot on this instance.
+            subprocess.run(cli + ["cluster", "addslotsrange", "0", "16383"], capture_output=True, check=True)
+            while b"cluster_state:ok" not in subprocess.run(cli + ["cluster", "info"], capture_output=True).stdout:
+                if time.time() > deadline:
+                    self.stop()
+                    fail("the one-node Redis Cluster did not form")
+                time.sleep(0.05)
+        # Credentials last (each argument its own RESP string: any character works).
+        if password is not None:
+            if user and user != "default":
+                acl = ["acl", "setuser", user, "on", f">{password}", "~*", "&*", "+@all"]
+                subprocess.run(cli + acl, capture_output=True, check=True)
+                subprocess.run(cli + ["acl", "setuser", "default", "off"], capture_output=True, check=True)
+            else:
+                subprocess.run(cli + ["config", "set", "requirepass", password], capture_output=True, check=True)
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# Stand-ins for Secrets that exist in the cluster, not in the render.
+DUMMY = {
+    "session-secret": "an-existing-session-secret-of-32-bytes-or-more",
+    "bot-token": "123456789:existing-secret-bot-token",
+    "password": "existing-secret-redis-password",
+}
+
+
+def resolve_env(docs, container, case, redis_for):
+    """The container's environment as the kubelet would give it."""
+    secrets = {}
+    for s in find(docs, "Secret"):
+        secrets[s["metadata"]["name"]] = {k: base64.b64decode(v).decode() for k, v in (s.get("data") or {}).items()}
+    env = {}
+    external = []
+    for e in container["env"]:
+        name = e["name"]
+        if "value" in e:
+            # $(VAR) refers to variables defined earlier in the list.
+            env[name] = re.sub(r"\$\(([A-Za-z0-9_]+)\)", lambda m: env.get(m.group(1), m.group(0)), e["value"])
+            continue
+        src = e["valueFrom"]
+        if "fieldRef" in src:
+            env[name] = {"metadata.name": f"{case}-0", "metadata.namespace": "tabula"}[src["fieldRef"]["fieldPath"]]
+        elif "secretKeyRef" in src:
+            ref = src["secretKeyRef"]
+            if ref["name"] in secrets:
+                if ref["key"] not in secrets[ref["name"]]:
+                    fail(f"{case}: {name} reads key {ref['key']} that Secret {ref['name']} lacks")
+                env[name] = secrets[ref["name"]][ref["key"]]
+            elif name in ("TABULA__REDIS__URL", "TABULA__REDIS__URLS"):
+                env[name] = redis_for(None)
+                external.append(f"{name} from Secret {ref['name']}")
+            else:
+                env[name] = DUMMY.get(ref["key"], f"dummy-{ref['key']}")
+                external.append(f"{name} from Secret {ref['name']}")
+        else:
+            fail(f"{case}: {name} has an unsupported source {src}")
+    return env, external
+
+
+def cmd_config(args):
+    with open(os.path.join(ROOT, "config/default.toml"), "rb") as f:
+        defaults = tomllib.load(f)
+    workdir = tempfile.mkdtemp(prefix="tabula-chart-config-")
+    try:
+        for case, docs in cases(args.rendered):
+            toml = settings_of(docs, case)
+            # 1. Only keys the node knows, each of the type of its default.
+            for section, keys in toml.items():
+                if section not in defaults:
+                    fail(f"{case}: [{section}] is not a section of config/default.toml")
+                for k, v in keys.items():
+                    if k not in defaults[section]:
+                        fail(f"{case}: {section}.{k} is not a key of config/default.toml")
+                    if toml_type(v) != toml_type(defaults[section][k]):
+                        fail(f"{case}: {section}.{k} is a {toml_type(v)}, the node's default a {toml_type(defaults[section][k])}")
+            (dep,) = find(docs, "Deployment")
+            (c,) = [c for c in dep["spec"]["template"]["spec"]["containers"] if c["name"] == "node"]
+            env_names = {e["name"] for e in c["env"]}
+            unset = [f"{s}.{k}" for s, ks in defaults.items() for k in ks
+                     if k not in toml.get(s, {}) and f"TABULA__{s.upper()}__{k.upper()}" not in env_names]
+            # 2. A real node with this file and this environment, against a local Redis.
+            redis = []
+
+            def redis_for(url, _redis=redis, _toml=toml):
+                """A local Redis standing in for `url` (None: credentials unknown)."""
+                user, password = None, None
+                if url:
+                    u = urllib.parse.urlsplit(url)
+                    user = urllib.parse.unquote(u.username) if u.username else None
+                    password = urllib.parse.unquote(u.password) if u.password is not None else None
+                if not _redis:
+                    _redis.append(LocalRedis(workdir, user, password, _toml["redis"]["cluster"]))
+                r = _redis[0]
+                auth = ""
+                if password is not None:
+                    auth = f"{urllib.parse.quote(user or '', safe='')}:{urllib.parse.quote(password, safe='')}@"
+                return f"redis://{auth}127.0.0.1:{r.port}"
+
+            env, external = resolve_env(docs, c, case, redis_for)
+            for name in ("TABULA__REDIS__URL", "TABULA__REDIS__URLS"):
+                if name in env and "127.0.0.1" not in env[name]:
+                    urls = env[name].split(",")
+                    env[name] = ",".join(redis_for(u) for u in urls)
+            conf = os.path.join(workdir, case)
+            os.makedirs(conf, exist_ok=True)
+            with open(os.path.join(conf, f"{env['TABULA_ENV']}.toml"), "w") as f:
+                f.write(settings_of_text(docs))
+            port = free_port()
+            run_env = {k: v for k, v in os.environ.items() if not k.startswith("TABULA")}
+            run_env.update(env)
+            run_env["TABULA_CONFIG_DIR"] = conf
+            # Only the address changes: the pod's 0.0.0.0:8080 may be taken here.
+            run_env["TABULA__SERVER__LISTEN"] = f"127.0.0.1:{port}"
+            run_env.pop("RUST_LOG", None)
+            log = os.path.join(workdir, f"{case}.log")
+            with open(log, "w") as lf:
+                proc = subprocess.Popen([args.binary], cwd=workdir, env=run_env, stdout=lf, stderr=subprocess.STDOUT)
+            try:
+                deadline = time.time() + 20
+                while True:
+                    if proc.poll() is not None:
+                        fail(f"{case}: the node refused the rendered configuration (exit {proc.returncode}):\n"
+                             + open(log).read()[-3000:])
+                    status, _ = http_status(f"http://127.0.0.1:{port}/readyz")
+                    if status == 200:
+                        break
+                    if time.time() > deadline:
+                        fail(f"{case}: the node did not become ready:\n" + open(log).read()[-3000:])
+                    time.sleep(0.1)
+                status, body = http_status(f"http://127.0.0.1:{port}/metrics")
+                if status != 200 or "tabula_connections" not in body:
+                    fail(f"{case}: /metrics answered {status}")
+                # The node must have read the file: its log format is the rendered one.
+                first = open(log).readline().strip()
+                is_json = first.startswith("{")
+                if is_json != (toml["log"]["format"] == "json"):
+                    fail(f"{case}: log.format {toml['log']['format']} but the node logged {first[:80]!r}")
+                proc.send_signal(signal.SIGTERM)
+                limit = dep["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+                try:
+                    code = proc.wait(timeout=limit)
+                except subprocess.TimeoutExpired:
+                    fail(f"{case}: the node did not exit within terminationGracePeriodSeconds ({limit} s)")
+                if code != 0:
+                    fail(f"{case}: the node exited {code} after SIGTERM:\n" + open(log).read()[-3000:])
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                for r in redis:
+                    r.stop()
+            mode = "Redis Cluster" if toml["redis"]["cluster"] else "Redis"
+            creds = " with credentials" if any("@" in env.get(n, "") for n in ("TABULA__REDIS__URL", "TABULA__REDIS__URLS")) else ""
+            note = f"; stand-ins for {', '.join(external)}" if external else ""
+            info(f"ok   {case}: {sum(len(k) for k in toml.values())} keys known to the node; ready on a local "
+                 f"{mode}{creds}, exit 0 on SIGTERM{note}")
+            if unset:
+                info(f"     node defaults kept (not set by the chart): {', '.join(unset)}")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def settings_of_text(docs):
+    cm = [d for d in find(docs, "ConfigMap") if "helm.toml" in (d.get("data") or {})]
+    return cm[0]["data"]["helm.toml"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("k8s", "values", "invariants", "rules", "config"):
+        s = sub.add_parser(name)
+        s.add_argument("--rendered", default=os.path.join(ROOT, "target/helm/rendered"))
+        if name == "k8s":
+            s.add_argument("--versions", nargs="+", required=True)
+            s.add_argument("--npm-dir", required=True)
+        if name == "values":
+            s.add_argument("--write-readme", action="store_true")
+        if name == "rules":
+            s.add_argument("--promtool", required=True)
+            s.add_argument("--work", default=os.path.join(ROOT, "target/helm/rules"))
+        if name == "config":
+            s.add_argument("--binary", required=True)
+    args = p.parse_args()
+    globals()[f"cmd_{args.cmd}"](args)
+
+
+if __name__ == "__main__":
+    main()
