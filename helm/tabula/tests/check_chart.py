@@ -305,7 +305,37 @@ def grace_formula(values, toml):
     )
 
 
+def dockerfile_runtime():
+    """The last stage of the repository's Dockerfile (the image the chart runs)."""
+    with open(os.path.join(ROOT, "Dockerfile")) as f:
+        lines = [l.strip() for l in f.read().replace("\\\n", " ").splitlines()]
+    stages = [i for i, l in enumerate(lines) if l.upper().startswith("FROM ")]
+    return [l for l in lines[stages[-1]:] if l and not l.startswith("#")]
+
+
+def check_image(values):
+    """What the chart assumes about the image holds in the Dockerfile."""
+    stage = dockerfile_runtime()
+    user = [l.split()[1] for l in stage if l.startswith("USER ")]
+    uid = values["podSecurityContext"]["runAsUser"]
+    if not user or user[-1].split(":")[0] != str(uid):
+        fail(f"Dockerfile runs as {user}, the chart as runAsUser {uid}")
+    wanted = {
+        "COPY --from=build /bin/sleep /bin/sleep": "drain.preStopMode exec runs /bin/sleep",
+        "COPY config/ /app/config/": "the default config",
+        "COPY web/ /app/web/": "the Mini App (web.dir = \"web\" from /app)",
+        "WORKDIR /app": "the node's working directory",
+    }
+    for line, why in wanted.items():
+        if line not in stage:
+            fail(f"Dockerfile's runtime stage lacks `{line}` ({why})")
+    if not any(l.startswith("ENTRYPOINT") and "tabula-server" in l for l in stage):
+        fail("Dockerfile's runtime stage does not run tabula-server")
+
+
 def cmd_invariants(args):
+    check_image(values_for("defaults-values"))
+    info("ok   Dockerfile: non-root uid of podSecurityContext, /bin/sleep, /app/config, /app/web, tabula-server")
     recommended = ["app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
                    "app.kubernetes.io/managed-by", "helm.sh/chart"]
     for case, docs in cases(args.rendered):

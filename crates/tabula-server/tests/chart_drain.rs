@@ -1,0 +1,727 @@
+//! The Helm chart's drain, on real processes, with the settings the chart
+//! renders by default.
+//!
+//! `helm/tabula/values.yaml` is read (no Helm needed): the node's whole
+//! `config` section becomes the config file the chart would render, and
+//! `terminationGracePeriodSeconds` is computed the way the chart's template
+//! computes it (`scripts/test-helm` checks the rendered Deployment against
+//! the same sum). Then, as Kubernetes stops a pod in a rolling update:
+//!
+//! 1. two nodes and our own `redis-server`; every room is owned by the node
+//!    that will be stopped, and one player of each game is connected to it;
+//! 2. the pod is marked terminating: it leaves the endpoints (no new
+//!    connection reaches it) while the `preStop` pause runs for
+//!    `drain.preStopSeconds` and the games go on over the open sockets,
+//!    undisturbed;
+//! 3. SIGTERM: the node must exit 0 within what is left of the grace period,
+//!    its players reconnect to the other node, every game is played to its
+//!    end there, and each stored record holds exactly the moves the players
+//!    saw acknowledged.
+
+// The measured pause is this test's report.
+#![allow(clippy::print_stdout)]
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{Ws, http, next_command};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+const VALUES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../helm/tabula/values.yaml");
+
+/// `key: value` leaves of a YAML file made of nested maps, as values.yaml
+/// is: (path, scalar). List items and their fields are skipped.
+fn yaml_leaves(text: &str) -> Vec<(Vec<String>, String)> {
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    let mut out = Vec::new();
+    let mut list_indent: Option<usize> = None;
+    for line in text.lines() {
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        if let Some(i) = list_indent {
+            if indent > i || (indent == i && body.starts_with('-')) {
+                continue;
+            }
+            list_indent = None;
+        }
+        if body.starts_with('-') {
+            list_indent = Some(indent);
+            continue;
+        }
+        let Some((key, rest)) = body.split_once(':') else {
+            continue;
+        };
+        while stack.last().is_some_and(|(i, _)| *i >= indent) {
+            stack.pop();
+        }
+        let rest = rest.trim();
+        let value = if let Some(q) = rest.strip_prefix('"') {
+            Some(q.split('"').next().unwrap_or_default().to_string())
+        } else {
+            Some(
+                rest.split(" #")
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
+            )
+            .filter(|v| !v.is_empty())
+        };
+        match value {
+            None => stack.push((indent, key.to_string())),
+            Some(value) => {
+                let mut path: Vec<String> = stack.iter().map(|(_, k)| k.clone()).collect();
+                path.push(key.to_string());
+                out.push((path, value));
+            }
+        }
+    }
+    out
+}
+
+/// What the chart renders by default, from values.yaml.
+struct Chart {
+    pre_stop_secs: u64,
+    margin_secs: u64,
+    /// `config.<section>.<key>` → the scalar as written in values.yaml.
+    config: Vec<(String, String, String)>,
+}
+
+impl Chart {
+    fn load() -> Chart {
+        let text = std::fs::read_to_string(VALUES).expect("helm/tabula/values.yaml");
+        let leaves = yaml_leaves(&text);
+        let get = |path: &[&str]| -> String {
+            leaves
+                .iter()
+                .find(|(p, _)| p.iter().map(String::as_str).eq(path.iter().copied()))
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("values.yaml has no {}", path.join(".")))
+        };
+        let config = leaves
+            .iter()
+            .filter(|(p, _)| p.len() == 3 && p[0] == "config")
+            .map(|(p, v)| (p[1].clone(), p[2].clone(), v.clone()))
+            .collect();
+        Chart {
+            pre_stop_secs: get(&["drain", "preStopSeconds"]).parse().unwrap(),
+            margin_secs: get(&["drain", "marginSeconds"]).parse().unwrap(),
+            config,
+        }
+    }
+
+    fn num(&self, section: &str, key: &str) -> u64 {
+        self.config
+            .iter()
+            .find(|(s, k, _)| s == section && k == key)
+            .unwrap_or_else(|| panic!("values.yaml has no config.{section}.{key}"))
+            .2
+            .parse()
+            .unwrap()
+    }
+
+    /// The chart's `terminationGracePeriodSeconds` (templates/_helpers.tpl).
+    fn termination_grace_secs(&self) -> u64 {
+        self.pre_stop_secs
+            + self.num("cluster", "drain_grace_ms").div_ceil(1000)
+            + self.num("server", "shutdown_timeout_secs")
+            + self.num("redis", "timeout_ms").div_ceil(1000)
+            + self.margin_secs
+    }
+
+    /// The node's config file as the chart's ConfigMap renders it: `config`,
+    /// plus what the chart sets itself.
+    fn toml(&self) -> String {
+        let mut sections: Vec<&str> = self.config.iter().map(|(s, _, _)| s.as_str()).collect();
+        sections.dedup();
+        let mut out = String::new();
+        for section in sections {
+            out.push_str(&format!("[{section}]\n"));
+            for (_, key, value) in self.config.iter().filter(|(s, _, _)| s == section) {
+                let v = if value.parse::<i64>().is_ok() || value == "true" || value == "false" {
+                    value.clone()
+                } else {
+                    serde_json::to_string(value).unwrap()
+                };
+                out.push_str(&format!("{key} = {v}\n"));
+            }
+            match section {
+                "server" => out.push_str("listen = \"0.0.0.0:8080\"\n"),
+                "cluster" => out.push_str("backplane = \"redis\"\n"),
+                "redis" => out.push_str("cluster = false\n"),
+                _ => {}
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn scratch() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tabula-chart-drain-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Our own redis-server on a free port, killed on drop.
+struct Redis {
+    port: u16,
+    child: Child,
+}
+
+impl Redis {
+    fn start(dir: &Path) -> Redis {
+        let port = free_port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .arg(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server is installed");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let out = Command::new("redis-cli")
+                .args(["-p", &port.to_string(), "ping"])
+                .output()
+                .unwrap();
+            if String::from_utf8_lossy(&out.stdout).contains("PONG") {
+                return Redis { port, child };
+            }
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One `tabula-server` process, configured as the chart configures a pod.
+struct Node {
+    addr: SocketAddr,
+    child: Option<Child>,
+    log: PathBuf,
+}
+
+impl Node {
+    fn start(name: &str, dir: &Path, redis: &Redis) -> Node {
+        let port = free_port();
+        let log = dir.join(format!("{name}.log"));
+        let child = Command::new(env!("CARGO_BIN_EXE_tabula-server"))
+            .current_dir(dir)
+            // As the chart's Deployment: the ConfigMap's file, the pod name,
+            // the secrets and the Redis address from the environment.
+            .env("TABULA_CONFIG_DIR", dir.join("config"))
+            .env("TABULA_ENV", "helm")
+            .env("TABULA__CLUSTER__NODE_ID", name)
+            .env(
+                "TABULA__AUTH__SESSION_SECRET",
+                "chart-drain-test-secret-0123456789abcdef",
+            )
+            .env(
+                "TABULA__REDIS__URL",
+                format!("redis://127.0.0.1:{}", redis.port),
+            )
+            // Only the address differs from a pod's (0.0.0.0:8080 may be
+            // taken), and the per-socket rate limit: these players send
+            // their moves as fast as the node answers, no person does.
+            .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
+            .env("TABULA__SERVER__RATE_PER_SEC", "10000")
+            .env("TABULA__SERVER__RATE_BURST", "10000")
+            .env_remove("RUST_LOG")
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start tabula-server");
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !(std::net::TcpStream::connect(addr).is_ok()
+            && http(addr, "GET", "/readyz", None).0 == 200)
+        {
+            assert!(
+                Instant::now() < deadline,
+                "{name} did not become ready; see {}",
+                log.display()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Node {
+            addr,
+            child: Some(child),
+            log,
+        }
+    }
+
+    fn metric(&self, name: &str) -> f64 {
+        let (_, body) = http(self.addr, "GET", "/metrics", None);
+        body.as_str()
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with(name))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// The Service's endpoints: where a new connection may land.
+type Endpoints = Arc<Mutex<Vec<SocketAddr>>>;
+
+/// A player as the Mini App behaves: on a closed or silent socket it
+/// reconnects through the Service (any endpoint), joins again and resends
+/// its command with the same `seq`.
+struct Player {
+    name: String,
+    room: String,
+    home: SocketAddr,
+    endpoints: Endpoints,
+    ws: Option<Ws>,
+    seq: u64,
+    /// `move` commands acknowledged, in order.
+    moves: Vec<(Value, Value)>,
+    reconnects: u32,
+    worst: Duration,
+}
+
+impl Player {
+    async fn connect(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let live = self.endpoints.lock().unwrap().clone();
+            let mut order = vec![self.home];
+            order.extend(live.iter().filter(|a| **a != self.home));
+            for addr in order {
+                if !live.contains(&addr) {
+                    continue;
+                }
+                let url = format!("ws://{addr}/ws?guest={}", self.name);
+                let Ok(Ok((mut ws, _))) = tokio::time::timeout(
+                    Duration::from_secs(2),
+                    tokio_tungstenite::connect_async(url),
+                )
+                .await
+                else {
+                    continue;
+                };
+                let join = json!({"type": "join", "room": self.room}).to_string();
+                if ws.send(Message::text(join)).await.is_err() {
+                    continue;
+                }
+                while let Ok(Some(Ok(m))) =
+                    tokio::time::timeout(Duration::from_secs(3), ws.next()).await
+                {
+                    if let Message::Text(t) = m {
+                        let v: Value = serde_json::from_str(&t).unwrap();
+                        if v["type"] == "state" {
+                            self.home = addr;
+                            self.ws = Some(ws);
+                            return;
+                        }
+                        if v["type"] == "error" {
+                            break;
+                        }
+                    }
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{}: no node took me back",
+                self.name
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Sends `cmd` until its `seq` is answered; a closed socket (1012 from
+    /// the draining node) or 3 s of silence: reconnect and resend.
+    async fn call(&mut self, mut cmd: Value) -> Value {
+        self.seq += 1;
+        cmd["seq"] = json!(self.seq);
+        let started = Instant::now();
+        loop {
+            if self.ws.is_none() {
+                self.connect().await;
+                self.reconnects += 1;
+            }
+            let ws = self.ws.as_mut().unwrap();
+            if ws.send(Message::text(cmd.to_string())).await.is_err() {
+                self.ws = None;
+                continue;
+            }
+            let answer = loop {
+                match tokio::time::timeout(Duration::from_secs(3), ws.next()).await {
+                    Ok(Some(Ok(Message::Text(t)))) => {
+                        let v: Value = serde_json::from_str(&t).unwrap();
+                        if v["seq"] == cmd["seq"] {
+                            break Some(v);
+                        }
+                    }
+                    Ok(Some(Ok(Message::Close(_)))) => break None,
+                    Ok(Some(Ok(_))) => {}
+                    _ => break None,
+                }
+            };
+            match answer {
+                None => self.ws = None,
+                Some(v)
+                    if v["type"] == "error"
+                        && (v["code"] == "unavailable" || v["code"] == "rate_limited") =>
+                {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Some(v) => {
+                    self.worst = self.worst.max(started.elapsed());
+                    return v;
+                }
+            }
+        }
+    }
+}
+
+/// The room state from any endpoint.
+async fn room_state(endpoints: &Endpoints, room: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let live = endpoints.lock().unwrap().clone();
+        for addr in live {
+            let path = format!("/api/rooms/{room}");
+            let r = tokio::task::spawn_blocking(move || {
+                std::panic::catch_unwind(|| http(addr, "GET", &path, None)).ok()
+            })
+            .await
+            .unwrap();
+            if let Some((200, v)) = r {
+                return v["state"].clone();
+            }
+        }
+        assert!(Instant::now() < deadline, "no node serves room {room}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// One long nardy game between two players.
+struct Game {
+    room: String,
+    players: [Player; 2],
+}
+
+impl Game {
+    async fn new(owner: SocketAddr, homes: [SocketAddr; 2], ep: &Endpoints, tag: &str) -> Game {
+        let (status, v) = tokio::task::spawn_blocking(move || {
+            http(
+                owner,
+                "POST",
+                "/api/rooms",
+                Some(json!({"game": "long_nardy"})),
+            )
+        })
+        .await
+        .unwrap();
+        assert_eq!(status, 201, "{v}");
+        let room = v["roomId"].as_str().unwrap().to_string();
+        let player = |i: usize, side: &str| Player {
+            name: format!("{tag}{side}"),
+            room: room.clone(),
+            home: homes[i],
+            endpoints: ep.clone(),
+            ws: None,
+            seq: 0,
+            moves: Vec::new(),
+            reconnects: 0,
+            worst: Duration::ZERO,
+        };
+        let mut players = [player(0, "a"), player(1, "b")];
+        for p in &mut players {
+            p.connect().await;
+            let r = p.call(json!({"type": "ready"})).await;
+            assert_ne!(r["type"], "error", "{r}");
+            p.reconnects = 0;
+        }
+        Game { room, players }
+    }
+
+    /// Plays one command of whoever must act; false when the game is over.
+    async fn step(&mut self, ep: &Endpoints) -> bool {
+        loop {
+            let st = room_state(ep, &self.room).await;
+            if st["phase"] == "finished" {
+                return false;
+            }
+            let Some((seat, cmd)) = next_command(&st) else {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            };
+            let p = &mut self.players[if seat == "a" { 0 } else { 1 }];
+            let r = p.call(cmd.clone()).await;
+            if r["type"] == "error" {
+                // The state read was already stale; read it again.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+            if cmd["type"] == "move" {
+                p.moves.push((cmd["from"].clone(), cmd["to"].clone()));
+            }
+            return true;
+        }
+    }
+
+    /// The stored record's steps, per seat, equal the acknowledged moves.
+    async fn check_record(&self, ep: &Endpoints) {
+        let addr = ep.lock().unwrap()[0];
+        let path = format!("/api/rooms/{}/records", self.room);
+        let mut recs = Value::Null;
+        for _ in 0..50 {
+            let p = path.clone();
+            let (status, r) = tokio::task::spawn_blocking(move || http(addr, "GET", &p, None))
+                .await
+                .unwrap();
+            assert_eq!(status, 200, "{r}");
+            recs = r;
+            if recs.as_array().is_some_and(|a| !a.is_empty()) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let recs = recs.as_array().unwrap();
+        assert_eq!(recs.len(), 1, "one finished game in {}", self.room);
+        for (i, seat) in ["a", "b"].iter().enumerate() {
+            let steps: Vec<(Value, Value)> = recs[0]["actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|a| a["type"] == "step" && a["seat"] == *seat)
+                .map(|a| (a["from"].clone(), a["to"].clone()))
+                .collect();
+            assert!(!steps.is_empty(), "seat {seat} moved in {}", self.room);
+            assert_eq!(
+                steps, self.players[i].moves,
+                "room {} seat {seat}: the record differs from the acknowledged moves",
+                self.room
+            );
+        }
+    }
+}
+
+#[test]
+fn values_yaml_is_read_as_the_chart_reads_it() {
+    let text = "a:\n  # c\n  b: 5\n  l:\n    - name: x\n      b: 9\n  s: \"q\"\n  e: \"\"\nc:\n  d: e # note\n";
+    let got = yaml_leaves(text);
+    let want = [
+        (vec!["a", "b"], "5"),
+        (vec!["a", "s"], "q"),
+        (vec!["a", "e"], ""),
+        (vec!["c", "d"], "e"),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for ((p, v), (wp, wv)) in got.iter().zip(want) {
+        assert!(p.iter().map(String::as_str).eq(wp), "{got:?}");
+        assert_eq!(v, wv);
+    }
+    let chart = Chart::load();
+    // The grace period covers the preStop pause and the node's whole drain.
+    assert!(
+        chart.termination_grace_secs()
+            > chart.pre_stop_secs
+                + chart.num("cluster", "drain_grace_ms") / 1000
+                + chart.num("server", "shutdown_timeout_secs")
+    );
+    // Every key rendered is one the node knows.
+    let defaults = tabula_server::settings::DEFAULT_TOML;
+    for (section, key, _) in &chart.config {
+        let in_section = defaults
+            .split(&format!("\n[{section}]\n"))
+            .nth(1)
+            .and_then(|s| s.split("\n[").next())
+            .unwrap_or_else(|| panic!("config/default.toml has no [{section}]"));
+        assert!(
+            in_section
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{key} ="))),
+            "config.{section}.{key} is not a key of config/default.toml"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_node_stopped_as_the_chart_stops_it_loses_no_game() {
+    let chart = Chart::load();
+    let grace = Duration::from_secs(chart.termination_grace_secs());
+    let pre_stop = Duration::from_secs(chart.pre_stop_secs);
+    let dir = scratch();
+    std::fs::create_dir_all(dir.join("config")).unwrap();
+    std::fs::write(dir.join("config/helm.toml"), chart.toml()).unwrap();
+    let redis = Redis::start(&dir);
+    let stay = Node::start("stay", &dir, &redis);
+    let mut leave = Node::start("leave", &dir, &redis);
+    let endpoints: Endpoints = Arc::new(Mutex::new(vec![stay.addr, leave.addr]));
+    let logs = format!("{}, {}", stay.log.display(), leave.log.display());
+
+    // Rooms owned by the node to be stopped; one player of each game on it.
+    const GAMES: usize = 4;
+    let mut games = Vec::new();
+    for g in 0..GAMES {
+        let homes = [stay.addr, leave.addr];
+        games.push(Game::new(leave.addr, homes, &endpoints, &format!("g{g}")).await);
+    }
+    for g in &mut games {
+        for _ in 0..6 {
+            assert!(g.step(&endpoints).await, "game {} ended early", g.room);
+        }
+    }
+    let games: Vec<Arc<tokio::sync::Mutex<Game>>> = games
+        .into_iter()
+        .map(|g| Arc::new(tokio::sync::Mutex::new(g)))
+        .collect();
+
+    // The pod is deleted: it leaves the endpoints, and the preStop pause
+    // runs while the games go on over the open sockets (a move every 100 ms
+    // in every game).
+    endpoints.lock().unwrap().retain(|a| *a != leave.addr);
+    let terminating = Instant::now();
+    let mut tasks = Vec::new();
+    for g in &games {
+        let (g, ep) = (g.clone(), endpoints.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut g = g.lock().await;
+            let mut steps = 0;
+            while terminating.elapsed() < pre_stop {
+                if !g.step(&ep).await {
+                    break;
+                }
+                steps += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            steps
+        }));
+    }
+    let mut during = 0;
+    for t in tasks {
+        during += t.await.unwrap();
+    }
+    for g in &games {
+        let g = g.lock().await;
+        for p in &g.players {
+            assert_eq!(
+                p.reconnects, 0,
+                "{}: disturbed during the preStop pause; logs: {logs}",
+                p.name
+            );
+        }
+    }
+    assert!(
+        during >= GAMES * 5,
+        "only {during} moves during the preStop pause"
+    );
+
+    // preStop done: SIGTERM. Play on while the node drains.
+    let pid = leave.child.as_ref().unwrap().id();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let signalled = Instant::now();
+    let mut tasks = Vec::new();
+    for g in &games {
+        let (g, ep) = (g.clone(), endpoints.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut g = g.lock().await;
+            for p in &mut g.players {
+                p.worst = Duration::ZERO;
+            }
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while g.step(&ep).await {
+                assert!(Instant::now() < deadline, "game {} did not end", g.room);
+            }
+            g.check_record(&ep).await;
+        }));
+    }
+    let mut child = leave.child.take().unwrap();
+    let left = grace - pre_stop;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            signalled.elapsed() < left,
+            "the node did not exit within terminationGracePeriodSeconds ({grace:?}, {left:?} after preStop); logs: {logs}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    let drained = signalled.elapsed();
+    assert!(
+        status.success(),
+        "drained node exit: {status:?}; logs: {logs}"
+    );
+    for t in tasks {
+        t.await.unwrap();
+    }
+
+    // Every player now plays on the node that stayed; those of the stopped
+    // node reconnected once or more; nobody waited long.
+    let mut worst = Duration::ZERO;
+    for g in &games {
+        let g = g.lock().await;
+        for p in &g.players {
+            assert_eq!(p.home, stay.addr, "{} ended elsewhere", p.name);
+            worst = worst.max(p.worst);
+        }
+        assert!(
+            g.players[1].reconnects >= 1,
+            "{} never moved",
+            g.players[1].name
+        );
+    }
+    assert!(
+        worst < Duration::from_secs(2),
+        "a command waited {worst:?} through the drain; logs: {logs}"
+    );
+    let takeovers = stay.metric("tabula_room_takeovers_total");
+    assert!(
+        takeovers >= GAMES as f64,
+        "{takeovers} takeovers; logs: {logs}"
+    );
+    println!(
+        "chart drain: preStop {pre_stop:?} with {during} moves, SIGTERM to exit {drained:?} \
+         (grace {grace:?}); worst command wait after SIGTERM {worst:?}"
+    );
+    drop(leave);
+    drop(stay);
+    drop(redis);
+    let _ = std::fs::remove_dir_all(&dir);
+}
