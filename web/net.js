@@ -1,0 +1,209 @@
+// The socket: authentication, a rising `seq` per player (kept across
+// reloads), reconnect with backoff, re-join + `resume` after a drop, and
+// resending every command that was not answered (same `seq`: the server
+// applies it at most once). See docs/protocol.md.
+
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+
+export class Net {
+  /**
+   * @param {object} o
+   * @param {() => string} o.query  the credentials query (`guest=…`, `initData=…`)
+   * @param {(msg: object) => void} o.onMessage every server message
+   * @param {(status: string) => void} o.onStatus `connecting` | `online` | `reconnecting`
+   */
+  constructor({ query, onMessage, onStatus }) {
+    this.query = query;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.ws = null;
+    this.player = null;
+    this.token = null;
+    this.room = null; // { key, spectate }
+    this.version = 0; // the last room version the app processed
+    this.pending = new Map(); // seq -> message, until something answers it
+    this.failures = 0;
+    this.timer = null;
+    this.welcomed = false;
+    this.closed = false;
+    this.status = 'connecting';
+    this.waiters = [];
+  }
+
+  /** Opens the socket (and keeps it open until `close()`). */
+  connect() {
+    this.closed = false;
+    this.open();
+  }
+
+  url() {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const useToken = this.token && this.failures < 2;
+    const q = useToken ? `token=${encodeURIComponent(this.token)}` : this.query();
+    return `${proto}//${location.host}/ws?${q}`;
+  }
+
+  open() {
+    clearTimeout(this.timer);
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch (e) {
+      this.retry();
+      return;
+    }
+    this.ws = ws;
+    this.welcomed = false;
+    ws.onmessage = (ev) => this.receive(ev.data);
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (!this.closed) this.retry();
+    };
+    ws.onerror = () => {};
+  }
+
+  retry() {
+    this.setStatus('reconnecting');
+    const base = BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)];
+    this.failures += 1;
+    if (this.failures >= 3) this.token = null; // maybe expired: back to initData / guest
+    const wait = base / 2 + Math.random() * base / 2;
+    this.timer = setTimeout(() => this.open(), wait);
+  }
+
+  setStatus(s) {
+    if (this.status !== s) {
+      this.status = s;
+      this.onStatus(s);
+    }
+  }
+
+  receive(text) {
+    let msg;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (msg.type === 'welcome') {
+      this.player = msg.player;
+      if (msg.token) this.token = msg.token;
+      this.failures = 0;
+      this.welcomed = true;
+      this.setStatus('online');
+      this.rejoin();
+    }
+    if (msg.seq != null && this.pending.has(msg.seq)) {
+      // Rate limited or the store was unavailable: not applied, resend later.
+      if (msg.type === 'error' && (msg.code === 'rate_limited' || msg.code === 'unavailable')) {
+        const again = this.pending.get(msg.seq);
+        setTimeout(() => this.raw(again), 500);
+      } else {
+        this.pending.delete(msg.seq);
+      }
+    }
+    this.onMessage(msg);
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) if (!f(msg)) this.waiters.push(f);
+  }
+
+  /** After (re)connecting: join the room again, replay what was missed, resend the unanswered. */
+  rejoin() {
+    if (!this.room) return;
+    this.raw({ type: 'join', room: this.room.key, spectate: this.room.spectate || undefined });
+    if (this.version > 0) this.raw({ type: 'resume', version: this.version });
+    for (const m of this.pending.values()) this.raw(m);
+  }
+
+  nextSeq() {
+    const key = `tabula.seq.${this.player || 'anon'}`;
+    let last = 0;
+    try {
+      last = Number(localStorage.getItem(key)) || 0;
+    } catch {}
+    // Rising per player across reloads and devices.
+    const seq = Math.max(last + 1, Date.now());
+    try {
+      localStorage.setItem(key, String(seq));
+    } catch {}
+    return seq;
+  }
+
+  /** Sends a command with a fresh `seq`; it is resent after a reconnect until answered. */
+  send(msg) {
+    const m = { ...msg, seq: this.nextSeq() };
+    this.pending.set(m.seq, m);
+    this.raw(m);
+    return m.seq;
+  }
+
+  raw(m) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN && (this.welcomed || m.type === 'ping')) {
+      this.ws.send(JSON.stringify(m));
+      return true;
+    }
+    return false;
+  }
+
+  /** Joins (or re-syncs with) a room: the answer is a full `state`. */
+  join(key, spectate = false) {
+    if (!this.room || this.room.key !== key) this.version = 0;
+    this.room = { key, spectate };
+    this.raw({ type: 'join', room: key, spectate: spectate || undefined });
+  }
+
+  leaveRoom() {
+    if (this.room) this.raw({ type: 'leave', seq: this.nextSeq() });
+    this.room = null;
+    this.version = 0;
+    this.pending.clear();
+  }
+
+  /** Resolves with the first message for which `pred` holds (or null after `ms`). */
+  waitFor(pred, ms = 10000) {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(null), ms);
+      this.waiters.push((m) => {
+        if (!pred(m)) return false;
+        clearTimeout(t);
+        resolve(m);
+        return true;
+      });
+    });
+  }
+
+  /** Test hook and "network lost" simulation: drops the socket; it reconnects by itself. */
+  dropSocket() {
+    if (this.ws) this.ws.close(4000, 'dropped');
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+  }
+}
+
+/** JSON over HTTP with the player's credentials; throws an Error with the server's message. */
+export async function api(method, path, body, headers = {}, signal) {
+  const r = await fetch(path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
+  const text = await r.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {}
+  if (!r.ok) {
+    const msg = data?.error?.message || `${r.status} ${r.statusText}`;
+    const e = new Error(msg);
+    e.status = r.status;
+    throw e;
+  }
+  return data;
+}
