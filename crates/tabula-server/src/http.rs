@@ -1,14 +1,22 @@
-//! HTTP routes: the socket, the room API, health and metrics.
+//! HTTP routes: the socket, the room API, health and metrics; the cache
+//! headers of the Mini App's static files (mounted after these routes by
+//! [`crate::run_with`]).
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use tabula_backplane::{BackplaneError, RoomEntry, Ticket};
 use tabula_protocol::ErrorCode;
-use tabula_room::{BotLevel, GameKind, GameOptions, PlayerId, RoomConfig, Stake};
+use tabula_room::{
+    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition,
+};
 
 use crate::AppState;
 use crate::auth::Credentials;
@@ -24,9 +32,11 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/rooms", web::post().to(create_room))
         .route("/api/rooms/{id}", web::get().to(room_state))
         .route("/api/rooms/{id}/records", web::get().to(room_records))
+        .route("/api/rooms/{id}/summary", web::get().to(room_summary))
         .route("/api/invites/{code}", web::get().to(invite))
         .route("/api/quickmatch", web::post().to(quickmatch))
-        .route("/api/players/{id}/stats", web::get().to(stats));
+        .route("/api/players/{id}/stats", web::get().to(stats))
+        .route("/api/client-config", web::get().to(client_config));
 }
 
 /// The JSON error body: `{"error": {"code", "message"}}`.
@@ -165,6 +175,11 @@ pub struct CreateRoom {
     /// Match length in points (default 1).
     #[serde(default)]
     pub match_length: Option<u32>,
+    /// Test-only: every game of the room starts from this position (long
+    /// nardy: seed 000's JSON form; backgammon: `{"turn","white","black",
+    /// "bar","off"}`). Accepted only with `testing.allow_start_position`.
+    #[serde(default)]
+    pub start_position: Option<serde_json::Value>,
 }
 
 /// A created or found room.
@@ -212,6 +227,10 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
             "matchLength must be 1..=64",
         )));
     }
+    let start_position = match &c.start_position {
+        None => None,
+        Some(v) => Some(start_position(state, options, v)?),
+    };
     let mut seed = [0u8; 32];
     rand::Rng::fill(&mut rand::rng(), &mut seed);
     Ok(RoomConfig {
@@ -222,8 +241,55 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
         bot,
         master_seed: seed.iter().map(|b| format!("{b:02x}")).collect(),
         chat_max_chars: state.settings.rooms.chat_max_chars,
+        start_position,
         ..RoomConfig::default()
     })
+}
+
+/// `startPosition` of a create request: refused (403) unless the node runs
+/// with `testing.allow_start_position`; 400 when it is not a legal position
+/// of the room's game.
+fn start_position(
+    state: &AppState,
+    options: GameOptions,
+    v: &serde_json::Value,
+) -> Result<StartPosition, Box<HttpResponse>> {
+    let bad = |status: StatusCode, message: String| {
+        Box::new(error(status, ErrorCode::BadRequest, message))
+    };
+    if !state.settings.testing.allow_start_position {
+        return Err(bad(
+            StatusCode::FORBIDDEN,
+            "startPosition is a test-only option, off on this node \
+             (testing.allow_start_position = false)"
+                .into(),
+        ));
+    }
+    let parsed = match options.game {
+        GameKind::LongNardy => serde_json::from_value(v.clone()).map(StartPosition::LongNardy),
+        GameKind::Backgammon => serde_json::from_value(v.clone()).map(StartPosition::Backgammon),
+        _ => {
+            return Err(bad(
+                StatusCode::BAD_REQUEST,
+                "startPosition is supported for long_nardy and backgammon only".into(),
+            ));
+        }
+    };
+    let start = parsed.map_err(|e| bad(StatusCode::BAD_REQUEST, format!("startPosition: {e}")))?;
+    let setup = GameSetup {
+        options,
+        game_number: 1,
+        cube_enabled: false,
+        crawford: false,
+        server_seed: String::new(),
+        client_seeds: [String::new(), String::new()],
+        start: Some(start),
+        dice_script: None,
+    };
+    setup
+        .check()
+        .map_err(|e| bad(StatusCode::BAD_REQUEST, format!("startPosition: {e}")))?;
+    Ok(setup.start.unwrap_or_else(|| unreachable!("set above")))
 }
 
 async fn create_room(state: web::Data<AppState>, body: web::Json<CreateRoom>) -> HttpResponse {
@@ -317,6 +383,108 @@ async fn room_records(state: web::Data<AppState>, id: web::Path<String>) -> Http
     }
 }
 
+/// `GET /api/rooms/{id}/summary`: seed 001's results summary of the
+/// current (or last) game — checkers borne off, moves, doubles and hits per
+/// seat — from the room's stored snapshot, so any node answers.
+async fn room_summary(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
+    let bp = &state.backplane;
+    let entry = match bp.lookup(&id).await {
+        Ok(Some(e)) => Some(e),
+        Ok(None) => bp.resolve_invite(&id).await.ok().flatten(),
+        Err(e) => {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::Unavailable,
+                e.to_string(),
+            );
+        }
+    };
+    let Some(entry) = entry else {
+        return error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::RoomNotFound,
+            "no such room",
+        );
+    };
+    match bp.load_snapshot(&entry.id).await {
+        Ok(Some(stored)) => match tabula_room::Room::restore(&stored.snapshot) {
+            Ok(room) => HttpResponse::Ok().json(serde_json::json!({
+                "roomId": entry.id,
+                "gameNumber": room.game_number(),
+                "summary": room.game().map(|g| g.summary()),
+                "result": room.game().and_then(|g| g.result()),
+            })),
+            Err(e) => error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                e.to_string(),
+            ),
+        },
+        Ok(None) => error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::RoomNotFound,
+            "no such room",
+        ),
+        Err(e) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
+        ),
+    }
+}
+
+/// Whether a path under `web.dir` is part of the app: not its tests, its
+/// npm packages, its package manifests or a dotfile.
+pub fn servable(path: &std::path::Path) -> bool {
+    let mut parts = path.components().map(|c| c.as_os_str().to_string_lossy());
+    let Some(first) = parts.next() else {
+        return true;
+    };
+    !(first.starts_with('.')
+        || matches!(
+            first.as_ref(),
+            "node_modules" | "tests" | "package.json" | "package-lock.json"
+        )
+        || parts.any(|p| p.starts_with('.')))
+}
+
+/// Cache headers for the Mini App's static files (ETag and Last-Modified
+/// come from `actix-files`): HTML is revalidated on every load
+/// (`no-cache`), so a deploy is picked up at once; scripts, styles and
+/// images are fresh for five minutes, then revalidated.
+pub async fn static_cache_headers(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let path = req.path();
+    let html = path.ends_with('/') || path.ends_with(".html");
+    let mut res = next.call(req).await?;
+    let status = res.status();
+    if status.is_success() || status == StatusCode::NOT_MODIFIED {
+        let value = if html {
+            "no-cache"
+        } else {
+            "public, max-age=300"
+        };
+        let h = res.headers_mut();
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static(value));
+        h.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+    }
+    Ok(res)
+}
+
+/// `GET /api/client-config`: what the Mini App needs to know about this
+/// deployment (its Telegram link, for invites).
+async fn client_config(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({
+        "telegramAppUrl": state.settings.web.telegram_app_url,
+        "guest": state.settings.auth.guest_enabled(),
+    }))
+}
+
 async fn invite(state: web::Data<AppState>, code: web::Path<String>) -> HttpResponse {
     match state.backplane.resolve_invite(&code).await {
         Ok(Some(e)) => HttpResponse::Ok().json(created(&e, None)),
@@ -376,6 +544,7 @@ async fn quickmatch(
         stake: None,
         bot: None,
         match_length: None,
+        start_position: None,
     };
     let unavailable = |e: BackplaneError| {
         error(

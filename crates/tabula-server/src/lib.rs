@@ -23,7 +23,8 @@
 //!
 //! HTTP: `GET /ws`, `POST /api/rooms`, `GET /api/rooms/{id}`,
 //! `GET /api/invites/{code}`, `POST /api/quickmatch`,
-//! `GET /api/players/{id}/stats`, `/healthz`, `/readyz`, `/metrics`.
+//! `GET /api/rooms/{id}/summary`, `GET /api/players/{id}/stats`,
+//! `/healthz`, `/readyz`, `/metrics`; the Mini App (`web.dir`) at `/`.
 //! See `docs/protocol.md`.
 
 pub mod auth;
@@ -340,11 +341,36 @@ pub async fn run_with(
         shutdown_rx,
     });
     let data = web::Data::from(state.clone());
+    // The Mini App at `/`, mounted after the API so `/ws`, `/api/*`,
+    // `/metrics`, `/healthz` and `/readyz` keep their handlers.
+    let web_dir = settings.web.resolve();
+    match &web_dir {
+        Some(d) => tracing::info!(dir = %d.display(), "serving the Mini App at /"),
+        None if settings.web.dir.is_empty() => tracing::info!("web.dir is empty: API only"),
+        None => tracing::warn!(
+            dir = %settings.web.dir,
+            "web.dir not found: serving the API only"
+        ),
+    }
     let server = HttpServer::new(move || {
-        App::new()
+        let app = App::new()
             .app_data(data.clone())
             .app_data(web::JsonConfig::default().limit(64 * 1024))
-            .configure(http::routes)
+            .configure(http::routes);
+        match &web_dir {
+            Some(dir) => app.service(
+                web::scope("")
+                    .wrap(actix_web::middleware::from_fn(http::static_cache_headers))
+                    .service(
+                        actix_files::Files::new("/", dir)
+                            .index_file("index.html")
+                            .path_filter(|p, _| http::servable(p))
+                            .use_etag(true)
+                            .use_last_modified(true),
+                    ),
+            ),
+            None => app,
+        }
     })
     .workers(settings.server.workers)
     .disable_signals()

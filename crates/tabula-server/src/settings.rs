@@ -2,7 +2,7 @@
 //! environment `TABULA__SECTION__KEY`, validated into [`Settings`].
 
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use config::{Config, Environment, File, FileFormat};
 use serde::Deserialize;
@@ -200,6 +200,67 @@ pub struct ClusterSettings {
     pub drain_grace_ms: u64,
 }
 
+/// `[web]`: the Mini App (`web/`) served at `/`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct WebSettings {
+    /// The directory served at `/` (empty: serve the API only). A relative
+    /// path is taken from the working directory, then from the source
+    /// checkout the binary was built from (so `cargo run` works from any
+    /// directory of the repository).
+    #[serde(default = "default_web_dir")]
+    pub dir: String,
+    /// The Mini App's Telegram link, `https://t.me/<bot>/<app>`: invites
+    /// opened inside Telegram are `<this>?startapp=<code>`. Empty: invites
+    /// are plain URLs of this node.
+    #[serde(default)]
+    pub telegram_app_url: String,
+}
+
+impl Default for WebSettings {
+    fn default() -> WebSettings {
+        WebSettings {
+            dir: default_web_dir(),
+            telegram_app_url: String::new(),
+        }
+    }
+}
+
+fn default_web_dir() -> String {
+    "web".into()
+}
+
+impl WebSettings {
+    /// The directory to serve, if it exists: `dir` as given (absolute, or
+    /// relative to the working directory), else relative to the repository
+    /// this binary was built from. `None`: serve the API only.
+    pub fn resolve(&self) -> Option<PathBuf> {
+        if self.dir.is_empty() {
+            return None;
+        }
+        let given = PathBuf::from(&self.dir);
+        if given.is_dir() {
+            return Some(given);
+        }
+        if given.is_relative() {
+            let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let there = repo.join(&given);
+            if there.is_dir() {
+                return Some(there);
+            }
+        }
+        None
+    }
+}
+
+/// `[testing]`: switches for end-to-end tests; all off in production.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TestingSettings {
+    /// Accept `startPosition` in `POST /api/rooms` (start every game of the
+    /// room from a given position). Off by default; refused with 403 then.
+    #[serde(default)]
+    pub allow_start_position: bool,
+}
+
 /// The node's settings.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Settings {
@@ -219,6 +280,12 @@ pub struct Settings {
     pub cluster: ClusterSettings,
     /// `[redis]` (used when `cluster.backplane = "redis"`).
     pub redis: tabula_backplane::RedisConfig,
+    /// `[web]`.
+    #[serde(default)]
+    pub web: WebSettings,
+    /// `[testing]`.
+    #[serde(default)]
+    pub testing: TestingSettings,
 }
 
 impl Settings {
@@ -378,6 +445,26 @@ impl Settings {
         if !matches!(self.log.format.as_str(), "pretty" | "json") {
             return bad("log.format", "must be \"pretty\" or \"json\"");
         }
+        let tg = &self.web.telegram_app_url;
+        if !tg.is_empty() && (!tg.starts_with("https://t.me/") || tg.contains(['?', '#', ' '])) {
+            return bad(
+                "web.telegram_app_url",
+                "must be empty or https://t.me/<bot>/<app> (no query)",
+            );
+        }
+        if self.web.dir.contains('\0') {
+            return bad("web.dir", "must be a path (it holds a NUL byte)");
+        }
+        let dir = Path::new(&self.web.dir);
+        if !self.web.dir.is_empty() && dir.exists() && !dir.is_dir() {
+            return Err(SettingsError::Invalid {
+                key: "web.dir",
+                message: format!(
+                    "{:?} is a file, not a directory (empty: serve the API only)",
+                    self.web.dir
+                ),
+            });
+        }
         Ok(())
     }
 }
@@ -478,6 +565,36 @@ mod tests {
                 .to_string()
                 .contains("matchmaking.bot_level")
         );
+    }
+
+    #[test]
+    fn web_dir_defaults_to_the_checkout_and_is_validated() {
+        let s = Settings::defaults();
+        assert_eq!(s.web.dir, "web");
+        assert!(!s.testing.allow_start_position, "test switches are off");
+        // Found from the crate directory too (cargo test runs there).
+        let found = s.web.resolve().expect("the repository's web/ is found");
+        assert!(found.join("index.html").is_file(), "{found:?}");
+        let mut s = Settings::defaults();
+        s.web.dir = String::new();
+        assert!(s.validate().is_ok() && s.web.resolve().is_none());
+        s.web.dir = "/nonexistent/tabula-web".into();
+        assert!(s.validate().is_ok(), "a missing dir only warns at start");
+        assert!(s.web.resolve().is_none());
+        s.web.dir = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml").into();
+        let e = s.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("web.dir") && e.contains("not a directory"),
+            "{e}"
+        );
+        s.web.dir = "a\0b".into();
+        assert!(s.validate().unwrap_err().to_string().contains("web.dir"));
+        let mut s = Settings::defaults();
+        s.web.telegram_app_url = "https://t.me/tabula_bot/play".into();
+        assert!(s.validate().is_ok());
+        s.web.telegram_app_url = "http://example.com/?x".into();
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("web.telegram_app_url"), "{e}");
     }
 
     #[test]
