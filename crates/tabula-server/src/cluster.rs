@@ -349,12 +349,12 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
             text,
         } => {
             if let Some(tx) = router.front(conn) {
-                let _ = tx.send(Outbound::Remote {
+                let _ = tx.send(Outbound::Remote(Box::new(crate::room_actor::RemoteOut {
                     n,
                     seq,
                     version,
                     text,
-                });
+                })));
             }
         }
         NodeMsg::Close { conn, reason } => {
@@ -394,14 +394,14 @@ fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<
         };
         while let Some(out) = rx.recv().await {
             let msgs = match out {
-                Outbound::Msg(m) => vec![out_msg(&mut n, m)],
+                Outbound::Msg(m) => vec![out_msg(&mut n, *m)],
                 // Numbered one by one: the front node's gap detection and
                 // the node-to-node wire stay per message.
                 Outbound::Batch(ms) => ms.into_iter().map(|m| out_msg(&mut n, m)).collect(),
                 Outbound::Close(reason) => vec![NodeMsg::Close { conn, reason }],
                 Outbound::Reroute => vec![NodeMsg::Reroute { conn }],
                 Outbound::Unjoined => vec![NodeMsg::Unjoined { conn }],
-                Outbound::Remote { .. } | Outbound::Resync => continue,
+                Outbound::Remote(_) | Outbound::Resync => continue,
             };
             let mut last = false;
             for msg in &msgs {

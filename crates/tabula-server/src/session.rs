@@ -141,12 +141,13 @@ impl Sess {
                     .collect();
                 Flow::WriteAll(texts)
             }
-            Outbound::Remote {
-                n,
-                seq,
-                version,
-                text,
-            } => {
+            Outbound::Remote(r) => {
+                let crate::room_actor::RemoteOut {
+                    n,
+                    seq,
+                    version,
+                    text,
+                } = *r;
                 let Some(l) = &mut self.link else {
                     return Flow::Nothing;
                 };
@@ -652,7 +653,10 @@ pub async fn run_session(
                                 if !send(&mut session, &e).await { break; }
                                 continue;
                             }
-                            let reply = sess.handle_text(&text).await;
+                            // Boxed: the futures of a command's handling are large and
+                            // would otherwise be part of every idle socket's task
+                            // (7.5 KiB per socket by massif before this).
+                            let reply = Box::pin(sess.handle_text(&text)).await;
                             if let Some(r) = reply
                                 && !send(&mut session, &r).await
                             {
@@ -672,7 +676,7 @@ pub async fn run_session(
                 }
                 out = rx.recv() => {
                     let Some(out) = out else { break };
-                    match sess.outbound(out).await {
+                    match Box::pin(sess.outbound(out)).await {
                         Flow::Write(text) => {
                             if session.text(text).await.is_err() { break; }
                         }
@@ -697,7 +701,7 @@ pub async fn run_session(
                 // must cost no wakeups (10 a second on each of 20,000
                 // sockets was a core's worth of timer work).
                 _ = ticker.tick(), if sess.needs_tick() => {
-                    sess.tick().await;
+                    Box::pin(sess.tick()).await;
                 }
                 _ = shutdown.changed() => {
                     let _ = send(&mut session, &restart_msg()).await;
@@ -707,7 +711,7 @@ pub async fn run_session(
             }
         }
     }
-    sess.detach().await;
+    Box::pin(sess.detach()).await;
     state.router.unlink(conn);
     state.metrics.connections.dec();
     tracing::debug!(conn, player = %player, "socket closed");
