@@ -603,20 +603,33 @@ class LocalRedis:
     """Our own redis-server on a free port, with the credentials and mode the render asks for."""
 
     def __init__(self, workdir, user, password, cluster):
-        self.port = free_port()
         self.dir = tempfile.mkdtemp(dir=workdir, prefix="redis-")
-        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", "--dir", self.dir]
-        if cluster:
-            cmd += ["--cluster-enabled", "yes", "--cluster-config-file", os.path.join(self.dir, "nodes.conf")]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        cli = ["redis-cli", "-p", str(self.port)]
-        deadline = time.time() + 10
-        while b"PONG" not in subprocess.run(cli + ["ping"], capture_output=True).stdout:
-            if time.time() > deadline:
-                self.stop()
-                fail("redis-server did not start")
-            time.sleep(0.05)
+        # A free port can be taken between our look and redis-server's bind
+        # (other tests start servers too): try again on another.
+        for _ in range(5):
+            self.port = free_port()
+            cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                   "--appendonly", "no", "--dir", self.dir]
+            if cluster:
+                cmd += ["--cluster-enabled", "yes", "--cluster-config-file", os.path.join(self.dir, "nodes.conf")]
+            conf = os.path.join(self.dir, "nodes.conf")
+            if os.path.exists(conf):
+                os.remove(conf)
+            self.log = os.path.join(self.dir, "redis.log")
+            with open(self.log, "w") as log:
+                self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+            cli = ["redis-cli", "-p", str(self.port)]
+            deadline = time.time() + 20
+            while b"PONG" not in subprocess.run(cli + ["ping"], capture_output=True).stdout:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    break
+                time.sleep(0.05)
+            else:
+                break
+            self.proc.kill()
+            self.proc.wait()
+        else:
+            fail("redis-server did not start (5 tries):\n" + open(self.log).read()[-2000:])
         if cluster:
             # A one-master Redis Cluster: every slot on this instance.
             subprocess.run(cli + ["cluster", "addslotsrange", "0", "16383"], capture_output=True, check=True)
@@ -738,7 +751,7 @@ def cmd_config(args):
             run_env.pop("RUST_LOG", None)
             log = os.path.join(workdir, f"{case}.log")
             with open(log, "w") as lf:
-                proc = subprocess.Popen([args.binary], cwd=workdir, env=run_env, stdout=lf, stderr=subprocess.STDOUT)
+                proc = subprocess.Popen([os.path.abspath(args.binary)], cwd=workdir, env=run_env, stdout=lf, stderr=subprocess.STDOUT)
             try:
                 deadline = time.time() + 20
                 while True:
