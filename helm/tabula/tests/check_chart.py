@@ -7,8 +7,9 @@ on the first failed check, saying what and where.
 
   k8s        every object against the Kubernetes OpenAPI schemas (strict),
              custom resources against their upstream CRD schemas
-  values     values.schema.json covers every value; the README's table is
-             the one values.yaml's comments give (--write-readme rewrites it)
+  values     values.schema.json is the one tests/gen_schema.py builds and
+             covers every value; the README's table is the one values.yaml's
+             comments give (--regenerate rewrites both)
   invariants what the chart promises (drain timing, probes, security,
              rollout, labels) holds in every render
   rules      alerts and dashboard: PromQL parses (promtool), alert unit
@@ -230,7 +231,20 @@ def readme_table(src, values):
 def cmd_values(args):
     import jsonschema
 
-    with open(os.path.join(CHART, "values.schema.json")) as f:
+    sys.path.insert(0, HERE)
+    import gen_schema
+
+    schema_path = os.path.join(CHART, "values.schema.json")
+    with open(schema_path) as f:
+        text = f.read()
+    if text != gen_schema.render():
+        if args.regenerate:
+            with open(schema_path, "w") as f:
+                f.write(gen_schema.render())
+            info("values.schema.json regenerated (tests/gen_schema.py)")
+        else:
+            fail("helm/tabula/values.schema.json is stale (tests/gen_schema.py): run scripts/test-helm --regenerate")
+    with open(schema_path) as f:
         schema = json.load(f)
     jsonschema.Draft7Validator.check_schema(schema)
     with open(os.path.join(CHART, "values.yaml")) as f:
@@ -270,12 +284,12 @@ def cmd_values(args):
     _, tail = rest.split(end, 1)
     want = f"{head}{begin}\n{readme_table(src, values)}\n{end}{tail}"
     if want != text:
-        if args.write_readme:
+        if args.regenerate:
             with open(readme, "w") as f:
                 f.write(want)
             info("README.md values table rewritten")
         else:
-            fail("helm/tabula/README.md's values table is stale: run scripts/test-helm --write-readme")
+            fail("helm/tabula/README.md's values table is stale: run scripts/test-helm --regenerate")
     else:
         info("README.md values table matches values.yaml")
 
@@ -812,7 +826,7 @@ def main():
             s.add_argument("--versions", nargs="+", required=True)
             s.add_argument("--npm-dir", required=True)
         if name == "values":
-            s.add_argument("--write-readme", action="store_true")
+            s.add_argument("--regenerate", action="store_true")
         if name == "rules":
             s.add_argument("--promtool", required=True)
             s.add_argument("--work", default=os.path.join(ROOT, "target/helm/rules"))
