@@ -190,27 +190,36 @@ struct Redis {
 
 impl Redis {
     fn start(dir: &Path) -> Redis {
-        let port = free_port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--dir"])
-            .arg(dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server is installed");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let out = Command::new("redis-cli")
-                .args(["-p", &port.to_string(), "ping"])
-                .output()
-                .unwrap();
-            if String::from_utf8_lossy(&out.stdout).contains("PONG") {
-                return Redis { port, child };
+        // A free port may be taken before redis-server binds it (other
+        // tests start servers too): then try another.
+        for _ in 0..5 {
+            let port = free_port();
+            let child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no", "--dir"])
+                .arg(dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server is installed");
+            // Killed and reaped on drop, whatever happens next.
+            let mut redis = Redis { port, child };
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                let out = Command::new("redis-cli")
+                    .args(["-p", &port.to_string(), "ping"])
+                    .output()
+                    .unwrap();
+                if String::from_utf8_lossy(&out.stdout).contains("PONG") {
+                    return redis;
+                }
+                if redis.child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
             }
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
         }
+        panic!("redis-server did not start");
     }
 }
 
@@ -258,23 +267,24 @@ impl Node {
             .stderr(Stdio::null())
             .spawn()
             .expect("start tabula-server");
-        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        // Killed and reaped on drop, whatever happens next.
+        let node = Node {
+            addr: format!("127.0.0.1:{port}").parse().unwrap(),
+            child: Some(child),
+            log,
+        };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while !(std::net::TcpStream::connect(addr).is_ok()
-            && http(addr, "GET", "/readyz", None).0 == 200)
+        while !(std::net::TcpStream::connect(node.addr).is_ok()
+            && http(node.addr, "GET", "/readyz", None).0 == 200)
         {
             assert!(
                 Instant::now() < deadline,
                 "{name} did not become ready; see {}",
-                log.display()
+                node.log.display()
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        Node {
-            addr,
-            child: Some(child),
-            log,
-        }
+        node
     }
 
     fn metric(&self, name: &str) -> f64 {
