@@ -51,7 +51,7 @@ function h(spec, attrs, ...kids) {
     if (m[1] === '.') e.classList.add(m[2]);
     else e.id = m[2];
   }
-  if (attrs && (typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs))) {
+  if (attrs !== undefined && attrs !== null && (typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs))) {
     kids.unshift(attrs);
     attrs = null;
   }
@@ -216,7 +216,9 @@ function clearSel() {
 
 function lobbyOptions() {
   const g = S.lobby.game;
-  const o = S.lobby.options[g] || {};
+  // Every choice shown, with its default when untouched.
+  const o = {};
+  for (const [key, , choices] of VARIANTS[g]) o[key] = (S.lobby.options[g] || {})[key] || choices[0][0];
   if (g === 'long_nardy') return { long: { ...o } };
   if (g === 'backgammon') return { backgammon: { ...o } };
   return { thud: { ...o } };
@@ -410,7 +412,7 @@ function onMessage(m) {
         if (S.view.commitment) S.commitment = S.view.commitment;
         if (S.view.phase === 'playing') S.rolling = null;
         if (S.sel && !(S.view.moves && movableFrom(S.view.game, S.view.moves).has(S.sel))) clearSel();
-        if (first && !S.invite) loadInvite();
+        if (first && !S.invite && S.roomKey !== m.room) S.invite = S.roomKey;
         if (S.view.phase === 'finished' && !S.summary) loadSummary();
       }
       break;
@@ -452,7 +454,9 @@ function onMessage(m) {
         // Both seats are taken: watch instead.
         net.join(S.roomKey, true);
         toast('The room is full: you are watching.', 'info', 3000);
-      } else if (m.code === 'room_not_found' && !S.view) {
+      } else if (m.code === 'room_not_found') {
+        // Unknown code, or (a single node restarted without a shared store) the room is gone.
+        if (S.view) m.message = 'This room no longer exists on the server.';
         S.error = m.message;
         S.screen = 'lobby';
         S.roomKey = null;
@@ -467,15 +471,6 @@ function onMessage(m) {
     default:
       break;
   }
-  render();
-}
-
-async function loadInvite() {
-  try {
-    const r = await api('GET', `/api/rooms/${encodeURIComponent(S.roomKey)}`);
-    if (r?.roomId) S.roomId = S.roomId || r.roomId;
-  } catch {}
-  // The invite code is shown when the room was made here; otherwise the id works as well.
   render();
 }
 
@@ -538,6 +533,9 @@ function applyEvent(e) {
     case 'moved':
       if (v.board?.position) applyStep(v.game, v.board.position, e.seat, String(e.from), String(e.to), e.hit);
       S.lastMove = { seat: e.seat, from: String(e.from), to: String(e.to) };
+      // The offer was for the position before this step; the next one follows.
+      v.moves = null;
+      if (S.sel === String(e.from) || e.seat === S.seat) clearSel();
       if (e.seat !== S.seat) tg.haptic('select');
       break;
     case 'turnPassed':
@@ -811,7 +809,7 @@ function renderPlayers(box) {
     if (off && off[seatIdx(seat)]) bits.push(h('span', `off ${off[seatIdx(seat)]}`));
     if (score) bits.push(h('span.tscore', { 'data-seat': seat }, `${v.board.dwarfs === seat ? score.dwarfs : score.trolls} pts`));
     if (v.matchLength > 1) bits.push(h('span.score', `${v.score[seatIdx(seat)]}/${v.matchLength}`));
-    if (!playing() && s.ready) bits.push(h('span.ready-mark', '✓ ready'));
+    if (v.phase === 'waiting_for_player' && s.ready) bits.push(h('span.ready-mark', '✓ ready'));
     if (s.disconnectDeadline) bits.push(h('span.away', `away · ${Math.max(0, Math.round((s.disconnectDeadline - Date.now()) / 1000))} s`));
     return h(`div.player${turn ? '.turn' : ''}${seat === S.seat ? '.me' : ''}`, { 'data-seat': seat }, h('b', seatName(seat)), ...bits);
   }));

@@ -1,0 +1,201 @@
+// Shared test fixtures: a Tabula node of our own (the real binary, on a
+// free port, with the test-only start positions allowed and bots that do
+// not wait) and headless Chromium driven by playwright-core.
+
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(here, '../..');
+export const SHOTS = path.join(ROOT, 'target', 'web-screenshots');
+const BIN = process.env.TABULA_SERVER_BIN || path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'debug', 'tabula-server');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts a node; `port` reuses a port (a restart). Resolves when /healthz answers. */
+export async function startNode(port) {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run cargo build -p tabula-server first`);
+  port = port || (await freePort());
+  const env = {
+    ...process.env,
+    TABULA__SERVER__LISTEN: `127.0.0.1:${port}`,
+    TABULA__BOTS__DELAY_MS: '0',
+    TABULA__TESTING__ALLOW_START_POSITION: 'true',
+    TABULA__WEB__DIR: path.join(ROOT, 'web'),
+    TABULA__SERVER__RATE_PER_SEC: '1000',
+    TABULA__SERVER__RATE_BURST: '1000',
+    RUST_LOG: process.env.RUST_LOG || 'warn',
+  };
+  const child = spawn(BIN, [], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`tabula-server exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(`${base}/healthz`);
+      if (r.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('tabula-server did not become healthy');
+    }
+    await sleep(50);
+  }
+  return {
+    base,
+    port,
+    child,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return;
+      const done = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), 8000);
+      await done;
+      clearTimeout(t);
+    },
+  };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+}
+
+/** A page in its own context (own localStorage: its own guest), phone-sized. */
+export async function openPage(browser, url) {
+  const ctx = await browser.newContext({ viewport: { width: 420, height: 860 }, deviceScaleFactor: 1, hasTouch: false });
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(15000);
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/WebSocket|Failed to load resource/.test(m.text())) errors.push(m.text());
+  });
+  page.errors = errors;
+  await page.goto(url);
+  await page.waitForFunction(() => window.__tabula?.state);
+  return page;
+}
+
+export async function api(base, method, p, body) {
+  const r = await fetch(base + p, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+  const data = await r.json().catch(() => null);
+  if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(data)}`);
+  return data;
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(SHOTS, { recursive: true });
+  const file = path.join(SHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** The app's state (window.__tabula.state) as plain data. */
+export const appState = (page) =>
+  page.evaluate(() => {
+    const s = window.__tabula.state;
+    return { seat: s.seat, view: s.view, version: s.version, gameOver: s.gameOver, conn: s.conn, player: s.player, ended: s.ended };
+  });
+
+/** Waits until `pred(state)` holds (polling the page). */
+export async function waitState(page, pred, what, ms = 20000) {
+  const end = Date.now() + ms;
+  let st;
+  while (Date.now() < end) {
+    st = await appState(page);
+    if (pred(st)) return st;
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}; state: ${JSON.stringify(st?.view?.toAct)} phase ${st?.view?.phase}`);
+}
+
+/**
+ * Plays one whole dice turn of the page's player by clicking: tap the board
+ * to roll, then, while the server offers steps, tap a highlighted checker and
+ * a highlighted target. Returns the steps played (as the server echoed them).
+ */
+export async function playDiceTurn(page, { preferDouble = false, afterRoll = null } = {}) {
+  const me = (await appState(page)).seat;
+  let st = await waitState(page, (s) => s.view?.phase !== 'playing' || s.view.toAct?.seat === me, 'my turn');
+  if (st.view.phase !== 'playing') return { steps: 0, over: true };
+  if (st.view.toAct.need === 'roll') {
+    const rolledAt = st.version;
+    // Tap anywhere on the board to roll.
+    await page.click('#board svg', { position: { x: 40, y: 60 } });
+    await waitState(page, (s) => s.version > rolledAt && (s.view.phase !== 'playing' || s.view.toAct?.seat !== me || (s.view.toAct?.need === 'move' && s.view.moves?.seat === me)), 'dice rolled');
+  }
+  if (afterRoll) await afterRoll();
+  let steps = 0;
+  let usedDouble = false;
+  for (let guard = 0; guard < 12; guard++) {
+    st = await appState(page);
+    if (st.view.phase !== 'playing' || st.view.toAct?.seat !== me || st.view.toAct?.need !== 'move') break;
+    const movable = page.locator('#board .checker.movable');
+    if (!(await movable.count())) {
+      await sleep(50);
+      continue;
+    }
+    const before = st.version;
+    // Locators re-resolve: the board is redrawn whenever the state changes;
+    // a state that moved on meanwhile (the turn ended) is looked at again.
+    try {
+      await movable.last().click({ timeout: 3000 });
+      await page.waitForSelector('#board .point.target, #board .tray.target', { timeout: 3000 });
+    } catch {
+      continue;
+    }
+    let target = null;
+    if (preferDouble) {
+      // A target two steps away, if the server offers one (one tap plays both dice).
+      const far = await page.evaluate(() => {
+        const s = window.__tabula.state;
+        for (const [to, p] of s.targets || []) if (p.length > 1) return to;
+        return null;
+      });
+      if (far) {
+        target = page.locator(far === 'off' ? '#board .tray.target' : `#board .point.target[data-point="${far}"]`);
+        usedDouble = true;
+      }
+    }
+    if (!target) {
+      target = (await page.locator('#board .point.target').count()) ? page.locator('#board .point.target').first() : page.locator('#board .tray.target');
+    }
+    await target.click({ position: await tapPoint(target) });
+    await waitState(page, (s) => s.version > before, 'the step to be echoed');
+    steps += 1;
+  }
+  return { steps, usedDouble };
+}
+
+/** A spot inside a point's column (its triangle may not cover the box centre). */
+async function tapPoint(loc) {
+  const b = await loc.boundingBox();
+  return { x: b.width / 2, y: b.height / 2 };
+}
+
+/** The centre of an element's box on the page. */
+export async function centre(page, selector) {
+  const b = await (await page.$(selector)).boundingBox();
+  return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+}

@@ -1,0 +1,219 @@
+// Long nardy in a real browser: two people by an invite link, a whole game
+// against the computer, and a dropped socket mid-turn.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startNode, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, centre, sleep } from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('two pages join one room by invite and play turns by clicking; black sees the board rotated', { timeout: 120000 }, async () => {
+  const node = await startNode();
+  try {
+    const alice = await openPage(browser, `${node.base}/?guest=alice`);
+    await alice.click('#create-room'); // long nardy, the default game
+    await alice.waitForSelector('#invite-link');
+    const link = await alice.$eval('#invite-link', (e) => e.value);
+    assert.match(link, /\?join=[A-Z0-9]{6}$/, link);
+    const bob = await openPage(browser, link.replace(/^http:\/\/[^/]+/, node.base) + '&guest=bob');
+    await waitState(bob, (s) => s.seat === 'b', 'bob seated');
+    await waitState(alice, (s) => s.view?.seats?.[1]?.player === 'guest:bob', 'alice sees bob');
+    await alice.click('#ready');
+    await bob.click('#ready');
+    await waitState(alice, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
+    await waitState(bob, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start for bob');
+
+    // Orientation: each sees his own head (white 24, black 12) top-right.
+    assert.equal(await alice.getAttribute('#board svg', 'data-rotated'), 'false');
+    assert.equal(await bob.getAttribute('#board svg', 'data-rotated'), 'true');
+    const a24 = await centre(alice, '#board .point[data-point="24"]');
+    const a12 = await centre(alice, '#board .point[data-point="12"]');
+    const b24 = await centre(bob, '#board .point[data-point="24"]');
+    const b12 = await centre(bob, '#board .point[data-point="12"]');
+    assert.ok(a24.y < a12.y && a24.x > a12.x, `white: 24 top-right of 12 (${JSON.stringify([a24, a12])})`);
+    assert.ok(b12.y < b24.y && b12.x > b24.x, `black: 12 top-right of 24 (${JSON.stringify([b12, b24])})`);
+    assert.ok(Math.abs(a24.x - b12.x) < 1 && Math.abs(a24.y - b12.y) < 1, 'both heads in the same place');
+
+    // Several full turns, each player clicking on his own page.
+    const pages = { a: alice, b: bob };
+    let turns = 0;
+    let doubleTaps = 0;
+    while (turns < 6) {
+      const st = await appState(alice);
+      if (st.view.phase !== 'playing') break;
+      const seat = st.view.toAct.seat;
+      const r = await playDiceTurn(pages[seat], { preferDouble: turns % 2 === 0 });
+      if (r.usedDouble) doubleTaps += 1;
+      turns += 1;
+      // The other page sees the same board once it has caught up.
+      const mine = await appState(pages[seat]);
+      const theirs = await waitState(pages[seat === 'a' ? 'b' : 'a'], (s) => s.version >= mine.version, 'the opponent page to catch up');
+      assert.deepEqual(
+        normal(theirs.view.board.position),
+        normal(mine.view.board.position),
+        `after turn ${turns} both pages show the same position`,
+      );
+    }
+    assert.ok(turns >= 6, `played ${turns} turns`);
+    const st = await appState(alice);
+    assert.notDeepEqual(normal(st.view.board.position).white, { 24: 15 }, 'white has moved');
+    assert.notDeepEqual(normal(st.view.board.position).black, { 12: 15 }, 'black has moved');
+    console.log(`# two-page game: ${turns} turns, ${doubleTaps} one-tap two-dice moves`);
+    await screenshot(alice, 'long-nardy-white');
+    await screenshot(bob, 'long-nardy-black');
+    assert.deepEqual(alice.errors, []);
+    assert.deepEqual(bob.errors, []);
+  } finally {
+    await node.stop();
+  }
+});
+
+function normal(pos) {
+  const clean = (side) => Object.fromEntries(Object.entries(side || {}).filter(([, n]) => n > 0).sort());
+  return { white: clean(pos.white), black: clean(pos.black) };
+}
+
+test('short nardy against the computer: the board from our side, turns by clicking', { timeout: 60000 }, async () => {
+  const node = await startNode();
+  try {
+    const page = await openPage(browser, `${node.base}/?guest=gina`);
+    await page.click('button[data-game="backgammon"]');
+    await page.click('#bot-medium');
+    await page.click('#ready');
+    await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
+    assert.equal(await page.getAttribute('#board svg', 'data-game'), 'backgammon');
+    // Our 24-point (two back checkers) top-right, our 6-point bottom-right.
+    const p24 = await centre(page, '#board .point[data-point="24"]');
+    const p6 = await centre(page, '#board .point[data-point="6"]');
+    assert.ok(p24.y < p6.y && p24.x > p6.x - 200, 'own numbering: 24 on top, 6 below');
+    for (let t = 0; t < 2; t++) {
+      const st = await appState(page);
+      if (st.view.phase !== 'playing') break;
+      await playDiceTurn(page);
+    }
+    const st = await appState(page);
+    assert.ok(st.view.board.position.white, 'a backgammon position');
+    await screenshot(page, 'short-nardy');
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await node.stop();
+  }
+});
+
+test('a whole game against the computer from a near-finished position, to the results screen', { timeout: 90000 }, async () => {
+  const node = await startNode();
+  try {
+    const room = await api(node.base, 'POST', '/api/rooms', {
+      game: 'long_nardy',
+      bot: { level: 'hard' },
+      startPosition: {
+        turn: 'white',
+        white: { 1: 1, 2: 1, 3: 1, 5: 1 },
+        black: { 13: 3, 14: 3, 15: 3, 16: 3, 17: 2, 19: 1 },
+        off: { white: 11, black: 0 },
+        first_turn: false,
+      },
+    });
+    const page = await openPage(browser, `${node.base}/?join=${room.roomId}&guest=carol`);
+    await page.click('#ready');
+    await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
+    await screenshot(page, 'bot-game-start');
+    let turns = 0;
+    for (; turns < 10; turns++) {
+      const st = await appState(page);
+      if (st.view.phase !== 'playing' || st.gameOver) break;
+      await playDiceTurn(page);
+    }
+    await page.waitForSelector('#game-over');
+    const title = await page.textContent('#result-title');
+    const st = await appState(page);
+    assert.ok(st.gameOver, 'game_over arrived');
+    assert.equal(title, st.gameOver.result === 'win' ? 'You won!' : 'You lost');
+    assert.match(await page.textContent('#result-kind'), /Oin|Mars|Koks/);
+    // Seed 001's summary and the player's statistics against the Hard bot.
+    await page.waitForSelector('#summary');
+    const borne = await page.$eval('#summary', (t) => t.rows[1].cells[1].textContent);
+    assert.equal(borne, st.gameOver.result === 'win' ? '15' : borne);
+    await page.waitForSelector('#my-stats tr[data-level="3"]');
+    const row = await page.$eval('#my-stats tr[data-level="3"]', (r) => [...r.cells].map((c) => c.textContent));
+    assert.equal(row[0], 'Hard');
+    assert.equal(Number(row[1]) + Number(row[2]), 1, `one game against Hard: ${row}`);
+    // Provably fair: the revealed seed hashes to the commitment.
+    await page.click('#verify');
+    await page.waitForSelector('#verify-result.ok');
+    const seed = await page.textContent('#server-seed');
+    assert.match(seed, /[0-9a-f]{64}/);
+    await screenshot(page, 'bot-game-over');
+    await page.click('#close-result');
+    await screenshot(page, 'bot-game-final-board');
+    assert.deepEqual(page.errors, []);
+    console.log(`# bot game over after ${turns} of our turns: ${st.gameOver.result} ${st.gameOver.kind}`);
+  } finally {
+    await node.stop();
+  }
+});
+
+test('the socket is dropped mid-turn; the page reconnects, resumes and the game goes on', { timeout: 90000 }, async () => {
+  const node = await startNode();
+  try {
+    const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
+    const page = await openPage(browser, `${node.base}/?join=${room.invite}&guest=dave`);
+    await page.click('#ready');
+    await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
+    await playDiceTurn(page);
+    const before = await appState(page);
+    let sawReconnecting = false;
+    // Drop the socket right after rolling, then play the turn by clicking while it reconnects.
+    const r = await playDiceTurn(page, {
+      afterRoll: async () => {
+        // Watch the DOM for the "reconnecting" badge (it may show only briefly).
+        await page.evaluate(() => {
+          window.__seen = [];
+          new MutationObserver(() => {
+            const e = document.querySelector('#conn-status');
+            if (e) window.__seen.push(e.textContent);
+          }).observe(document.body, { childList: true, subtree: true });
+          window.__tabula.dropSocket();
+        });
+        await page.waitForFunction(() => window.__seen.length > 0, null, { timeout: 5000 });
+        sawReconnecting = (await page.evaluate(() => window.__seen)).some((t) => /Reconnecting/.test(t));
+      },
+    });
+    assert.ok(sawReconnecting, 'the page showed that it is reconnecting');
+    assert.ok(r.steps > 0 || (await appState(page)).view.phase !== 'playing', 'a step was played after the drop');
+    await waitState(page, (s) => s.conn === 'online', 'back online');
+    await page.waitForSelector('#conn-status', { state: 'detached' });
+    // Another turn, and the server agrees with the page.
+    await playDiceTurn(page);
+    const after = await appState(page);
+    assert.ok(after.version > before.version);
+    const server = await api(node.base, 'GET', `/api/rooms/${room.roomId}`);
+    await waitState(page, (s) => s.version >= server.state.version, 'the page to catch up');
+    const now = await appState(page);
+    assert.deepEqual(normal(now.view.board.position), normal(server.state.board.position), 'page and server agree');
+    await screenshot(page, 'after-reconnect');
+
+    // The node restarts: the page keeps retrying with backoff and comes back by itself.
+    // (One node with the in-memory store forgets its rooms; a cluster keeps them in Redis.)
+    const port = node.port;
+    await node.stop();
+    await page.waitForSelector('#conn-status');
+    const node2 = await startNode(port);
+    try {
+      await waitState(page, (s) => s.conn === 'online', 'online after the restart', 20000);
+      await page.waitForSelector('#lobby-error');
+      assert.match(await page.textContent('#lobby-error'), /no longer exists/);
+    } finally {
+      await node2.stop();
+    }
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await node.stop();
+  }
+});
