@@ -779,7 +779,7 @@ function ensureRoomSkeleton(app) {
 function renderRoom(app) {
   const page = ensureRoomSkeleton(app);
   const v = S.view;
-  $('#room-header', page).replaceChildren(header(v ? GAMES[v.game] : 'Tabula', h('button.icon#leave', { title: 'Leave', onclick: leave, text: '‹' })));
+  $('#room-header', page).replaceChildren(header(v ? GAMES[v.game] : 'Tabula', tg.active() ? null : h('button.icon#leave', { title: 'Leave', onclick: leave, text: '‹' })));
   if (!v) {
     $('#board', page).replaceChildren(h('p.loading', 'Joining…'));
     return;

@@ -30,7 +30,7 @@ function freePort() {
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts a node; `port` reuses a port (a restart). Resolves when /healthz answers. */
-export async function startNode(port) {
+export async function startNode(port, extraEnv = {}) {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run cargo build -p tabula-server first`);
   port = port || (await freePort());
   const env = {
@@ -42,6 +42,7 @@ export async function startNode(port) {
     TABULA__SERVER__RATE_PER_SEC: '1000',
     TABULA__SERVER__RATE_BURST: '1000',
     RUST_LOG: process.env.RUST_LOG || 'warn',
+    ...extraEnv,
   };
   const child = spawn(BIN, [], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
   const base = `http://127.0.0.1:${port}`;

@@ -61,6 +61,11 @@ test('two pages join one room by invite and play turns by clicking; black sees t
       );
     }
     assert.ok(turns >= 6, `played ${turns} turns`);
+    // Chat: a line from one page reaches the other.
+    await alice.fill('#chat-input', 'good luck!');
+    await alice.press('#chat-input', 'Enter');
+    await bob.waitForSelector('#chat .line:has-text("good luck!")');
+    assert.equal(await bob.textContent('#chat .line:has-text("good luck!") b'), 'alice');
     const st = await appState(alice);
     assert.notDeepEqual(normal(st.view.board.position).white, { 24: 15 }, 'white has moved');
     assert.notDeepEqual(normal(st.view.board.position).black, { 12: 15 }, 'black has moved');
@@ -100,6 +105,15 @@ test('short nardy against the computer: the board from our side, turns by clicki
     const st = await appState(page);
     assert.ok(st.view.board.position.white, 'a backgammon position');
     await screenshot(page, 'short-nardy');
+    // Resign, with a confirmation: cancel first, then confirm.
+    await page.click('#resign');
+    await page.click('#confirm-no');
+    assert.equal((await appState(page)).view.phase, 'playing');
+    await page.click('#resign');
+    await page.click('#confirm-yes');
+    await page.waitForSelector('#game-over');
+    assert.equal(await page.textContent('#result-title'), 'You lost');
+    assert.match(await page.textContent('#result-kind'), /resignation/);
     assert.deepEqual(page.errors, []);
   } finally {
     await node.stop();
@@ -150,6 +164,8 @@ test('a whole game against the computer from a near-finished position, to the re
     const seed = await page.textContent('#server-seed');
     assert.match(seed, /[0-9a-f]{64}/);
     await screenshot(page, 'bot-game-over');
+    // The arbiter announced the result in the chat, set apart from players' lines.
+    assert.match(await page.textContent('#chat .line.arbiter'), /Arbiter/);
     await page.click('#close-result');
     await screenshot(page, 'bot-game-final-board');
     assert.deepEqual(page.errors, []);

@@ -1,0 +1,134 @@
+// Inside Telegram: the page is opened with `#tgWebAppData=…`, loads
+// telegram-web-app.js (here a recording stand-in served in its place: the
+// tests have no internet), authenticates with the signed initData, opens
+// the room of its start_param, and uses Telegram's theme, buttons, haptics,
+// closing confirmation and vertical-swipe switch.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { startNode, launch, api, screenshot, appState, waitState, playDiceTurn } from './helpers.mjs';
+
+const BOT_TOKEN = '123456789:TEST-bot-token-for-the-browser-tests';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** initData as Telegram signs it (HMAC-SHA256 with the bot token's WebAppData key). */
+function initData(fields) {
+  const check = Object.keys(fields).sort().map((k) => `${k}=${fields[k]}`).join('\n');
+  const secret = createHmac('sha256', 'WebAppData').update(BOT_TOKEN).digest();
+  const hash = createHmac('sha256', secret).update(check).digest('hex');
+  const q = new URLSearchParams(fields);
+  q.set('hash', hash);
+  return q.toString();
+}
+
+const STUB = `
+window.__tg = { calls: [], main: {}, back: {} };
+const rec = (n) => (...a) => window.__tg.calls.push([n, ...a]);
+const hash = new URLSearchParams(location.hash.slice(1));
+const handlers = {};
+window.Telegram = { WebApp: {
+  initData: hash.get('tgWebAppData') || '',
+  initDataUnsafe: { user: { id: 1, note: 'must never be sent' } },
+  colorScheme: 'dark',
+  themeParams: { bg_color: '#101820', text_color: '#eeeeee', hint_color: '#8899aa', button_color: '#3390ec', button_text_color: '#ffffff', secondary_bg_color: '#1c2733' },
+  viewportStableHeight: 700,
+  isVersionAtLeast: () => true,
+  ready: rec('ready'), expand: rec('expand'),
+  onEvent: (e, f) => { (handlers[e] = handlers[e] || []).push(f); },
+  enableClosingConfirmation: rec('enableClosingConfirmation'), disableClosingConfirmation: rec('disableClosingConfirmation'),
+  enableVerticalSwipes: rec('enableVerticalSwipes'), disableVerticalSwipes: rec('disableVerticalSwipes'),
+  HapticFeedback: { impactOccurred: rec('impact'), notificationOccurred: rec('notification'), selectionChanged: rec('selection') },
+  BackButton: { onClick: (f) => { window.__tg.back.f = f; }, offClick: () => {}, show: () => { window.__tg.back.visible = true; }, hide: () => { window.__tg.back.visible = false; } },
+  MainButton: { setText: (t) => { window.__tg.main.text = t; }, onClick: (f) => { window.__tg.main.f = f; }, offClick: () => { window.__tg.main.f = null; }, show: () => { window.__tg.main.visible = true; }, hide: () => { window.__tg.main.visible = false; } },
+  openTelegramLink: rec('openTelegramLink'),
+} };
+window.__tgEmit = (e) => (handlers[e] || []).forEach((f) => f());
+`;
+
+test('inside Telegram: initData login, start_param, theme, MainButton, BackButton, haptics, closing confirmation', { timeout: 90000 }, async () => {
+  const node = await startNode(undefined, {
+    TABULA__AUTH__BOT_TOKEN: BOT_TOKEN,
+    TABULA__WEB__TELEGRAM_APP_URL: 'https://t.me/tabula_bot/play',
+  });
+  try {
+    const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
+    const data = initData({
+      auth_date: String(Math.floor(Date.now() / 1000)),
+      query_id: 'AAHdF6IQAAAAAN0XohDhrOrc',
+      start_param: room.invite,
+      user: JSON.stringify({ id: 4242, first_name: 'Tanya' }),
+    });
+    const ctx = await browser.newContext({ viewport: { width: 400, height: 800 } });
+    let scriptRequests = 0;
+    await ctx.route('https://telegram.org/**', (route) => {
+      scriptRequests += 1;
+      route.fulfill({ status: 200, contentType: 'application/javascript', body: STUB });
+    });
+    const sent = [];
+    const page = await ctx.newPage();
+    page.on('websocket', (ws) => {
+      sent.push(ws.url());
+      ws.on('framesent', (f) => sent.push(String(f.payload)));
+    });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${node.base}/#tgWebAppData=${encodeURIComponent(data)}&tgWebAppVersion=8.0&tgWebAppPlatform=web`);
+    await page.waitForFunction(() => window.__tabula?.state);
+    assert.equal(scriptRequests, 1, 'telegram-web-app.js was loaded');
+    const st = await waitState(page, (s) => s.seat === 'a' && s.player === 'tg:4242', 'the start_param room, as tg:4242');
+    assert.equal(st.view.seats[1].bot, 1);
+    const calls = () => page.evaluate(() => window.__tg.calls.map((c) => c[0]));
+    assert.ok((await calls()).includes('ready') && (await calls()).includes('expand'));
+    // The signed initData went to the server; initDataUnsafe never did.
+    assert.ok(sent.some((u) => u.includes('initData=') && u.includes('hash%3D')), 'initData in the socket URL');
+    assert.ok(!sent.some((m) => m.includes('must never be sent')), 'initDataUnsafe is not sent');
+    // Theme: Telegram's colours and colour scheme.
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(16, 24, 32)');
+    // The board is shown: vertical swipes off, BackButton on.
+    assert.ok((await calls()).includes('disableVerticalSwipes'));
+    assert.equal(await page.evaluate(() => window.__tg.back.visible), true);
+    // The MainButton is Ready.
+    await page.waitForFunction(() => window.__tg.main.visible && window.__tg.main.text === 'Ready');
+    await page.evaluate(() => window.__tg.main.f());
+    await waitState(page, (s) => s.view?.phase === 'playing', 'the game to start');
+    await page.waitForFunction(() => window.__tg.calls.some((c) => c[0] === 'enableClosingConfirmation'));
+    await playDiceTurn(page);
+    assert.ok((await calls()).includes('impact'), 'haptic feedback on the roll and the moves');
+    // themeChanged is followed.
+    await page.evaluate(() => {
+      window.Telegram.WebApp.colorScheme = 'light';
+      window.Telegram.WebApp.themeParams = { bg_color: '#ffffff', text_color: '#000000' };
+      window.__tgEmit('themeChanged');
+    });
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
+    await page.evaluate(() => {
+      window.Telegram.WebApp.colorScheme = 'dark';
+      window.Telegram.WebApp.themeParams = { bg_color: '#101820', text_color: '#eeeeee', button_color: '#3390ec' };
+      window.__tgEmit('themeChanged');
+    });
+    await screenshot(page, 'telegram-dark');
+    // The BackButton leaves the room, with a confirmation during a game.
+    await page.evaluate(() => window.__tg.back.f());
+    await page.click('#confirm-yes');
+    await waitState(page, (s) => s.view === null, 'back in the lobby');
+    assert.ok((await calls()).includes('disableClosingConfirmation'));
+    assert.ok((await calls()).includes('enableVerticalSwipes'));
+    // Invites made inside Telegram are t.me links with startapp.
+    await page.click('#create-room');
+    await page.waitForSelector('#invite-link');
+    assert.match(await page.$eval('#invite-link', (e) => e.value), /^https:\/\/t\.me\/tabula_bot\/play\?startapp=[A-Z0-9]{6}$/);
+    assert.deepEqual(errors, []);
+    await ctx.close();
+  } finally {
+    await node.stop();
+  }
+});
