@@ -136,7 +136,7 @@ export async function waitState(page, pred, what, ms = 20000) {
  * to roll, then, while the server offers steps, tap a highlighted checker and
  * a highlighted target. Returns the steps played (as the server echoed them).
  */
-export async function playDiceTurn(page, { preferDouble = false, afterRoll = null } = {}) {
+export async function playDiceTurn(page, { preferDouble = false, afterRoll = null, drag = false } = {}) {
   const me = (await appState(page)).seat;
   let st = await waitState(page, (s) => s.view?.phase !== 'playing' || s.view.toAct?.seat === me, 'my turn');
   if (st.view.phase !== 'playing') return { steps: 0, over: true };
@@ -148,6 +148,7 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
   }
   if (afterRoll) await afterRoll();
   let steps = 0;
+  let dragged = 0;
   let usedDouble = false;
   for (let guard = 0; guard < 12; guard++) {
     st = await appState(page);
@@ -158,6 +159,31 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
       continue;
     }
     const before = st.version;
+    if (drag) {
+      // Press on a movable checker, pull it (that selects it), drop it on a highlighted point.
+      const from = await movable.last().boundingBox().catch(() => null);
+      if (!from) continue;
+      await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(from.x + from.width / 2 + 12, from.y + from.height / 2 + 12, { steps: 3 });
+      const to = await page.evaluate(() => {
+        const t = [...(window.__tabula.state.targets?.keys() || [])][0];
+        const e = t && document.querySelector(t === 'off' ? '#tray' : `#board .point[data-point="${t}"] .hit`);
+        if (!e) return null;
+        const r = e.getBoundingClientRect();
+        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      });
+      if (!to) {
+        await page.mouse.up();
+        continue;
+      }
+      await page.mouse.move(to.x, to.y, { steps: 4 });
+      await page.mouse.up();
+      await waitState(page, (s) => s.version > before, 'the dragged step to be echoed');
+      steps += 1;
+      dragged += 1;
+      continue;
+    }
     // Locators re-resolve: the board is redrawn whenever the state changes;
     // a state that moved on meanwhile (the turn ended) is looked at again.
     try {
@@ -186,7 +212,7 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
     await waitState(page, (s) => s.version > before, 'the step to be echoed');
     steps += 1;
   }
-  return { steps, usedDouble };
+  return { steps, usedDouble, dragged };
 }
 
 /** A spot inside a point's column (its triangle may not cover the box centre). */

@@ -79,6 +79,28 @@ test('two pages join one room by invite and play turns by clicking; black sees t
   }
 });
 
+test('quick match: two players who ask at once meet in one room', { timeout: 60000 }, async () => {
+  const node = await startNode(undefined, { TABULA__MATCHMAKING__BOT_AFTER_MS: '15000' });
+  try {
+    const p1 = await openPage(browser, `${node.base}/?guest=quick1`);
+    const p2 = await openPage(browser, `${node.base}/?guest=quick2`);
+    await p1.click('button[data-game="thud"]');
+    await p2.click('button[data-game="thud"]');
+    await p1.click('#quick-match');
+    await p1.waitForSelector('#cancel-search');
+    await p2.click('#quick-match');
+    const a = await waitState(p1, (s) => s.view && s.seat, 'p1 in a room');
+    const b = await waitState(p2, (s) => s.view && s.seat, 'p2 in a room');
+    assert.equal(a.view.game, 'thud');
+    assert.notEqual(a.seat, b.seat);
+    const ids = await Promise.all([p1, p2].map((p) => p.evaluate(() => window.__tabula.state.roomId)));
+    assert.equal(ids[0], ids[1], 'the same room');
+    assert.deepEqual([...p1.errors, ...p2.errors], []);
+  } finally {
+    await node.stop();
+  }
+});
+
 function normal(pos) {
   const clean = (side) => Object.fromEntries(Object.entries(side || {}).filter(([, n]) => n > 0).sort());
   return { white: clean(pos.white), black: clean(pos.black) };
@@ -97,11 +119,13 @@ test('short nardy against the computer: the board from our side, turns by clicki
     const p24 = await centre(page, '#board .point[data-point="24"]');
     const p6 = await centre(page, '#board .point[data-point="6"]');
     assert.ok(p24.y < p6.y && p24.x > p6.x - 200, 'own numbering: 24 on top, 6 below');
+    let dragged = 0;
     for (let t = 0; t < 2; t++) {
       const st = await appState(page);
       if (st.view.phase !== 'playing') break;
-      await playDiceTurn(page);
+      dragged += (await playDiceTurn(page, { drag: true })).dragged;
     }
+    assert.ok(dragged > 0, 'checkers were dragged onto highlighted points');
     const st = await appState(page);
     assert.ok(st.view.board.position.white, 'a backgammon position');
     await screenshot(page, 'short-nardy');
