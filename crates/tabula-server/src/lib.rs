@@ -294,10 +294,14 @@ pub async fn run_with(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RunError> {
     let metrics = Metrics::new();
+    // Every process is a new node, even when it reuses a configured name
+    // (a container restarted inside the same pod): its predecessor's lease
+    // must run out so the sweep takes over the rooms nobody returns to.
+    let suffix = rand::rng().random::<u32>();
     let node = if settings.cluster.node_id.is_empty() {
-        format!("node-{:08x}", rand::rng().random::<u32>())
+        format!("node-{suffix:08x}")
     } else {
-        settings.cluster.node_id.clone()
+        format!("{}-{suffix:08x}", settings.cluster.node_id)
     };
     let backplane: Arc<dyn Backplane> = match services.backplane {
         Some(b) => b,

@@ -183,7 +183,8 @@ pub struct LogSettings {
 /// `[cluster]`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ClusterSettings {
-    /// This node's id (empty: `node-<random>`). Unique per process.
+    /// This node's name (empty: `node`); the process appends a random
+    /// suffix (`<name>-<8 hex>`), so every process is a distinct node.
     #[serde(default)]
     pub node_id: String,
     /// `memory` (one node, the default) or `redis`.
