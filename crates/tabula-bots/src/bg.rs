@@ -2,16 +2,18 @@
 //!
 //! Positions are evaluated right after a side has moved, from that side's
 //! point of view (its mover-relative board: 1..=24 its points, 25 its bar,
-//! 0 the opponent's bar as a negative count), in pips. The opponent is the
-//! next to roll, so the mover's blots are what is at risk: Medium counts
-//! exposed blots, Hard counts the opponent's rolls (of 36) that hit one.
+//! 0 the opponent's bar as a negative count). Medium's hand-made
+//! evaluation is in pips (the opponent is the next to roll, so the mover's
+//! blots are what is at risk: it counts exposed blots; [`shots`] counts the
+//! opponent's rolls that hit one). Hard's is the trained network of
+//! [`crate::bg_net`], in points per game.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use tabula_backgammon::{Position, Scoring};
 use tabula_dice::Dice;
 
-use crate::{HARD_NARDY_CANDIDATES, Level, argmax, sigmoid};
+use crate::{HARD_NARDY_CANDIDATES, Level, argmax, bg_net};
 
 /// Evaluation weights (pips per unit of each feature).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,21 +55,6 @@ pub const MEDIUM: Weights = Weights {
     blot: -4.0,
     shot: 0.0,
     stack: 0.0,
-    off: 0.5,
-};
-
-/// Hard: every feature.
-pub const HARD: Weights = Weights {
-    pip: 1.0,
-    opp_bar: 6.0,
-    point: 1.5,
-    home_point: 2.0,
-    key_point: 2.0,
-    anchor: 3.0,
-    prime: 0.8,
-    blot: -1.0,
-    shot: -1.0,
-    stack: -0.5,
     off: 0.5,
 };
 
@@ -207,27 +194,20 @@ pub fn evaluate(pos: &Position, w: &Weights) -> f64 {
         - features(&flip(b), w, false, race)
 }
 
-fn expectimax(after: &Position, w: &Weights, buf: &mut Vec<Position>) -> f64 {
-    if after.is_over() {
-        return evaluate(after, w);
-    }
-    let opp = after.pass_turn();
-    let mut total = 0.0;
-    for dice in Dice::ALL_21 {
-        opp.legal_positions_into(dice, buf);
-        let best = buf
-            .iter()
-            .map(|p| evaluate(p, w))
-            .fold(f64::NEG_INFINITY, f64::max);
-        total += dice.probability() * -best;
-    }
-    total
+/// Hard's score of a play: the equity for the mover (points per game)
+/// of the position after it, looking over the opponent's 21 rolls with the
+/// trained network ([`crate::bg_net`]).
+pub(crate) fn hard_score(after: &Position) -> f64 {
+    f64::from(bg_net::one_ply(
+        bg_net::Net::shipped(),
+        after,
+        &mut Vec::with_capacity(64),
+    ))
 }
 
-/// Hard's score of a play: the expectimax over the opponent's 21 rolls of
-/// the position after it (mover still on roll).
-pub(crate) fn hard_score(after: &Position) -> f64 {
-    expectimax(after, &HARD, &mut Vec::with_capacity(64))
+/// Hard's static score of a play (no look-ahead): the network's equity.
+pub(crate) fn hard_static(after: &Position) -> f64 {
+    f64::from(bg_net::Net::shipped().evaluate(after).equity())
 }
 
 /// Index into `finals` (positions after each distinct play, mover still on
@@ -246,14 +226,15 @@ pub fn pick(level: Level, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {
             if let Some(i) = (0..finals.len()).find(|&i| finals[i].is_over()) {
                 return i;
             }
-            let s: Vec<f64> = finals.iter().map(|f| evaluate(f, &HARD)).collect();
+            let s: Vec<f64> = finals.iter().map(hard_static).collect();
             let mut order: Vec<usize> = (0..finals.len()).collect();
             order.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
             order.truncate(HARD_NARDY_CANDIDATES);
             let mut buf = Vec::with_capacity(64);
             let mut deep = vec![f64::NEG_INFINITY; finals.len()];
+            let net = bg_net::Net::shipped();
             for &i in &order {
-                deep[i] = expectimax(&finals[i], &HARD, &mut buf);
+                deep[i] = f64::from(bg_net::one_ply(net, &finals[i], &mut buf));
             }
             argmax(&deep, rng).unwrap_or(0)
         }
@@ -280,16 +261,10 @@ pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) ->
         .collect()
 }
 
-/// A rough chance that the side on roll (`on_roll`) or the other side wins
-/// from `pos` (the on-roll side about to roll), for cube decisions.
+/// The chance that the side on roll (`on_roll`) or the other side wins
+/// from `pos` (the on-roll side about to roll), for cube decisions: the
+/// network's judgement of the position as the other side left it.
 pub fn win_probability(pos: &Position, on_roll: bool) -> f64 {
-    let b = pos.board();
-    let (mine, theirs) = pips(b);
-    // Evaluate as if the side on roll had just moved, then credit the roll.
-    let race = pos.is_race();
-    let e = f64::from(theirs - mine) + 8.0 + features(b, &HARD, false, race)
-        - features(&flip(b), &HARD, true, race);
-    let scale = (2.0 * f64::from(mine + theirs).sqrt()).max(4.0);
-    let p = sigmoid(1.7 * e / scale);
-    if on_roll { p } else { 1.0 - p }
+    let other = f64::from(bg_net::Net::shipped().evaluate(&pos.pass_turn()).win);
+    if on_roll { 1.0 - other } else { other }
 }

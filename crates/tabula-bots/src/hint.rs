@@ -2,12 +2,15 @@
 //! evaluation, with an estimated win probability and equity for the mover.
 //!
 //! The ranking is Hard's: the static evaluation for every play, the
-//! expectimax over the opponent's 21 rolls for the best
-//! [`crate::HARD_NARDY_CANDIDATES`]. Then, when a rollout budget is given,
-//! the best [`HINT_ROLLOUT_CANDIDATES`] plays are rolled out to the end of
-//! the game with Medium playing both sides, the same dice sequences for
-//! every candidate (so the comparison is paired), and re-ranked by their
-//! mean result in points. Plays that were not rolled out get a win
+//! look-ahead over the opponent's 21 rolls for the best
+//! [`crate::HARD_NARDY_CANDIDATES`] (backgammon: the trained network's
+//! equity, [`crate::bg_net`]; long nardy: the hand-made evaluation, in
+//! pips). Then, when a rollout budget is given, the best
+//! [`HINT_ROLLOUT_CANDIDATES`] plays are rolled out to the end of the game
+//! (backgammon: the network's greedy play on both sides; long nardy:
+//! Medium on both sides), the same dice sequences for every candidate (so
+//! the comparison is paired), and re-ranked by their mean result in
+//! points. Plays that were not rolled out get a win
 //! probability from the evaluation ([`crate::bg::win_probability`],
 //! [`crate::long::win_probability`]) and the equity of a single game at
 //! that probability. Deterministic for a seed; budgets are counts.
@@ -55,8 +58,9 @@ const MAX_PLIES: u32 = 1000;
 pub struct Hint<P> {
     /// The play.
     pub play: P,
-    /// Hard's score of the play (pips; the expectimax for the best
-    /// candidates, the static evaluation for the rest). Higher is better.
+    /// Hard's score of the play (backgammon: equity in points per game;
+    /// long nardy: pips), the look-ahead for the best candidates and the
+    /// static evaluation for the rest. Higher is better.
     pub score: f64,
     /// The estimated chance that the mover wins the game.
     pub win: f64,
@@ -155,12 +159,10 @@ pub fn backgammon(
         .map(|(p, _)| p.steps().iter().map(|s| (s.from(), s.to())).collect())
         .collect();
     let finals: Vec<tabula_backgammon::Position> = legal.iter().map(|(_, f)| *f).collect();
-    let statics: Vec<f64> = finals
-        .iter()
-        .map(|f| crate::bg::evaluate(f, &crate::bg::HARD))
-        .collect();
+    let statics: Vec<f64> = finals.iter().map(crate::bg::hard_static).collect();
     let (order, scores) = hard_order(&statics, |i| crate::bg::hard_score(&finals[i]));
     let me = pos.turn();
+    let net = crate::bg_net::Net::shipped();
     rank(
         &plays,
         order,
@@ -171,7 +173,7 @@ pub fn backgammon(
         },
         rollouts,
         seed,
-        |i, dice, rng| {
+        |i, dice, _rng| {
             let mut p = finals[i];
             for _ in 0..MAX_PLIES {
                 if let Some(o) = p.outcome(Scoring::Gammons) {
@@ -180,8 +182,8 @@ pub fn backgammon(
                 }
                 p = p.pass_turn();
                 let options = p.legal_positions(dice.roll());
-                if !options.is_empty() {
-                    p = options[crate::bg::pick(Level::Medium, rng, &options)];
+                if let Some(best) = crate::bg_net::best_static(net, &options) {
+                    p = options[best];
                 }
             }
             0

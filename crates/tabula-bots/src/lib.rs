@@ -23,9 +23,10 @@
 //! * **Medium**: a one-ply greedy evaluation: race lead (pips), points made,
 //!   hitting and blots (short nardy); in long nardy also checkers off,
 //!   home, on the head. Thud: greedy on material (dwarf 1, troll 4).
-//! * **Hard**: a richer evaluation (shot counting for each blot, primes,
-//!   key home points, blocks on the opponent's route, stacking, mobility,
-//!   rearmost checker) and an expectimax over the opponent's 21 rolls.
+//! * **Hard**: long nardy: a richer evaluation (blocks on the opponent's
+//!   route, stacking, mobility, rearmost checker) and an expectimax over
+//!   the opponent's 21 rolls; short nardy: a neural network trained by
+//!   self-play ([`bg_net`]) and the same one-roll look-ahead.
 //!   Thud: iterative-deepening alpha-beta with a node budget.
 //!
 //! An immediate win is always taken at Medium and Hard.
@@ -38,6 +39,7 @@ use rand_chacha::ChaCha8Rng;
 use tabula_dice::Dice;
 
 pub mod bg;
+pub mod bg_net;
 pub mod hint;
 pub mod long;
 pub mod thud;

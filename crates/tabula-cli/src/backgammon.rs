@@ -277,3 +277,111 @@ pub fn hint(a: &HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         out,
     )
 }
+
+/// `tabula train-bg`.
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// Self-play games to train for.
+    #[arg(long, default_value_t = 100_000)]
+    pub games: u64,
+    /// Seed of the initial weights and of the training dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Hidden units of a new network.
+    #[arg(long, default_value_t = 64)]
+    pub hidden: usize,
+    /// Learning rate.
+    #[arg(long, default_value_t = 0.1)]
+    pub alpha: f32,
+    /// Trace decay λ.
+    #[arg(long, default_value_t = 0.7)]
+    pub lambda: f32,
+    /// Continue from these weights instead of random ones.
+    #[arg(long)]
+    pub from: Option<std::path::PathBuf>,
+    /// Where to write the weights (also written at every report).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Every this many games: write the weights and measure the network
+    /// (greedy, no look-ahead) against Medium over 200 paired-dice games.
+    #[arg(long, default_value_t = 10_000)]
+    pub report_every: u64,
+}
+
+/// Win rate of the network's greedy play against Medium over `games`
+/// games (dice seeded by `seed`, seats alternating).
+fn net_vs_medium(net: &tabula_bots::bg_net::Net, games: u64, seed: u64) -> f64 {
+    use rand::SeedableRng;
+    let mut wins = 0u64;
+    let mut buf = Vec::new();
+    for g in 0..games {
+        let mut dice = SeededDice::new(seed.wrapping_mul(1_000_003).wrapping_add(g / 2));
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(g);
+        let net_side = if g % 2 == 0 { Side::White } else { Side::Black };
+        let mut pos = Position::initial();
+        let mut first = true;
+        let winner = loop {
+            let d = loop {
+                let d = tabula_dice::DiceSource::roll(&mut dice);
+                if !(first && d.is_double()) {
+                    break d;
+                }
+            };
+            first = false;
+            pos.legal_positions_into(d, &mut buf);
+            let after = if buf.is_empty() {
+                pos
+            } else if pos.turn() == net_side {
+                buf[tabula_bots::bg_net::best_static(net, &buf).unwrap_or(0)]
+            } else {
+                buf[tabula_bots::bg::pick(tabula_bots::Level::Medium, &mut rng, &buf)]
+            };
+            if let Some(o) = after.outcome(tabula_backgammon::Scoring::Gammons) {
+                break o.winner;
+            }
+            pos = after.pass_turn();
+        };
+        wins += u64::from(winner == net_side);
+    }
+    wins as f64 / games as f64
+}
+
+pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    use tabula_bots::bg_net::{Net, TrainConfig, Trainer};
+    if a.hidden == 0 || a.hidden > 1024 {
+        bail!("--hidden must be 1..=1024");
+    }
+    let net = match &a.from {
+        Some(p) => {
+            Net::from_bytes(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?)
+                .with_context(|| format!("{} is not a network", p.display()))?
+        }
+        None => Net::random(a.hidden, a.seed),
+    };
+    let config = TrainConfig {
+        alpha: a.alpha,
+        lambda: a.lambda,
+    };
+    let mut t = Trainer::new(net, config, a.seed);
+    let start = Instant::now();
+    let every = a.report_every.max(1);
+    while t.games < a.games {
+        t.play_game();
+        if t.games.is_multiple_of(every) || t.games == a.games {
+            std::fs::write(&a.out, t.net.to_bytes())
+                .with_context(|| format!("writing {}", a.out.display()))?;
+            let rate = net_vs_medium(&t.net, 200, 99);
+            writeln!(
+                out,
+                "{}",
+                json!({
+                    "games": t.games,
+                    "secs": (start.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+                    "greedy_vs_medium": rate,
+                })
+            )?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}

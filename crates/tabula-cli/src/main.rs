@@ -55,6 +55,9 @@ enum Command {
     /// Replay analysis of a finished long nardy or backgammon game record:
     /// each move marked with the equity it lost against the best play.
     Analyse(analyse::AnalyseArgs),
+    /// Train the backgammon evaluation network by TD(λ) self-play and
+    /// write its weights (`crates/tabula-bots/nets/bg.bin` is made so).
+    TrainBg(backgammon::TrainArgs),
 }
 
 /// `tabula hint`.
@@ -232,6 +235,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Play(a) => record::play(&a, out),
         Command::Verify(a) => record::verify(&a, out),
         Command::Analyse(a) => analyse::run(&a, out),
+        Command::TrainBg(a) => backgammon::train(&a, out),
         Command::Hint(a) => match a.game {
             Game::Backgammon => backgammon::hint(&a, out),
             Game::LongNardy => long::hint(&a, out),

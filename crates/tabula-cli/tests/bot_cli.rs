@@ -248,3 +248,65 @@ fn analyse_marks_every_move_of_a_recorded_game() {
         let _ = std::fs::remove_file(&record);
     }
 }
+
+#[test]
+fn train_bg_writes_a_network_the_crate_can_load_and_reports_as_it_goes() {
+    let dir = std::env::temp_dir().join(format!("tabula-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_path = dir.join("net.bin");
+    let p = out_path.to_str().unwrap();
+    let args = [
+        "train-bg",
+        "--games",
+        "40",
+        "--hidden",
+        "8",
+        "--report-every",
+        "20",
+        "--seed",
+        "3",
+        "--out",
+        p,
+    ];
+    let out = tabula(&args);
+    assert!(out.status.success(), "{out:?}");
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[1]["games"], 40);
+    let rate = lines[1]["greedy_vs_medium"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&rate));
+    let first = std::fs::read(&out_path).unwrap();
+    let net = tabula_bots::bg_net::Net::from_bytes(&first).unwrap();
+    assert_eq!(net.hidden(), 8);
+    // The same seed trains the same weights; continuing from them changes them.
+    assert!(tabula(&args).status.success());
+    assert_eq!(std::fs::read(&out_path).unwrap(), first);
+    let cont = dir.join("cont.bin");
+    let more = [
+        "train-bg",
+        "--games",
+        "20",
+        "--from",
+        p,
+        "--out",
+        cont.to_str().unwrap(),
+    ];
+    assert!(tabula(&more).status.success());
+    assert_ne!(std::fs::read(&cont).unwrap(), first);
+    // Bad input: a clear error, exit 2.
+    let bad = tabula(&["train-bg", "--hidden", "0", "--out", p]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    let junk = dir.join("junk.bin");
+    std::fs::write(&junk, b"not a network").unwrap();
+    let bad = tabula(&["train-bg", "--from", junk.to_str().unwrap(), "--out", p]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("not a network"),
+        "{bad:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,646 @@
+//! A small neural network that judges short nardy (backgammon) positions,
+//! trained by self-play with temporal-difference learning (TD(λ), as
+//! Tesauro's TD-Gammon).
+//!
+//! The network sees a position right after a side has moved, from that
+//! side's point of view (the opponent rolls next), and answers three
+//! probabilities for the side that moved: it wins, it wins a gammon (or
+//! backgammon), it loses a gammon (or backgammon). [`Probs::equity`] turns
+//! them into points per game.
+//!
+//! Input encoding (Tesauro's, 196 units): for each side and each of its 24
+//! points in its own numbering, four units (1+, 2+, 3+ checkers, and
+//! (n − 3) / 2 above three); then each side's bar / 2 and checkers off / 15.
+//!
+//! The trained weights ship in `nets/bg.bin` (made by `tabula train-bg`,
+//! the command and seed in `RESULTS.md`); [`Net::shipped`] parses them once.
+//! Training is deterministic for a seed (single thread, `f32` arithmetic in
+//! a fixed order).
+
+use std::sync::OnceLock;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tabula_backgammon::{Position, Scoring, WinKind};
+use tabula_dice::Dice;
+
+/// Input units.
+pub const INPUTS: usize = 196;
+/// Outputs: win, win gammon, lose gammon (all for the side that moved).
+pub const OUTPUTS: usize = 3;
+
+const MAGIC: &[u8; 8] = b"TBGNET1\0";
+
+/// The three probabilities the network answers, for the side that moved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Probs {
+    /// It wins.
+    pub win: f32,
+    /// It wins a gammon or a backgammon.
+    pub win_gammon: f32,
+    /// It loses a gammon or a backgammon.
+    pub lose_gammon: f32,
+}
+
+impl Probs {
+    /// Points per game under gammon scoring (a gammon counts 2).
+    pub fn equity(&self) -> f32 {
+        2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon
+    }
+
+    /// The same outcome seen by the other side.
+    pub fn flip(&self) -> Probs {
+        Probs {
+            win: 1.0 - self.win,
+            win_gammon: self.lose_gammon,
+            lose_gammon: self.win_gammon,
+        }
+    }
+
+    fn to_array(self) -> [f32; OUTPUTS] {
+        [self.win, self.win_gammon, self.lose_gammon]
+    }
+
+    /// The exact outcome of a finished game for `pos.turn()` (the side that
+    /// just moved), or `None` while it is not over.
+    pub fn of_outcome(pos: &Position) -> Option<Probs> {
+        let o = pos.outcome(Scoring::Gammons)?;
+        let gammon = !matches!(o.kind, WinKind::Single);
+        let won = o.winner == pos.turn();
+        Some(Probs {
+            win: if won { 1.0 } else { 0.0 },
+            win_gammon: if won && gammon { 1.0 } else { 0.0 },
+            lose_gammon: if !won && gammon { 1.0 } else { 0.0 },
+        })
+    }
+}
+
+/// The active (non-zero) inputs of a position: at most 2 × (24 × 4 + 2).
+#[derive(Debug, Clone)]
+pub struct Encoded {
+    idx: [u16; 200],
+    val: [f32; 200],
+    len: usize,
+}
+
+impl Encoded {
+    /// Encodes `b`, a mover-relative board (positive: the side that moved,
+    /// 1..=24 its points, 25 its bar; negative: the opponent, 0 its bar).
+    pub fn new(b: &[i8; 26]) -> Encoded {
+        let mut e = Encoded {
+            idx: [0; 200],
+            val: [0.0; 200],
+            len: 0,
+        };
+        let mut on = [0i32; 2];
+        for i in 1..=24usize {
+            let mine = b[i].max(0);
+            let theirs = (-b[25 - i]).max(0);
+            for (side, n) in [(0usize, mine), (1usize, theirs)] {
+                if n <= 0 {
+                    continue;
+                }
+                on[side] += i32::from(n);
+                let base = side * 98 + (i - 1) * 4;
+                e.push(base, 1.0);
+                if n >= 2 {
+                    e.push(base + 1, 1.0);
+                }
+                if n >= 3 {
+                    e.push(base + 2, 1.0);
+                }
+                if n > 3 {
+                    e.push(base + 3, f32::from(n - 3) / 2.0);
+                }
+            }
+        }
+        let bar = [b[25].max(0), (-b[0]).max(0)];
+        for side in 0..2 {
+            on[side] += i32::from(bar[side]);
+            if bar[side] > 0 {
+                e.push(side * 98 + 96, f32::from(bar[side]) / 2.0);
+            }
+            let off = 15 - on[side];
+            if off > 0 {
+                e.push(side * 98 + 97, off as f32 / 15.0);
+            }
+        }
+        e
+    }
+
+    fn push(&mut self, i: usize, v: f32) {
+        self.idx[self.len] = i as u16;
+        self.val[self.len] = v;
+        self.len += 1;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (usize, f32)> + '_ {
+        self.idx[..self.len]
+            .iter()
+            .zip(&self.val[..self.len])
+            .map(|(&i, &v)| (usize::from(i), v))
+    }
+}
+
+/// Why a weights file was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NetError {
+    /// Not a `TBGNET1` file.
+    #[error("not a Tabula backgammon network (bad magic)")]
+    BadMagic,
+    /// The sizes in the header disagree with the file's length or the
+    /// encoding's.
+    #[error("bad network shape: {0}")]
+    BadShape(String),
+}
+
+/// A one-hidden-layer network: `INPUTS` → `hidden` (sigmoid) → 3 (sigmoid).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Net {
+    hidden: usize,
+    /// Hidden weights, input-major: `w1[i * hidden + j]`.
+    w1: Vec<f32>,
+    b1: Vec<f32>,
+    /// Output weights: `w2[k * hidden + j]`.
+    w2: Vec<f32>,
+    b2: [f32; OUTPUTS],
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+impl Net {
+    /// A network with small seeded random weights.
+    pub fn random(hidden: usize, seed: u64) -> Net {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut r = |s: f32| (rng.random::<f32>() * 2.0 - 1.0) * s;
+        let w1 = (0..INPUTS * hidden).map(|_| r(0.1)).collect();
+        let b1 = (0..hidden).map(|_| r(0.1)).collect();
+        let w2 = (0..OUTPUTS * hidden).map(|_| r(0.1)).collect();
+        Net {
+            hidden,
+            w1,
+            b1,
+            w2,
+            b2: [0.0; OUTPUTS],
+        }
+    }
+
+    /// The network shipped with the crate (`nets/bg.bin`).
+    pub fn shipped() -> &'static Net {
+        static NET: OnceLock<Net> = OnceLock::new();
+        NET.get_or_init(|| {
+            // The file is part of the source tree and a unit test parses
+            // it, so a failure here is a broken build, not bad input.
+            Net::from_bytes(include_bytes!("../nets/bg.bin"))
+                .expect("nets/bg.bin is a valid network")
+        })
+    }
+
+    /// Hidden units.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// The file form: magic, hidden (u32 LE), then every weight (f32 LE).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 + 4 * self.weight_count());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        out.extend_from_slice(&(INPUTS as u32).to_le_bytes());
+        for v in self
+            .w1
+            .iter()
+            .chain(&self.b1)
+            .chain(&self.w2)
+            .chain(&self.b2)
+        {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+
+    /// Parses [`Net::to_bytes`]'s form.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Net, NetError> {
+        if bytes.len() < 16 || &bytes[..8] != MAGIC {
+            return Err(NetError::BadMagic);
+        }
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let hidden = word(8) as usize;
+        let inputs = word(12) as usize;
+        if inputs != INPUTS || hidden == 0 || hidden > 4096 {
+            return Err(NetError::BadShape(format!(
+                "{inputs} inputs, {hidden} hidden"
+            )));
+        }
+        let n = INPUTS * hidden + hidden + OUTPUTS * hidden + OUTPUTS;
+        if bytes.len() != 16 + 4 * n {
+            return Err(NetError::BadShape(format!(
+                "{} bytes of weights for {n} weights",
+                bytes.len() - 16
+            )));
+        }
+        let mut vals = bytes[16..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        let mut take = |k: usize| -> Vec<f32> { vals.by_ref().take(k).collect() };
+        let w1 = take(INPUTS * hidden);
+        let b1 = take(hidden);
+        let w2 = take(OUTPUTS * hidden);
+        let b2v = take(OUTPUTS);
+        Ok(Net {
+            hidden,
+            w1,
+            b1,
+            w2,
+            b2: [b2v[0], b2v[1], b2v[2]],
+        })
+    }
+
+    fn weight_count(&self) -> usize {
+        self.w1.len() + self.b1.len() + self.w2.len() + OUTPUTS
+    }
+
+    /// The hidden activations and outputs for `x`.
+    fn forward(&self, x: &Encoded, h: &mut Vec<f32>) -> [f32; OUTPUTS] {
+        let hn = self.hidden;
+        h.clear();
+        h.extend_from_slice(&self.b1);
+        for (i, v) in x.iter() {
+            let row = &self.w1[i * hn..(i + 1) * hn];
+            for (a, w) in h.iter_mut().zip(row) {
+                *a += v * w;
+            }
+        }
+        for a in h.iter_mut() {
+            *a = sigmoid(*a);
+        }
+        let mut y = [0.0; OUTPUTS];
+        for (k, yk) in y.iter_mut().enumerate() {
+            let row = &self.w2[k * hn..(k + 1) * hn];
+            let z: f32 = row.iter().zip(h.iter()).map(|(w, a)| w * a).sum::<f32>() + self.b2[k];
+            *yk = sigmoid(z);
+        }
+        y
+    }
+
+    /// The probabilities for the side that just moved in `after` (its
+    /// board is mover-relative; the opponent rolls next). A finished game
+    /// answers its exact outcome.
+    pub fn evaluate(&self, after: &Position) -> Probs {
+        if let Some(p) = Probs::of_outcome(after) {
+            return p;
+        }
+        let mut h = Vec::with_capacity(self.hidden);
+        self.eval_board(after.board(), &mut h)
+    }
+
+    fn eval_board(&self, b: &[i8; 26], h: &mut Vec<f32>) -> Probs {
+        let y = self.forward(&Encoded::new(b), h);
+        // Gammon chances can't exceed the win / loss chances.
+        Probs {
+            win: y[0],
+            win_gammon: y[1].min(y[0]),
+            lose_gammon: y[2].min(1.0 - y[0]),
+        }
+    }
+}
+
+/// TD(λ) self-play training settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrainConfig {
+    /// Learning rate.
+    pub alpha: f32,
+    /// Trace decay.
+    pub lambda: f32,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig {
+            alpha: 0.1,
+            lambda: 0.7,
+        }
+    }
+}
+
+/// One side's eligibility traces and last evaluation.
+#[derive(Debug)]
+struct Chain {
+    /// `e1[k][i * hidden + j]`, `eb1[k][j]`, `e2[k][j]`, `eb2[k]`.
+    e1: Vec<Vec<f32>>,
+    eb1: Vec<Vec<f32>>,
+    e2: Vec<Vec<f32>>,
+    eb2: [f32; OUTPUTS],
+    last: Option<[f32; OUTPUTS]>,
+}
+
+impl Chain {
+    fn new(net: &Net) -> Chain {
+        let hn = net.hidden;
+        Chain {
+            e1: vec![vec![0.0; INPUTS * hn]; OUTPUTS],
+            eb1: vec![vec![0.0; hn]; OUTPUTS],
+            e2: vec![vec![0.0; hn]; OUTPUTS],
+            eb2: [0.0; OUTPUTS],
+            last: None,
+        }
+    }
+
+    fn reset(&mut self) {
+        for k in 0..OUTPUTS {
+            self.e1[k].fill(0.0);
+            self.eb1[k].fill(0.0);
+            self.e2[k].fill(0.0);
+        }
+        self.eb2 = [0.0; OUTPUTS];
+        self.last = None;
+    }
+}
+
+/// A self-play trainer: each side's after-move positions form a chain of
+/// predictions; each prediction is moved toward the next one of the same
+/// side (or the game's result), with eligibility traces per side.
+#[derive(Debug)]
+pub struct Trainer {
+    /// The network being trained.
+    pub net: Net,
+    config: TrainConfig,
+    chains: [Chain; 2],
+    h: Vec<f32>,
+    rng: ChaCha8Rng,
+    buf: Vec<Position>,
+    /// Games played so far.
+    pub games: u64,
+}
+
+impl Trainer {
+    /// A trainer for `net`, its dice seeded by `seed`.
+    pub fn new(net: Net, config: TrainConfig, seed: u64) -> Trainer {
+        let chains = [Chain::new(&net), Chain::new(&net)];
+        let h = Vec::with_capacity(net.hidden);
+        Trainer {
+            net,
+            config,
+            chains,
+            h,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            buf: Vec::with_capacity(64),
+            games: 0,
+        }
+    }
+
+    fn roll(&mut self) -> Dice {
+        let a = self.rng.random_range(1..=6u8);
+        let b = self.rng.random_range(1..=6u8);
+        // Both in 1..=6, so this cannot fail.
+        Dice::new(a, b).unwrap_or(Dice::ALL_21[0])
+    }
+
+    /// Plays one self-play game, learning from it; returns the winner's
+    /// equity sign for the first mover (+1 won, -1 lost; ±2 gammons).
+    pub fn play_game(&mut self) -> i32 {
+        for c in &mut self.chains {
+            c.reset();
+        }
+        let mut pos = Position::initial();
+        // The opening roll is never a double.
+        let mut dice = loop {
+            let d = self.roll();
+            if !d.is_double() {
+                break d;
+            }
+        };
+        let mut side = 0usize;
+        loop {
+            pos.legal_positions_into(dice, &mut self.buf);
+            let after = if self.buf.is_empty() {
+                pos
+            } else {
+                let mut best = 0;
+                let mut best_eq = f32::NEG_INFINITY;
+                for (i, p) in self.buf.iter().enumerate() {
+                    let eq = match Probs::of_outcome(p) {
+                        Some(o) => o.equity() + 10.0,
+                        None => self.net.eval_board(p.board(), &mut self.h).equity(),
+                    };
+                    if eq > best_eq {
+                        best_eq = eq;
+                        best = i;
+                    }
+                }
+                self.buf[best]
+            };
+            if let Some(result) = Probs::of_outcome(&after) {
+                let r = result.to_array();
+                self.learn(side, r, None);
+                self.learn(1 - side, result.flip().to_array(), None);
+                self.games += 1;
+                let pts = if result.win_gammon > 0.0 || result.lose_gammon > 0.0 {
+                    2
+                } else {
+                    1
+                };
+                let sign = if (side == 0) == (result.win > 0.5) {
+                    1
+                } else {
+                    -1
+                };
+                return sign * pts;
+            }
+            let x = Encoded::new(after.board());
+            let y = self.net.forward(&x, &mut self.h);
+            self.learn(side, y, Some(&x));
+            pos = after.pass_turn();
+            side = 1 - side;
+            dice = self.roll();
+        }
+    }
+
+    /// Moves `side`'s last prediction toward `target`, then (when `x` is
+    /// given) adds the gradient of the new prediction `target` at `x` to
+    /// its traces. `self.h` holds `x`'s hidden activations.
+    #[allow(clippy::needless_range_loop)] // k indexes targets, traces and weights alike
+    fn learn(&mut self, side: usize, target: [f32; OUTPUTS], x: Option<&Encoded>) {
+        let hn = self.net.hidden;
+        let TrainConfig { alpha, lambda } = self.config;
+        let chain = &mut self.chains[side];
+        if let Some(last) = chain.last {
+            for k in 0..OUTPUTS {
+                let d = alpha * (target[k] - last[k]);
+                if d == 0.0 {
+                    continue;
+                }
+                for (w, e) in self.net.w1.iter_mut().zip(&chain.e1[k]) {
+                    *w += d * e;
+                }
+                for (w, e) in self.net.b1.iter_mut().zip(&chain.eb1[k]) {
+                    *w += d * e;
+                }
+                for (w, e) in self.net.w2[k * hn..(k + 1) * hn]
+                    .iter_mut()
+                    .zip(&chain.e2[k])
+                {
+                    *w += d * e;
+                }
+                self.net.b2[k] += d * chain.eb2[k];
+            }
+        }
+        let Some(x) = x else {
+            chain.last = None;
+            return;
+        };
+        // Traces: e ← λe + ∇y at x. The weights just moved a little, but
+        // the gradient is taken at the forward pass already made (as
+        // TD-Gammon does).
+        let h = &self.h;
+        for k in 0..OUTPUTS {
+            let yk = target[k];
+            let g = yk * (1.0 - yk);
+            for e in chain.e1[k].iter_mut() {
+                *e *= lambda;
+            }
+            for e in chain.eb1[k].iter_mut() {
+                *e *= lambda;
+            }
+            for e in chain.e2[k].iter_mut() {
+                *e *= lambda;
+            }
+            chain.eb2[k] = chain.eb2[k] * lambda + g;
+            let w2 = &self.net.w2[k * hn..(k + 1) * hn];
+            let e2 = &mut chain.e2[k];
+            let eb1 = &mut chain.eb1[k];
+            let mut back = vec![0.0f32; hn];
+            for j in 0..hn {
+                e2[j] += g * h[j];
+                back[j] = g * w2[j] * h[j] * (1.0 - h[j]);
+                eb1[j] += back[j];
+            }
+            let e1 = &mut chain.e1[k];
+            for (i, v) in x.iter() {
+                let row = &mut e1[i * hn..(i + 1) * hn];
+                for (e, b) in row.iter_mut().zip(&back) {
+                    *e += v * b;
+                }
+            }
+        }
+        chain.last = Some(target);
+    }
+}
+
+/// The best play by the network alone (0-ply): the index into `finals`
+/// with the highest equity for the mover; a finished game wins outright.
+pub fn best_static(net: &Net, finals: &[Position]) -> Option<usize> {
+    let mut h = Vec::with_capacity(net.hidden);
+    let mut best = None;
+    let mut best_eq = f32::NEG_INFINITY;
+    for (i, p) in finals.iter().enumerate() {
+        let eq = match Probs::of_outcome(p) {
+            Some(o) => o.equity() + 10.0,
+            None => net.eval_board(p.board(), &mut h).equity(),
+        };
+        if eq > best_eq {
+            best_eq = eq;
+            best = Some(i);
+        }
+    }
+    best
+}
+
+/// The equity for the mover of `after` looking one roll ahead: the
+/// average over the opponent's 21 rolls of its best reply by the network,
+/// seen from the mover's side.
+pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>) -> f32 {
+    if let Some(o) = Probs::of_outcome(after) {
+        return o.equity();
+    }
+    let opp = after.pass_turn();
+    let mut h = Vec::with_capacity(net.hidden);
+    let mut total = 0.0f32;
+    for dice in Dice::ALL_21 {
+        opp.legal_positions_into(dice, buf);
+        let reply = if buf.is_empty() {
+            // The opponent cannot move: the mover rolls next from `after`
+            // as it stands, which the network judges from the opponent's
+            // side as the position after its (empty) move.
+            net.eval_board(opp.board(), &mut h).equity()
+        } else {
+            buf.iter()
+                .map(|p| match Probs::of_outcome(p) {
+                    Some(o) => o.equity(),
+                    None => net.eval_board(p.board(), &mut h).equity(),
+                })
+                .fold(f32::NEG_INFINITY, f32::max)
+        };
+        total += dice.probability() as f32 * -reply;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_encodes_both_sides_alike() {
+        let pos = Position::initial();
+        let e = Encoded::new(pos.board());
+        let mine: Vec<_> = e.iter().filter(|&(i, _)| i < 98).collect();
+        let theirs: Vec<_> = e
+            .iter()
+            .filter(|&(i, _)| i >= 98)
+            .map(|(i, v)| (i - 98, v))
+            .collect();
+        assert_eq!(mine, theirs);
+        // 4 points: 2 (2 units), 5 (4 units: 1+,2+,3+, 5-3=2 → 1.0), 3 (3), 5 (4).
+        assert_eq!(mine.len(), 2 + 4 + 3 + 4);
+    }
+
+    #[test]
+    fn weights_round_trip_and_bad_files_are_refused() {
+        let net = Net::random(8, 3);
+        let bytes = net.to_bytes();
+        assert_eq!(Net::from_bytes(&bytes).unwrap(), net);
+        assert_eq!(Net::from_bytes(b"nonsense"), Err(NetError::BadMagic));
+        assert!(matches!(
+            Net::from_bytes(&bytes[..bytes.len() - 4]),
+            Err(NetError::BadShape(_))
+        ));
+    }
+
+    #[test]
+    fn the_shipped_network_parses_and_likes_being_ahead() {
+        let net = Net::shipped();
+        let p = net.evaluate(&Position::initial());
+        assert!((0.3..0.7).contains(&p.win), "{p:?}");
+        // All fifteen of the mover's checkers home vs the opponent's
+        // untouched start: the mover nearly always wins.
+        let mut b = [0i8; 26];
+        b[1] = 5;
+        b[2] = 5;
+        b[3] = 5;
+        for (i, n) in [(1usize, 2i8), (12, 5), (17, 3), (19, 5)] {
+            b[25 - i] = -n;
+        }
+        let pos = Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+        assert!(net.evaluate(&pos).win > 0.95, "{:?}", net.evaluate(&pos));
+    }
+
+    #[test]
+    fn training_is_deterministic_and_moves_the_weights() {
+        let run = || {
+            let mut t = Trainer::new(Net::random(8, 1), TrainConfig::default(), 7);
+            for _ in 0..3 {
+                t.play_game();
+            }
+            t.net
+        };
+        let a = run();
+        assert_eq!(a, run());
+        assert_ne!(a, Net::random(8, 1));
+    }
+}
