@@ -99,6 +99,7 @@ const S = {
   error: null,
   botLevel: null,
   showResult: true,
+  inflight: 0,
 };
 
 let net;
@@ -324,6 +325,8 @@ function roll() {
 const spot = (s) => (s === 'off' || s === 'bar' ? s : Number(s));
 
 function playPath(path) {
+  // Steps of one tap go out together; nothing is offered until all are echoed.
+  S.inflight = path.length;
   for (const [from, to] of path) net.send({ type: 'move', from: spot(from), to: spot(to) });
   clearSel();
   tg.haptic('light');
@@ -408,6 +411,8 @@ function onMessage(m) {
         S.seat = m.yourSeat;
         S.view = m.state;
         S.version = m.state.version;
+        // Steps still unanswered (resent after a reconnect) are still on their way.
+        S.inflight = [...net.pending.values()].filter((c) => c.type === 'move').length;
         net.version = S.version;
         if (S.view.commitment) S.commitment = S.view.commitment;
         if (S.view.phase === 'playing') S.rolling = null;
@@ -462,6 +467,7 @@ function onMessage(m) {
         S.roomKey = null;
         net.room = null;
       } else if (m.code === 'illegal_move' || m.code === 'not_your_turn' || m.code === 'already_rolled') {
+        S.inflight = 0;
         toast(m.message, 'error');
         resync();
       } else if (m.code !== 'already_ready' && m.code !== 'rate_limited' && m.code !== 'unavailable') {
@@ -515,6 +521,7 @@ function applyEvent(e) {
     }
     case 'turnStarted':
       v.toAct = { seat: e.seat, need: 'roll' };
+      S.inflight = 0;
       v.dice = null;
       v.moves = null;
       S.mayDouble = e.mayDouble && e.seat === S.seat;
@@ -535,7 +542,10 @@ function applyEvent(e) {
       S.lastMove = { seat: e.seat, from: String(e.from), to: String(e.to) };
       // The offer was for the position before this step; the next one follows.
       v.moves = null;
-      if (S.sel === String(e.from) || e.seat === S.seat) clearSel();
+      if (e.seat === S.seat) {
+        clearSel();
+        S.inflight = Math.max(0, (S.inflight || 0) - 1);
+      }
       if (e.seat !== S.seat) tg.haptic('select');
       break;
     case 'turnPassed':
@@ -579,7 +589,7 @@ function boardPointerDown(ev) {
   if (S.screen !== 'room' || !S.view) return;
   const t = ev.target.closest('[data-point],[data-sq]');
   drag = { x: ev.clientX, y: ev.clientY, t, moved: false, ghost: null, id: ev.pointerId };
-  if (isDice() && myTurn() && need() === 'move' && t?.dataset.point) {
+  if (isDice() && myTurn() && need() === 'move' && !S.inflight && t?.dataset.point) {
     const p = t.dataset.point;
     if (movableFrom(game(), S.view.moves).has(p) && t.classList.contains('checker')) {
       drag.from = p;
@@ -638,7 +648,7 @@ function tap(t) {
     roll();
     return;
   }
-  if (need() !== 'move') return;
+  if (need() !== 'move' || S.inflight) return;
   const p = t?.dataset.point;
   if (p && S.sel && S.targets?.has(p) && p !== S.sel) {
     playPath(S.targets.get(p));
@@ -834,7 +844,7 @@ function renderBoard(box) {
     });
     return;
   }
-  const mineMoving = myTurn() && need() === 'move';
+  const mineMoving = myTurn() && need() === 'move' && !S.inflight;
   let prompt = null;
   if (myTurn() && need() === 'roll') prompt = 'Tap to roll';
   const moves = mineMoving ? v.moves : null;

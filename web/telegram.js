@@ -83,16 +83,24 @@ export function haptic(kind) {
   else h.impactOccurred(kind || 'light');
 }
 
+// Each switch is sent to Telegram only when it changes (the app re-renders often).
+const last = {};
+const changed = (key, value) => {
+  if (last[key] === value) return false;
+  last[key] = value;
+  return true;
+};
+
 /** Closing confirmation while a game is being played. */
 export function closingConfirmation(on) {
-  if (!wa || !atLeast('6.2')) return;
+  if (!wa || !atLeast('6.2') || !changed('closing', on)) return;
   if (on) wa.enableClosingConfirmation();
   else wa.disableClosingConfirmation();
 }
 
 /** Vertical swipes (which would close the app) are off while a board is shown. */
 export function verticalSwipes(on) {
-  if (!wa || !atLeast('7.7')) return;
+  if (!wa || !atLeast('7.7') || !changed('swipes', on)) return;
   if (on) wa.enableVerticalSwipes();
   else wa.disableVerticalSwipes();
 }
@@ -100,6 +108,7 @@ export function verticalSwipes(on) {
 let backHandler = null;
 export function backButton(handler) {
   if (!wa || !atLeast('6.1')) return false;
+  if (!changed('back', handler)) return true;
   if (backHandler) wa.BackButton.offClick(backHandler);
   backHandler = handler;
   if (handler) {
@@ -115,6 +124,7 @@ let mainHandler = null;
 /** Shows the MainButton with `text` (or hides it with null). Returns whether it is in use. */
 export function mainButton(text, handler) {
   if (!wa) return false;
+  if (!changed('main', `${text}\u0000${handler ? handler.name : ''}`)) return Boolean(text && handler);
   const b = wa.MainButton;
   if (mainHandler) b.offClick(mainHandler);
   mainHandler = handler || null;

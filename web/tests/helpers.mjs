@@ -116,7 +116,7 @@ export async function screenshot(page, name) {
 export const appState = (page) =>
   page.evaluate(() => {
     const s = window.__tabula.state;
-    return { seat: s.seat, view: s.view, version: s.version, gameOver: s.gameOver, conn: s.conn, player: s.player, ended: s.ended };
+    return { seat: s.seat, view: s.view, version: s.version, gameOver: s.gameOver, conn: s.conn, player: s.player, ended: s.ended, inflight: s.inflight };
   });
 
 /** Waits until `pred(state)` holds (polling the page). */
@@ -179,7 +179,7 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
       }
       await page.mouse.move(to.x, to.y, { steps: 4 });
       await page.mouse.up();
-      await waitState(page, (s) => s.version > before, 'the dragged step to be echoed');
+      await waitState(page, (s) => s.version > before && !s.inflight, 'the dragged step to be echoed');
       steps += 1;
       dragged += 1;
       continue;
@@ -209,7 +209,7 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
       target = (await page.locator('#board .point.target').count()) ? page.locator('#board .point.target').first() : page.locator('#board .tray.target');
     }
     await target.click({ position: await tapPoint(target) });
-    await waitState(page, (s) => s.version > before, 'the step to be echoed');
+    await waitState(page, (s) => s.version > before && !s.inflight, 'the steps to be echoed');
     steps += 1;
   }
   return { steps, usedDouble, dragged };
