@@ -208,17 +208,14 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
     if (!target) {
       target = (await page.locator('#board .point.target').count()) ? page.locator('#board .point.target').first() : page.locator('#board .tray.target');
     }
-    await target.click({ position: await tapPoint(target) });
+    // A point's checkers carry its data-point too: tap the middle of its column, whatever is drawn there.
+    const box = await target.boundingBox({ timeout: 3000 }).catch(() => null);
+    if (!box) continue;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     await waitState(page, (s) => s.version > before && !s.inflight, 'the steps to be echoed');
     steps += 1;
   }
   return { steps, usedDouble, dragged };
-}
-
-/** A spot inside a point's column (its triangle may not cover the box centre). */
-async function tapPoint(loc) {
-  const b = await loc.boundingBox();
-  return { x: b.width / 2, y: b.height / 2 };
 }
 
 /** The centre of an element's box on the page. */
