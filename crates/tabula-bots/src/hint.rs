@@ -149,7 +149,6 @@ pub fn backgammon(
     rollouts: u32,
     seed: u64,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
-    use tabula_backgammon::Scoring;
     if pos.is_over() {
         return Vec::new();
     }
@@ -159,6 +158,83 @@ pub fn backgammon(
         .map(|(p, _)| p.steps().iter().map(|s| (s.from(), s.to())).collect())
         .collect();
     let finals: Vec<tabula_backgammon::Position> = legal.iter().map(|(_, f)| *f).collect();
+    rank_backgammon(pos, plays, finals, rollouts, seed)
+}
+
+/// Backgammon in the middle of a turn: `played` steps (`(from, to)`) of
+/// the roll already made from `pos` (the turn's start). Every distinct way
+/// to finish the turn, as its remaining steps, ranked as [`backgammon`]
+/// ranks whole plays (the same final positions get the same scores).
+/// Empty when the steps are not a legal start of the turn or nothing is
+/// left to play.
+pub fn backgammon_after(
+    pos: &tabula_backgammon::Position,
+    dice: Dice,
+    played: &[(u8, u8)],
+    rollouts: u32,
+    seed: u64,
+) -> Vec<Hint<Vec<(u8, u8)>>> {
+    fn walk(
+        t: &tabula_backgammon::Turn,
+        k: usize,
+        seen: &mut std::collections::HashSet<tabula_backgammon::Position>,
+        out: &mut Vec<(Vec<(u8, u8)>, tabula_backgammon::Position)>,
+    ) {
+        if t.is_complete() {
+            if let Ok(f) = t.finish()
+                && seen.insert(f)
+            {
+                let rest = t.steps()[k..].iter().map(|s| (s.from(), s.to())).collect();
+                out.push((rest, f));
+            }
+            return;
+        }
+        let mut dice = t.remaining_dice().to_vec();
+        dice.sort_unstable();
+        dice.dedup();
+        for from in (1..=tabula_backgammon::BAR).rev() {
+            for &d in &dice {
+                let mut next = t.clone();
+                if next.step(from, d).is_ok() {
+                    walk(&next, k, seen, out);
+                }
+            }
+        }
+    }
+    if played.is_empty() {
+        return backgammon(pos, dice, rollouts, seed);
+    }
+    if pos.is_over() {
+        return Vec::new();
+    }
+    let mut t = tabula_backgammon::Turn::new(pos, dice);
+    for &(from, to) in played {
+        if t.step_to(from, to).is_err() {
+            return Vec::new();
+        }
+    }
+    if t.is_complete() {
+        return Vec::new();
+    }
+    let mut rest = Vec::new();
+    walk(
+        &t,
+        played.len(),
+        &mut std::collections::HashSet::new(),
+        &mut rest,
+    );
+    let (plays, finals) = rest.into_iter().unzip();
+    rank_backgammon(pos, plays, finals, rollouts, seed)
+}
+
+fn rank_backgammon(
+    pos: &tabula_backgammon::Position,
+    plays: Vec<Vec<(u8, u8)>>,
+    finals: Vec<tabula_backgammon::Position>,
+    rollouts: u32,
+    seed: u64,
+) -> Vec<Hint<Vec<(u8, u8)>>> {
+    use tabula_backgammon::Scoring;
     let statics: Vec<f64> = finals.iter().map(crate::bg::hard_static).collect();
     let (order, scores) = hard_order(&statics, |i| crate::bg::hard_score(&finals[i]));
     let me = pos.turn();
@@ -208,6 +284,54 @@ pub fn long_nardy(
         .iter()
         .map(|f| crate::long::sequence_to(pos, dice, f).unwrap_or_default())
         .collect();
+    rank_long(pos, plays, finals, rollouts, seed)
+}
+
+/// Long nardy in the middle of a turn: `played` steps of the roll already
+/// made from `pos` (the turn's start). Every distinct way to finish the
+/// turn, as its remaining steps, ranked as [`long_nardy`] ranks whole
+/// plays. Empty when the steps are not a legal start of the turn or
+/// nothing is left to play.
+pub fn long_nardy_after(
+    pos: &tabula_long::Position,
+    dice: Dice,
+    played: &[tabula_long::Step],
+    rollouts: u32,
+    seed: u64,
+) -> Vec<Hint<Vec<tabula_long::Step>>> {
+    if played.is_empty() {
+        return long_nardy(pos, dice, rollouts, seed);
+    }
+    if pos.is_game_over() {
+        return Vec::new();
+    }
+    let mut t = tabula_long::Turn::new(pos, dice);
+    for &step in played {
+        if t.play_step(step).is_err() {
+            return Vec::new();
+        }
+    }
+    let mut plays = Vec::new();
+    let mut finals = Vec::new();
+    for seq in t.continuations_by_result() {
+        let mut u = t.clone();
+        if seq.steps().iter().all(|&st| u.play_step(st).is_ok())
+            && let Ok(f) = u.finish()
+        {
+            plays.push(seq.steps().to_vec());
+            finals.push(f);
+        }
+    }
+    rank_long(pos, plays, finals, rollouts, seed)
+}
+
+fn rank_long(
+    pos: &tabula_long::Position,
+    plays: Vec<Vec<tabula_long::Step>>,
+    finals: Vec<tabula_long::Position>,
+    rollouts: u32,
+    seed: u64,
+) -> Vec<Hint<Vec<tabula_long::Step>>> {
     let me = pos.turn();
     let statics: Vec<f64> = finals
         .iter()

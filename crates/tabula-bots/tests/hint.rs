@@ -156,3 +156,79 @@ fn a_winning_play_is_the_first_hint() {
     // Black has all fifteen back: a gammon (2 points).
     assert_eq!(hints[0].equity, 2.0, "{:?}", hints[0]);
 }
+
+#[test]
+fn mid_turn_hints_rank_the_ways_to_finish_the_turn() {
+    // Backgammon: after the first step of every whole play, the hints are
+    // the distinct ways to finish (each completes the turn, at a final
+    // position some whole play reaches), and the rest of that play is one.
+    let mut checked = 0;
+    for (pos, dice) in bg_positions(21, 2, 4) {
+        let whole = hint::backgammon(&pos, dice, 0, 1);
+        let finals: std::collections::HashSet<_> =
+            pos.legal_plays(dice).into_iter().map(|(_, f)| f).collect();
+        assert_eq!(hint::backgammon_after(&pos, dice, &[], 0, 1), whole);
+        for h in whole.iter().filter(|h| h.play.len() >= 2).take(3) {
+            let first = h.play[0];
+            let rest = hint::backgammon_after(&pos, dice, &[first], 0, 1);
+            assert!(!rest.is_empty(), "{pos} {dice} after {first:?}");
+            let mut seen = std::collections::HashSet::new();
+            for r in &rest {
+                let mut t = tabula_backgammon::Turn::new(&pos, dice);
+                t.step_to(first.0, first.1).unwrap();
+                for &(f, to) in &r.play {
+                    t.step_to(f, to).unwrap();
+                }
+                let fin = t.finish().unwrap();
+                assert!(
+                    finals.contains(&fin) && seen.insert(fin),
+                    "{pos} {dice}: {r:?}"
+                );
+            }
+            let mut t = tabula_backgammon::Turn::new(&pos, dice);
+            for &(f, to) in &h.play {
+                t.step_to(f, to).unwrap();
+            }
+            let target = t.finish().unwrap();
+            assert!(rest.iter().any(|r| {
+                let mut u = tabula_backgammon::Turn::new(&pos, dice);
+                u.step_to(first.0, first.1).unwrap();
+                r.play.iter().all(|&(f, to)| u.step_to(f, to).is_ok())
+                    && u.finish().unwrap() == target
+            }));
+            checked += 1;
+        }
+        // Steps that are not a legal start give nothing (no panic).
+        assert!(hint::backgammon_after(&pos, dice, &[(0, 0)], 0, 1).is_empty());
+    }
+    assert!(checked > 20, "{checked}");
+
+    // Long nardy: the same, by final position.
+    let mut checked = 0;
+    for (pos, dice) in long_positions(5, 2, 5) {
+        let whole = hint::long_nardy(&pos, dice, 0, 1);
+        let finals = pos.legal_moves(dice);
+        for h in whole.iter().filter(|h| h.play.len() >= 2).take(3) {
+            let rest = hint::long_nardy_after(&pos, dice, &h.play[..1], 0, 1);
+            assert!(!rest.is_empty());
+            let mut reached = Vec::new();
+            for r in &rest {
+                let mut t = tabula_long::Turn::new(&pos, dice);
+                t.play_step(h.play[0]).unwrap();
+                for &st in &r.play {
+                    t.play_step(st).unwrap();
+                }
+                let fin = t.finish().unwrap();
+                assert!(finals.contains(&fin) && !reached.contains(&fin), "{r:?}");
+                reached.push(fin);
+            }
+            let mut t = tabula_long::Turn::new(&pos, dice);
+            for &st in &h.play {
+                t.play_step(st).unwrap();
+            }
+            assert!(reached.contains(&t.finish().unwrap()));
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "{checked}");
+}

@@ -561,6 +561,34 @@ impl Game {
         }
     }
 
+    /// During a dice game's turn (rolled; some steps may be played): who
+    /// is to play, the roll, the position before the turn's first step and
+    /// the steps played so far. `None` at any other moment.
+    pub fn turn_in_progress(&self) -> Option<crate::PlayedTurn> {
+        let Stage::Moving(seat) = self.stage else {
+            return None;
+        };
+        match &self.board {
+            Board::Long { pos, turn: Some(t) } => Some(crate::PlayedTurn::LongNardy {
+                seat,
+                dice: t.dice(),
+                start: *pos,
+                steps: t.played().to_vec(),
+            }),
+            Board::Bg {
+                pos,
+                turn: Some(t),
+                dice: Some(d),
+            } => Some(crate::PlayedTurn::Backgammon {
+                seat,
+                dice: *d,
+                start: *pos,
+                steps: t.steps().iter().map(|s| (s.from(), s.to())).collect(),
+            }),
+            _ => None,
+        }
+    }
+
     /// The Thud! game.
     pub fn thud_game(&self) -> Option<&thud::Game> {
         match &self.board {

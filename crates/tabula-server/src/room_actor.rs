@@ -1127,7 +1127,10 @@ impl Handler<HintReq> for RoomActor {
             );
             return;
         }
-        let turn = self.room.game().and_then(tabula_room::Game::turn_start);
+        let turn = self
+            .room
+            .game()
+            .and_then(tabula_room::Game::turn_in_progress);
         let seat = match &turn {
             Some(tabula_room::PlayedTurn::LongNardy { seat, .. })
             | Some(tabula_room::PlayedTurn::Backgammon { seat, .. }) => Some(*seat),
@@ -1137,7 +1140,7 @@ impl Handler<HintReq> for RoomActor {
             refuse(
                 self,
                 ErrorCode::NotTimeForHint,
-                "a hint is for your own turn, after rolling and before the first step",
+                "a hint is for your own turn, after rolling",
             );
             return;
         }
@@ -1185,18 +1188,18 @@ fn hint_plays(turn: &tabula_room::PlayedTurn, rollouts: u32, seed: u64) -> Vec<H
         rollouts: h.2,
     };
     match turn {
-        tabula_room::PlayedTurn::LongNardy { dice, start, .. } => {
-            hint::long_nardy(start, *dice, rollouts, seed)
-                .into_iter()
-                .map(|h| wire(hint::long_notation(&h.play), (h.win, h.equity, h.rollouts)))
-                .collect()
-        }
-        tabula_room::PlayedTurn::Backgammon { dice, start, .. } => {
-            hint::backgammon(start, *dice, rollouts, seed)
-                .into_iter()
-                .map(|h| wire(hint::bg_notation(&h.play), (h.win, h.equity, h.rollouts)))
-                .collect()
-        }
+        tabula_room::PlayedTurn::LongNardy {
+            dice, start, steps, ..
+        } => hint::long_nardy_after(start, *dice, steps, rollouts, seed)
+            .into_iter()
+            .map(|h| wire(hint::long_notation(&h.play), (h.win, h.equity, h.rollouts)))
+            .collect(),
+        tabula_room::PlayedTurn::Backgammon {
+            dice, start, steps, ..
+        } => hint::backgammon_after(start, *dice, steps, rollouts, seed)
+            .into_iter()
+            .map(|h| wire(hint::bg_notation(&h.play), (h.win, h.equity, h.rollouts)))
+            .collect(),
         _ => Vec::new(),
     }
 }
