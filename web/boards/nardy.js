@@ -259,13 +259,19 @@ export function renderNardy(root, o) {
     draw(bar[mine] || 0, mine, false, true);
   }
 
+  // All the viewer's checkers home (or off): his tray glows (a fact of the picture, not a rule).
+  const homeOf = (p) => (long && mine === 'black' ? p >= 13 && p <= 18 : p >= 1 && p <= 6);
+  const allHome =
+    Boolean(o.seat) &&
+    !(pos.bar && pos.bar[mine]) &&
+    Object.entries(pos[mine] || {}).every(([p, n]) => !n || homeOf(Number(p)));
   // Bear-off trays: the viewer's at the bottom right (next to his home), the opponent's at the top.
   const off = borneOff(o.game, pos);
   const offOf = (side) => off[side === 'white' ? 0 : 1];
   const tray = (top, side, isMine) => {
     const y = top ? M : HEIGHT - M - HALF;
     const g = el('g', { class: 'tray', id: isMine ? 'tray' : 'tray-opp', 'data-point': isMine ? 'off' : undefined }, svg);
-    if (isMine && (o.offGlow || o.targets?.has('off'))) g.classList.add('glow');
+    if (isMine && (allHome || o.offGlow || o.targets?.has('off'))) g.classList.add('glow');
     if (isMine && o.targets?.has('off')) g.classList.add('target');
     el('rect', { x: TRAY_X, y, width: TRAY, height: HALF, rx: 4, class: 'tray-bg' }, g);
     const n = offOf(side);

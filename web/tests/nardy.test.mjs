@@ -162,6 +162,8 @@ test('a whole game against the computer from a near-finished position, to the re
     await page.click('#ready');
     await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
     await screenshot(page, 'bot-game-start');
+    // Every white checker is home: the bear-off tray glows.
+    assert.ok(await page.$('#tray.glow'), 'the tray glows when all checkers are home');
     let turns = 0;
     for (; turns < 10; turns++) {
       const st = await appState(page);
