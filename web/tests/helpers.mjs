@@ -3,8 +3,9 @@
 // not wait) and headless Chromium driven by playwright-core.
 
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { mkdirSync, existsSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { mkdirSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -70,6 +71,36 @@ export async function startNode(port, extraEnv = {}) {
       const t = setTimeout(() => child.kill('SIGKILL'), 8000);
       await done;
       clearTimeout(t);
+    },
+  };
+}
+
+/** A Redis of our own on a free port (for a node restart that keeps its rooms). */
+export async function startRedis() {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), 'tabula-web-redis-'));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
+    const ok = await new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error('redis-server did not start');
+    await sleep(50);
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      const done = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await done;
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startNode, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, centre, sleep } from './helpers.mjs';
+import { startNode, startRedis, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, centre } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -257,5 +257,45 @@ test('the socket is dropped mid-turn; the page reconnects, resumes and the game 
     assert.deepEqual(page.errors, []);
   } finally {
     await node.stop();
+  }
+});
+
+test('a node restart with its rooms in Redis: the page reconnects by itself and the game goes on', { timeout: 90000 }, async () => {
+  const redis = await startRedis();
+  const env = {
+    TABULA__CLUSTER__BACKPLANE: 'redis',
+    TABULA__REDIS__URL: redis.url,
+    TABULA__REDIS__LEASE_MS: '1000',
+    TABULA__REDIS__TIMEOUT_MS: '500',
+    TABULA__AUTH__SESSION_SECRET: 'a session secret of at least thirty-two bytes',
+  };
+  let node = await startNode(undefined, { ...env, TABULA__CLUSTER__NODE_ID: 'web-node-1' });
+  try {
+    const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
+    const page = await openPage(browser, `${node.base}/?join=${room.invite}&guest=hank`);
+    await page.click('#ready');
+    await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
+    await playDiceTurn(page);
+    const before = await appState(page);
+    // SIGTERM: the node hands its rooms off and closes the sockets with 1012; a new node takes its place.
+    const port = node.port;
+    await node.stop();
+    await page.waitForSelector('#conn-status');
+    node = await startNode(port, { ...env, TABULA__CLUSTER__NODE_ID: 'web-node-2' });
+    await waitState(page, (s) => s.conn === 'online' && s.view?.phase === 'playing', 'back in the game', 30000);
+    const after = await appState(page);
+    assert.equal(after.seat, before.seat);
+    assert.ok(after.version >= before.version, 'nothing was lost');
+    // Our checkers stand where we left them (only the computer moved meanwhile).
+    assert.deepEqual(normal(after.view.board.position).white, normal(before.view.board.position).white);
+    await playDiceTurn(page);
+    const server = await api(node.base, 'GET', `/api/rooms/${room.roomId}`);
+    await waitState(page, (s) => s.version >= server.state.version, 'the page to catch up');
+    assert.deepEqual(normal((await appState(page)).view.board.position), normal(server.state.board.position));
+    assert.ok(server.state.version > before.version, 'the game went on after the restart');
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await node.stop();
+    await redis.stop();
   }
 });
