@@ -17,6 +17,8 @@ test('two pages join one room by invite and play turns by clicking; black sees t
   const node = await startNode();
   try {
     const alice = await openPage(browser, `${node.base}/?guest=alice`);
+    await alice.waitForSelector('#bot-hard');
+    await screenshot(alice, 'lobby');
     await alice.click('#create-room'); // long nardy, the default game
     await alice.waitForSelector('#invite-link');
     const link = await alice.$eval('#invite-link', (e) => e.value);
