@@ -455,6 +455,12 @@ function onMessage(m) {
       toast(m.message || 'Your opponent left', 'warn', 4000);
       break;
     case 'error':
+      if (m.code === 'replaced') {
+        // The same player opened the game in another window: do not fight over the seat.
+        net.close();
+        S.conn = 'replaced';
+        break;
+      }
       if ((m.code === 'room_full' || m.code === 'game_in_progress' || m.code === 'match_finished') && S.roomKey && !S.view && !net.room?.spectate) {
         // Both seats are taken: watch instead.
         net.join(S.roomKey, true);
@@ -706,7 +712,12 @@ function header(title, left) {
   const theme = tg.active()
     ? null
     : h('button.icon#theme', { title: 'Theme', onclick: cycleTheme, text: { auto: '◐', light: '☀', dark: '☾' }[document.documentElement.dataset.themeChoice || 'auto'] });
-  const conn = S.conn !== 'online' ? h('span.conn#conn-status', { text: S.conn === 'reconnecting' ? 'Reconnecting…' : 'Connecting…' }) : null;
+  let conn = null;
+  if (S.conn === 'replaced') {
+    conn = h('button.conn#conn-status', { onclick: () => { S.conn = 'connecting'; net.connect(); render(); } }, 'Opened in another window — use here');
+  } else if (S.conn !== 'online') {
+    conn = h('span.conn#conn-status', { text: S.conn === 'reconnecting' ? 'Reconnecting…' : 'Connecting…' });
+  }
   return h('header.top', left, h('h1', title), conn, theme);
 }
 

@@ -33,6 +33,7 @@ export class Net {
   /** Opens the socket (and keeps it open until `close()`). */
   connect() {
     this.closed = false;
+    this.status = 'connecting';
     this.open();
   }
 

@@ -103,6 +103,28 @@ test('quick match: two players who ask at once meet in one room', { timeout: 600
   }
 });
 
+test('the same player in a second window: the first one steps back instead of fighting over the seat', { timeout: 60000 }, async () => {
+  const node = await startNode();
+  try {
+    const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
+    const first = await openPage(browser, `${node.base}/?join=${room.invite}&guest=ivan`);
+    await waitState(first, (s) => s.seat === 'a' && s.conn === 'online', 'first window seated');
+    const second = await openPage(browser, `${node.base}/?join=${room.invite}&guest=ivan`);
+    await waitState(second, (s) => s.seat === 'a' && s.conn === 'online', 'second window seated');
+    await first.waitForSelector('#conn-status:has-text("another window")');
+    // It stays put (no reconnect loop) until asked to take over.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal((await appState(first)).conn, 'replaced');
+    assert.equal((await appState(second)).conn, 'online');
+    await first.click('#conn-status');
+    await waitState(first, (s) => s.conn === 'online', 'the first window back');
+    await second.waitForSelector('#conn-status:has-text("another window")');
+    assert.deepEqual([...first.errors, ...second.errors], []);
+  } finally {
+    await node.stop();
+  }
+});
+
 function normal(pos) {
   const clean = (side) => Object.fromEntries(Object.entries(side || {}).filter(([, n]) => n > 0).sort());
   return { white: clean(pos.white), black: clean(pos.black) };
