@@ -28,6 +28,10 @@ pub struct RoomConfig {
     pub grace_ms: u64,
     /// A bot in seat B at this level.
     pub bot: Option<BotLevel>,
+    /// When a seated player leaves a game in progress (the disconnect
+    /// grace runs out, or `leave` / stand up), a bot at this level takes
+    /// the seat and plays on, instead of the game being forfeited.
+    pub replace_leaver: Option<BotLevel>,
     /// The secret master seed; each game's server seed is derived from it
     /// ([`crate::fair::game_server_seed`]).
     pub master_seed: String,
@@ -49,6 +53,7 @@ impl Default for RoomConfig {
             cube_from_match_length: 3,
             grace_ms: 30_000,
             bot: None,
+            replace_leaver: None,
             master_seed: String::new(),
             chat_max_chars: 500,
             start_position: None,
@@ -458,7 +463,9 @@ impl Room {
                     if let Some(Occupant::Human { deadline, .. }) = &mut self.seats[seat.index()] {
                         *deadline = None;
                     }
-                    self.forfeit(seat, EndReason::Disconnected, &mut out);
+                    if !self.bot_replaces(seat, &mut out) {
+                        self.forfeit(seat, EndReason::Disconnected, &mut out);
+                    }
                 }
             }
         }
@@ -724,6 +731,10 @@ impl Room {
             return Err(RoomError::NotSeated);
         };
         let seat = self.actor_seat(actor)?;
+        if self.phase == Phase::Playing && self.bot_replaces(seat, out) {
+            self.after(out);
+            return Ok(());
+        }
         if self.phase == Phase::Playing {
             let reason = if leaving {
                 EndReason::Disconnected
@@ -735,6 +746,30 @@ impl Room {
         }
         self.free_seat(seat, out);
         Ok(())
+    }
+
+    /// With [`RoomConfig::replace_leaver`], a bot takes `seat` from the
+    /// player leaving it mid-game; false (nothing done) otherwise.
+    fn bot_replaces(&mut self, seat: SeatId, out: &mut Out) -> bool {
+        let Some(level) = self.config.replace_leaver else {
+            return false;
+        };
+        if !matches!(self.seats[seat.index()], Some(Occupant::Human { .. })) {
+            return false;
+        }
+        let bot = Occupant::Bot { level, ready: true };
+        if let Some(Occupant::Human { player, .. }) = self.seats[seat.index()].replace(bot) {
+            out.push((Audience::All, Event::SeatFreed { seat, player }));
+        }
+        out.push((Audience::All, Event::BotSeated { seat, level }));
+        out.push((
+            Audience::All,
+            Event::Chat {
+                from: ChatAuthor::Arbiter,
+                text: "Игрок покинул игру; его место занял компьютер.".to_string(),
+            },
+        ));
+        true
     }
 
     /// `seat` loses the game now (resign, stand up, leave, disconnect).

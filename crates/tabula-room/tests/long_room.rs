@@ -572,3 +572,73 @@ fn commands_and_events_use_the_wire_shapes() {
         r#"{"type":"possibleMoves","seat":"a","diceLeft":[5],"firstSteps":["18-13"],"sequences":["18-13"]}"#
     );
 }
+
+#[test]
+fn with_replace_leaver_a_bot_takes_the_seat_of_a_player_who_leaves() {
+    // Given a room that replaces leavers with a level-2 bot, A on roll
+    let config = RoomConfig {
+        replace_leaver: Some(2),
+        ..scripted(white_first(), &[[6, 5], [4, 2], [3, 1]])
+    };
+    let mut t = Table::started(config.clone());
+    // When A's disconnect grace runs out
+    t.ok(alice(), Command::Disconnected);
+    let t0 = t.now;
+    let ev = t.room.tick(t0 + 30_000);
+    // Then the seat goes to the bot, the game goes on, and the host is
+    // asked to roll for it (A was on roll)
+    assert!(ev.iter().any(
+        |e| matches!(&e.event, Event::SeatFreed { seat: SeatId::A, player } if player.0 == "alice")
+    ));
+    assert!(ev.iter().any(|e| matches!(
+        e.event,
+        Event::BotSeated {
+            seat: SeatId::A,
+            level: 2
+        }
+    )));
+    assert!(ev.iter().any(|e| e.to == Audience::Host
+        && matches!(
+            e.event,
+            Event::BotRequest {
+                seat: SeatId::A,
+                level: 2,
+                need: tabula_room::BotNeed::Roll
+            }
+        )));
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e.event, Event::GameEnded { .. }))
+    );
+    assert_eq!(t.room.phase(), Phase::Playing);
+    assert_eq!(t.room.bot_in(SeatId::A), Some(2));
+    assert_eq!(t.room.seat_of(&tabula_room::PlayerId::new("alice")), None);
+    // The bot plays on through the host; Alice no longer can
+    t.ok(tabula_room::Actor::Bot(SeatId::A), Command::RollDice);
+    assert!(t.try_cmd(alice(), Command::Resign).is_err());
+
+    // And `leave` mid-game does the same for B, without a forfeit
+    let ev = t.ok(bob(), Command::Leave);
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::BotSeated {
+            seat: SeatId::B,
+            level: 2
+        }
+    )));
+    assert!(!has(&ev, |e| matches!(e, Event::GameEnded { .. })));
+    assert_eq!(t.room.bot_in(SeatId::B), Some(2));
+
+    // Without the option the same disconnect forfeits (the default)
+    let mut t = Table::started(RoomConfig {
+        replace_leaver: None,
+        ..config
+    });
+    t.ok(alice(), Command::Disconnected);
+    let t0 = t.now;
+    let ev = t.room.tick(t0 + 30_000);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e.event, Event::GameEnded { .. }))
+    );
+}

@@ -175,6 +175,10 @@ pub struct CreateRoom {
     /// Match length in points (default 1).
     #[serde(default)]
     pub match_length: Option<u32>,
+    /// A bot at this level takes the seat of a player who leaves a game in
+    /// progress (disconnect grace over, or `leave`), instead of a forfeit.
+    #[serde(default)]
+    pub replace_leaver: Option<BotSpec>,
     /// Test-only: every game of the room starts from this position (long
     /// nardy: seed 000's JSON form; backgammon: `{"turn","white","black",
     /// "bar","off"}`). Accepted only with `testing.allow_start_position`.
@@ -219,6 +223,16 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
             ))
         })?),
     };
+    let replace_leaver = match &c.replace_leaver {
+        None => None,
+        Some(b) => Some(bot_level(&b.level).ok_or_else(|| {
+            Box::new(error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadRequest,
+                "replaceLeaver.level must be 1, 2, 3, easy, medium or hard",
+            ))
+        })?),
+    };
     let match_length = c.match_length.unwrap_or(1);
     if !(1..=64).contains(&match_length) {
         return Err(Box::new(error(
@@ -239,6 +253,7 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
         match_length,
         grace_ms: state.settings.rooms.grace_ms,
         bot,
+        replace_leaver,
         master_seed: seed.iter().map(|b| format!("{b:02x}")).collect(),
         chat_max_chars: state.settings.rooms.chat_max_chars,
         start_position,
@@ -544,6 +559,7 @@ async fn quickmatch(
         stake: None,
         bot: None,
         match_length: None,
+        replace_leaver: None,
         start_position: None,
     };
     let unavailable = |e: BackplaneError| {

@@ -466,3 +466,38 @@ async fn hints_rank_the_plays_of_a_roll_against_a_bot() {
     let e = p.call(json!({"type": "hint"})).await;
     assert_eq!(e["code"], "hints_disabled", "{e}");
 }
+
+#[tokio::test]
+async fn a_bot_replaces_a_player_who_leaves_when_the_room_allows_it() {
+    let node = start(test_settings());
+    let addr = node.addr;
+    let bad = http_async(
+        addr,
+        "POST",
+        "/api/rooms",
+        Some(json!({"game": "backgammon", "replaceLeaver": {"level": "grandmaster"}})),
+    )
+    .await;
+    assert_eq!(bad.0, 400, "{}", bad.1);
+    let (room, mut a, mut b) = two_players(
+        addr,
+        json!({"game": "backgammon", "replaceLeaver": {"level": "medium"}}),
+        ["leaver", "stayer"],
+    )
+    .await;
+    // A leaves mid-game: a Medium bot takes seat A and B plays on (a
+    // forfeit would have ended the game before B's first command).
+    let r = a.call(json!({"type": "leave"})).await;
+    assert_ne!(r["type"], "error", "{r}");
+    let st = state(addr, &room).await;
+    assert_eq!(st["phase"], "playing", "{st}");
+    assert_eq!(st["seats"][0]["bot"], 2, "{st}");
+    assert!(st["seats"][0]["player"].is_null(), "{st}");
+    let sent = play_out(addr, &room, &mut [None, Some(&mut b)], 5000).await;
+    assert!(sent > 5, "{sent}");
+    let over = game_over(&mut b).await;
+    assert!(
+        ["single", "gammon", "backgammon"].contains(&over["kind"].as_str().unwrap()),
+        "played to the end: {over}"
+    );
+}
