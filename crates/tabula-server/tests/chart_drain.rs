@@ -29,10 +29,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Ws, http, next_command};
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::Message;
+use common::cluster::{Game, Nodes, Redis, free_port, scratch};
+use common::http;
 
 const VALUES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../helm/tabula/values.yaml");
 
@@ -167,69 +165,6 @@ impl Chart {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn scratch() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tabula-chart-drain-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Our own redis-server on a free port, killed on drop.
-struct Redis {
-    port: u16,
-    child: Child,
-}
-
-impl Redis {
-    fn start(dir: &Path) -> Redis {
-        // A free port may be taken before redis-server binds it (other
-        // tests start servers too): then try another.
-        for _ in 0..5 {
-            let port = free_port();
-            let child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no", "--dir"])
-                .arg(dir)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("redis-server is installed");
-            // Killed and reaped on drop, whatever happens next.
-            let mut redis = Redis { port, child };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline {
-                let out = Command::new("redis-cli")
-                    .args(["-p", &port.to_string(), "ping"])
-                    .output()
-                    .unwrap();
-                if String::from_utf8_lossy(&out.stdout).contains("PONG") {
-                    return redis;
-                }
-                if redis.child.try_wait().unwrap().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        panic!("redis-server did not start");
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// One `tabula-server` process, configured as the chart configures a pod.
 struct Node {
     addr: SocketAddr,
@@ -252,10 +187,7 @@ impl Node {
                 "TABULA__AUTH__SESSION_SECRET",
                 "chart-drain-test-secret-0123456789abcdef",
             )
-            .env(
-                "TABULA__REDIS__URL",
-                format!("redis://127.0.0.1:{}", redis.port),
-            )
+            .env("TABULA__REDIS__URL", redis.url())
             // Only the address differs from a pod's (0.0.0.0:8080 may be
             // taken), and the per-socket rate limit: these players send
             // their moves as fast as the node answers, no person does.
@@ -307,244 +239,6 @@ impl Drop for Node {
     }
 }
 
-/// The Service's endpoints: where a new connection may land.
-type Endpoints = Arc<Mutex<Vec<SocketAddr>>>;
-
-/// A player as the Mini App behaves: on a closed or silent socket it
-/// reconnects through the Service (any endpoint), joins again and resends
-/// its command with the same `seq`.
-struct Player {
-    name: String,
-    room: String,
-    home: SocketAddr,
-    endpoints: Endpoints,
-    ws: Option<Ws>,
-    seq: u64,
-    /// `move` commands acknowledged, in order.
-    moves: Vec<(Value, Value)>,
-    reconnects: u32,
-    worst: Duration,
-}
-
-impl Player {
-    async fn connect(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let live = self.endpoints.lock().unwrap().clone();
-            let mut order = vec![self.home];
-            order.extend(live.iter().filter(|a| **a != self.home));
-            for addr in order {
-                if !live.contains(&addr) {
-                    continue;
-                }
-                let url = format!("ws://{addr}/ws?guest={}", self.name);
-                let Ok(Ok((mut ws, _))) = tokio::time::timeout(
-                    Duration::from_secs(2),
-                    tokio_tungstenite::connect_async(url),
-                )
-                .await
-                else {
-                    continue;
-                };
-                let join = json!({"type": "join", "room": self.room}).to_string();
-                if ws.send(Message::text(join)).await.is_err() {
-                    continue;
-                }
-                while let Ok(Some(Ok(m))) =
-                    tokio::time::timeout(Duration::from_secs(3), ws.next()).await
-                {
-                    if let Message::Text(t) = m {
-                        let v: Value = serde_json::from_str(&t).unwrap();
-                        if v["type"] == "state" {
-                            self.home = addr;
-                            self.ws = Some(ws);
-                            return;
-                        }
-                        if v["type"] == "error" {
-                            break;
-                        }
-                    }
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{}: no node took me back",
-                self.name
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// Sends `cmd` until its `seq` is answered; a closed socket (1012 from
-    /// the draining node) or 3 s of silence: reconnect and resend.
-    async fn call(&mut self, mut cmd: Value) -> Value {
-        self.seq += 1;
-        cmd["seq"] = json!(self.seq);
-        let started = Instant::now();
-        loop {
-            if self.ws.is_none() {
-                self.connect().await;
-                self.reconnects += 1;
-            }
-            let ws = self.ws.as_mut().unwrap();
-            if ws.send(Message::text(cmd.to_string())).await.is_err() {
-                self.ws = None;
-                continue;
-            }
-            let answer = loop {
-                match tokio::time::timeout(Duration::from_secs(3), ws.next()).await {
-                    Ok(Some(Ok(Message::Text(t)))) => {
-                        let v: Value = serde_json::from_str(&t).unwrap();
-                        if v["seq"] == cmd["seq"] {
-                            break Some(v);
-                        }
-                    }
-                    Ok(Some(Ok(Message::Close(_)))) => break None,
-                    Ok(Some(Ok(_))) => {}
-                    _ => break None,
-                }
-            };
-            match answer {
-                None => self.ws = None,
-                Some(v)
-                    if v["type"] == "error"
-                        && (v["code"] == "unavailable" || v["code"] == "rate_limited") =>
-                {
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-                Some(v) => {
-                    self.worst = self.worst.max(started.elapsed());
-                    return v;
-                }
-            }
-        }
-    }
-}
-
-/// The room state from any endpoint.
-async fn room_state(endpoints: &Endpoints, room: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let live = endpoints.lock().unwrap().clone();
-        for addr in live {
-            let path = format!("/api/rooms/{room}");
-            let r = tokio::task::spawn_blocking(move || {
-                std::panic::catch_unwind(|| http(addr, "GET", &path, None)).ok()
-            })
-            .await
-            .unwrap();
-            if let Some((200, v)) = r {
-                return v["state"].clone();
-            }
-        }
-        assert!(Instant::now() < deadline, "no node serves room {room}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// One long nardy game between two players.
-struct Game {
-    room: String,
-    players: [Player; 2],
-}
-
-impl Game {
-    async fn new(owner: SocketAddr, homes: [SocketAddr; 2], ep: &Endpoints, tag: &str) -> Game {
-        let (status, v) = tokio::task::spawn_blocking(move || {
-            http(
-                owner,
-                "POST",
-                "/api/rooms",
-                Some(json!({"game": "long_nardy"})),
-            )
-        })
-        .await
-        .unwrap();
-        assert_eq!(status, 201, "{v}");
-        let room = v["roomId"].as_str().unwrap().to_string();
-        let player = |i: usize, side: &str| Player {
-            name: format!("{tag}{side}"),
-            room: room.clone(),
-            home: homes[i],
-            endpoints: ep.clone(),
-            ws: None,
-            seq: 0,
-            moves: Vec::new(),
-            reconnects: 0,
-            worst: Duration::ZERO,
-        };
-        let mut players = [player(0, "a"), player(1, "b")];
-        for p in &mut players {
-            p.connect().await;
-            let r = p.call(json!({"type": "ready"})).await;
-            assert_ne!(r["type"], "error", "{r}");
-            p.reconnects = 0;
-        }
-        Game { room, players }
-    }
-
-    /// Plays one command of whoever must act; false when the game is over.
-    async fn step(&mut self, ep: &Endpoints) -> bool {
-        loop {
-            let st = room_state(ep, &self.room).await;
-            if st["phase"] == "finished" {
-                return false;
-            }
-            let Some((seat, cmd)) = next_command(&st) else {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            };
-            let p = &mut self.players[if seat == "a" { 0 } else { 1 }];
-            let r = p.call(cmd.clone()).await;
-            if r["type"] == "error" {
-                // The state read was already stale; read it again.
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
-            if cmd["type"] == "move" {
-                p.moves.push((cmd["from"].clone(), cmd["to"].clone()));
-            }
-            return true;
-        }
-    }
-
-    /// The stored record's steps, per seat, equal the acknowledged moves.
-    async fn check_record(&self, ep: &Endpoints) {
-        let addr = ep.lock().unwrap()[0];
-        let path = format!("/api/rooms/{}/records", self.room);
-        let mut recs = Value::Null;
-        for _ in 0..50 {
-            let p = path.clone();
-            let (status, r) = tokio::task::spawn_blocking(move || http(addr, "GET", &p, None))
-                .await
-                .unwrap();
-            assert_eq!(status, 200, "{r}");
-            recs = r;
-            if recs.as_array().is_some_and(|a| !a.is_empty()) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let recs = recs.as_array().unwrap();
-        assert_eq!(recs.len(), 1, "one finished game in {}", self.room);
-        for (i, seat) in ["a", "b"].iter().enumerate() {
-            let steps: Vec<(Value, Value)> = recs[0]["actions"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|a| a["type"] == "step" && a["seat"] == *seat)
-                .map(|a| (a["from"].clone(), a["to"].clone()))
-                .collect();
-            assert!(!steps.is_empty(), "seat {seat} moved in {}", self.room);
-            assert_eq!(
-                steps, self.players[i].moves,
-                "room {} seat {seat}: the record differs from the acknowledged moves",
-                self.room
-            );
-        }
-    }
-}
-
 #[test]
 fn values_yaml_is_read_as_the_chart_reads_it() {
     let text = "a:\n  # c\n  b: 5\n  l:\n    - name: x\n      b: 9\n  s: \"q\"\n  e: \"\"\nc:\n  d: e # note\n";
@@ -590,13 +284,14 @@ async fn a_node_stopped_as_the_chart_stops_it_loses_no_game() {
     let chart = Chart::load();
     let grace = Duration::from_secs(chart.termination_grace_secs());
     let pre_stop = Duration::from_secs(chart.pre_stop_secs);
-    let dir = scratch();
+    let dir = scratch("chart-drain");
     std::fs::create_dir_all(dir.join("config")).unwrap();
     std::fs::write(dir.join("config/helm.toml"), chart.toml()).unwrap();
-    let redis = Redis::start(&dir);
+    let redis = Redis::start("chart-drain-redis", false);
     let stay = Node::start("stay", &dir, &redis);
     let mut leave = Node::start("leave", &dir, &redis);
-    let endpoints: Endpoints = Arc::new(Mutex::new(vec![stay.addr, leave.addr]));
+    // The Service's endpoints: where a new connection may land.
+    let endpoints: Nodes = Arc::new(Mutex::new(vec![(stay.addr, true), (leave.addr, true)]));
     let logs = format!("{}, {}", stay.log.display(), leave.log.display());
 
     // Rooms owned by the node to be stopped; one player of each game on it.
@@ -607,9 +302,11 @@ async fn a_node_stopped_as_the_chart_stops_it_loses_no_game() {
         games.push(Game::new(leave.addr, homes, &endpoints, &format!("g{g}")).await);
     }
     for g in &mut games {
-        for _ in 0..6 {
-            assert!(g.step(&endpoints).await, "game {} ended early", g.room);
-        }
+        assert!(
+            !g.play(&endpoints, Some(6)).await,
+            "game {} ended early",
+            g.room
+        );
     }
     let games: Vec<Arc<tokio::sync::Mutex<Game>>> = games
         .into_iter()
@@ -619,7 +316,9 @@ async fn a_node_stopped_as_the_chart_stops_it_loses_no_game() {
     // The pod is deleted: it leaves the endpoints, and the preStop pause
     // runs while the games go on over the open sockets (a move every 100 ms
     // in every game).
-    endpoints.lock().unwrap().retain(|a| *a != leave.addr);
+    for (addr, up) in endpoints.lock().unwrap().iter_mut() {
+        *up = *addr != leave.addr;
+    }
     let terminating = Instant::now();
     let mut tasks = Vec::new();
     for g in &games {
@@ -628,7 +327,7 @@ async fn a_node_stopped_as_the_chart_stops_it_loses_no_game() {
             let mut g = g.lock().await;
             let mut steps = 0;
             while terminating.elapsed() < pre_stop {
-                if !g.step(&ep).await {
+                if g.play(&ep, Some(1)).await {
                     break;
                 }
                 steps += 1;
@@ -672,12 +371,9 @@ async fn a_node_stopped_as_the_chart_stops_it_loses_no_game() {
         tasks.push(tokio::spawn(async move {
             let mut g = g.lock().await;
             for p in &mut g.players {
-                p.worst = Duration::ZERO;
+                p.worst = (Duration::ZERO, None);
             }
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while g.step(&ep).await {
-                assert!(Instant::now() < deadline, "game {} did not end", g.room);
-            }
+            assert!(g.play(&ep, None).await, "game {} did not end", g.room);
             g.check_record(&ep).await;
         }));
     }
@@ -709,7 +405,7 @@ async fn a_node_stopped_as_the_chart_stops_it_loses_no_game() {
         let g = g.lock().await;
         for p in &g.players {
             assert_eq!(p.home, stay.addr, "{} ended elsewhere", p.name);
-            worst = worst.max(p.worst);
+            worst = worst.max(p.worst.0);
         }
         assert!(
             g.players[1].reconnects >= 1,

@@ -12,6 +12,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+pub mod cluster;
+
 pub const WAIT: Duration = Duration::from_secs(10);
 
 /// A running node; stops when dropped.
