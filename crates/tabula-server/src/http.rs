@@ -330,52 +330,65 @@ async fn create_room(state: web::Data<AppState>, body: web::Json<CreateRoom>) ->
     }
 }
 
-async fn room_state(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
-    let not_found = || {
-        error(
-            StatusCode::NOT_FOUND,
-            ErrorCode::RoomNotFound,
-            "no such room",
-        )
-    };
+/// The room a path names, by id or invite code.
+async fn find_room(state: &AppState, id: &str) -> Result<RoomEntry, HttpResponse> {
     let bp = &state.backplane;
-    let entry = match bp.lookup(&id).await {
+    let entry = match bp.lookup(id).await {
         Ok(Some(e)) => Some(e),
-        Ok(None) => bp.resolve_invite(&id).await.ok().flatten(),
+        Ok(None) => bp.resolve_invite(id).await.ok().flatten(),
         Err(e) => {
-            return error(
+            return Err(error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::Unavailable,
                 e.to_string(),
-            );
+            ));
         }
     };
-    let Some(entry) = entry else {
-        return not_found();
+    entry.ok_or_else(room_not_found)
+}
+
+fn room_not_found() -> HttpResponse {
+    error(
+        StatusCode::NOT_FOUND,
+        ErrorCode::RoomNotFound,
+        "no such room",
+    )
+}
+
+/// A room as its last snapshot holds it: every acknowledged move is in
+/// it, so any node can answer for a room owned elsewhere.
+async fn stored_room(state: &AppState, id: &str) -> Result<tabula_room::Room, HttpResponse> {
+    match state.backplane.load_snapshot(id).await {
+        Ok(Some(stored)) => tabula_room::Room::restore(&stored.snapshot).map_err(|e| {
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                e.to_string(),
+            )
+        }),
+        Ok(None) => Err(room_not_found()),
+        Err(e) => Err(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
+        )),
+    }
+}
+
+async fn room_state(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
+    let entry = match find_room(&state, &id).await {
+        Ok(e) => e,
+        Err(r) => return r,
     };
     if let Some(addr) = state.rooms.local(&entry.id)
         && let Ok(v) = addr.send(GetView).await
     {
         return HttpResponse::Ok().json(serde_json::json!({ "roomId": id.as_str(), "state": v }));
     }
-    // Owned elsewhere: the last snapshot is what every acknowledged move
-    // is in.
-    match bp.load_snapshot(&entry.id).await {
-        Ok(Some(stored)) => match tabula_room::Room::restore(&stored.snapshot) {
-            Ok(room) => HttpResponse::Ok()
-                .json(serde_json::json!({ "roomId": id.as_str(), "state": room.view() })),
-            Err(e) => error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                e.to_string(),
-            ),
-        },
-        Ok(None) => not_found(),
-        Err(e) => error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::Unavailable,
-            e.to_string(),
-        ),
+    match stored_room(&state, &entry.id).await {
+        Ok(room) => HttpResponse::Ok()
+            .json(serde_json::json!({ "roomId": id.as_str(), "state": room.view() })),
+        Err(r) => r,
     }
 }
 
@@ -402,49 +415,18 @@ async fn room_records(state: web::Data<AppState>, id: web::Path<String>) -> Http
 /// current (or last) game — checkers borne off, moves, doubles and hits per
 /// seat — from the room's stored snapshot, so any node answers.
 async fn room_summary(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
-    let bp = &state.backplane;
-    let entry = match bp.lookup(&id).await {
-        Ok(Some(e)) => Some(e),
-        Ok(None) => bp.resolve_invite(&id).await.ok().flatten(),
-        Err(e) => {
-            return error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::Unavailable,
-                e.to_string(),
-            );
-        }
+    let entry = match find_room(&state, &id).await {
+        Ok(e) => e,
+        Err(r) => return r,
     };
-    let Some(entry) = entry else {
-        return error(
-            StatusCode::NOT_FOUND,
-            ErrorCode::RoomNotFound,
-            "no such room",
-        );
-    };
-    match bp.load_snapshot(&entry.id).await {
-        Ok(Some(stored)) => match tabula_room::Room::restore(&stored.snapshot) {
-            Ok(room) => HttpResponse::Ok().json(serde_json::json!({
-                "roomId": entry.id,
-                "gameNumber": room.game_number(),
-                "summary": room.game().map(|g| g.summary()),
-                "result": room.game().and_then(|g| g.result()),
-            })),
-            Err(e) => error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                e.to_string(),
-            ),
-        },
-        Ok(None) => error(
-            StatusCode::NOT_FOUND,
-            ErrorCode::RoomNotFound,
-            "no such room",
-        ),
-        Err(e) => error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::Unavailable,
-            e.to_string(),
-        ),
+    match stored_room(&state, &entry.id).await {
+        Ok(room) => HttpResponse::Ok().json(serde_json::json!({
+            "roomId": entry.id,
+            "gameNumber": room.game_number(),
+            "summary": room.game().map(|g| g.summary()),
+            "result": room.game().and_then(|g| g.result()),
+        })),
+        Err(r) => r,
     }
 }
 
