@@ -439,6 +439,41 @@ impl Turn {
             })
         }
     }
+
+    /// Every distinct way to finish the turn from here: one per final
+    /// position (mover still on roll), as the steps still to play (empty
+    /// when the turn is already complete), each playable step by step with
+    /// [`Turn::step`]. Searched from the highest point down, smaller die
+    /// first, so the result is deterministic.
+    pub fn completions(&self) -> Vec<(Vec<Step>, Position)> {
+        fn walk(
+            t: &Turn,
+            k: usize,
+            seen: &mut HashSet<Position>,
+            out: &mut Vec<(Vec<Step>, Position)>,
+        ) {
+            if t.is_complete() {
+                if seen.insert(t.position) {
+                    out.push((t.steps[k..].to_vec(), t.position));
+                }
+                return;
+            }
+            let mut dice = t.remaining.clone();
+            dice.sort_unstable();
+            dice.dedup();
+            for from in (1..=BAR).rev() {
+                for &d in &dice {
+                    let mut next = t.clone();
+                    if next.step(from, d).is_ok() {
+                        walk(&next, k, seen, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, self.steps.len(), &mut HashSet::new(), &mut out);
+        out
+    }
 }
 
 /// Reference generator: breadth-first over (board, dice left), every order

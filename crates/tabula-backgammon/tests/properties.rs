@@ -85,6 +85,45 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// From a turn's start and after its first step, `completions` lists
+    /// each reachable final position once, every rest replays step by
+    /// step to it, and from the start they are exactly the legal finals.
+    #[test]
+    fn completions_are_the_distinct_ways_to_finish(seed in any::<u64>()) {
+        let mut dice = SeededDice::new(seed);
+        let mut n = 0u32;
+        random_game(&mut dice, &Options::default(), 5_000, |p, d, finals| {
+            n += 1;
+            if !n.is_multiple_of(3) {
+                return;
+            }
+            let turn = Turn::new(p, d);
+            let whole = turn.completions();
+            let got: HashSet<Position> = whole.iter().map(|(_, f)| *f).collect();
+            assert_eq!(got.len(), whole.len(), "{p} {d}: a final listed twice");
+            let want: HashSet<Position> = finals.iter().copied().collect();
+            assert_eq!(got, want, "{p} {d}");
+            if let Some((rest, _)) = whole.iter().find(|(r, _)| r.len() >= 2) {
+                let mut t = turn.clone();
+                t.step(rest[0].from(), rest[0].die()).unwrap();
+                let after = t.completions();
+                assert!(!after.is_empty());
+                for (steps, fin) in &after {
+                    assert!(want.contains(fin), "{p} {d}: {fin} is no legal final");
+                    let mut u = t.clone();
+                    for s in steps {
+                        u.step(s.from(), s.die()).unwrap();
+                    }
+                    assert_eq!(u.finish().unwrap(), *fin);
+                }
+            }
+        });
+    }
+}
+
 #[test]
 fn all_21_rolls_from_the_opening_match_reference() {
     let p = Position::initial();

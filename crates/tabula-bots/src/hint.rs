@@ -174,33 +174,6 @@ pub fn backgammon_after(
     rollouts: u32,
     seed: u64,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
-    fn walk(
-        t: &tabula_backgammon::Turn,
-        k: usize,
-        seen: &mut std::collections::HashSet<tabula_backgammon::Position>,
-        out: &mut Vec<(Vec<(u8, u8)>, tabula_backgammon::Position)>,
-    ) {
-        if t.is_complete() {
-            if let Ok(f) = t.finish()
-                && seen.insert(f)
-            {
-                let rest = t.steps()[k..].iter().map(|s| (s.from(), s.to())).collect();
-                out.push((rest, f));
-            }
-            return;
-        }
-        let mut dice = t.remaining_dice().to_vec();
-        dice.sort_unstable();
-        dice.dedup();
-        for from in (1..=tabula_backgammon::BAR).rev() {
-            for &d in &dice {
-                let mut next = t.clone();
-                if next.step(from, d).is_ok() {
-                    walk(&next, k, seen, out);
-                }
-            }
-        }
-    }
     if played.is_empty() {
         return backgammon(pos, dice, rollouts, seed);
     }
@@ -216,14 +189,11 @@ pub fn backgammon_after(
     if t.is_complete() {
         return Vec::new();
     }
-    let mut rest = Vec::new();
-    walk(
-        &t,
-        played.len(),
-        &mut std::collections::HashSet::new(),
-        &mut rest,
-    );
-    let (plays, finals) = rest.into_iter().unzip();
+    let (plays, finals) = t
+        .completions()
+        .into_iter()
+        .map(|(rest, f)| (rest.iter().map(|s| (s.from(), s.to())).collect(), f))
+        .unzip();
     rank_backgammon(pos, plays, finals, rollouts, seed)
 }
 

@@ -3,8 +3,6 @@
 //! [`Game`] knows nothing of players, connections or matches; the room
 //! drives it, and the verifier replays a [`crate::GameRecord`] through it.
 
-use std::collections::HashSet;
-
 use serde::{Deserialize, Serialize};
 use tabula_backgammon as bg;
 use tabula_dice::Dice;
@@ -344,31 +342,11 @@ fn long_possible(turn: &long::Turn) -> (Vec<String>, Vec<String>) {
 /// the remaining steps per distinct final position (the same shape the
 /// roll's `legal_plays` gives, so a client sees whole plays at every step).
 fn bg_rest_sequences(turn: &bg::Turn) -> Vec<String> {
-    fn walk(t: &bg::Turn, played: usize, seen: &mut HashSet<bg::Position>, out: &mut Vec<String>) {
-        if t.is_complete() {
-            if let Ok(p) = t.finish()
-                && seen.insert(p)
-            {
-                let rest = t.steps().get(played..).unwrap_or_default().to_vec();
-                out.push(bg::Play::from_steps(rest).to_string());
-            }
-            return;
-        }
-        let mut dice: Vec<u8> = t.remaining_dice().to_vec();
-        dice.sort_unstable();
-        dice.dedup();
-        for from in (1..=bg::BAR).rev() {
-            for &d in &dice {
-                let mut next = t.clone();
-                if next.step(from, d).is_ok() {
-                    walk(&next, played, seen, out);
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(turn, turn.steps().len(), &mut HashSet::new(), &mut out);
-    out
+    turn.completions()
+        .into_iter()
+        .filter(|(rest, _)| !rest.is_empty())
+        .map(|(rest, _)| bg::Play::from_steps(rest).to_string())
+        .collect()
 }
 
 fn bg_first_steps(turn: &bg::Turn) -> Vec<String> {
