@@ -10,10 +10,12 @@
 //! (backgammon: the network's greedy play on both sides; long nardy:
 //! Medium on both sides), the same dice sequences for every candidate (so
 //! the comparison is paired), and re-ranked by their mean result in
-//! points. Plays that were not rolled out get a win
-//! probability from the evaluation ([`crate::bg::win_probability`],
-//! [`crate::long::win_probability`]) and the equity of a single game at
-//! that probability. Deterministic for a seed; budgets are counts.
+//! points. Plays that were not rolled out get a win probability from the
+//! evaluation ([`crate::bg::win_probability`],
+//! [`crate::long::win_probability`]) and an equity: backgammon, the
+//! network's (gammons counted; the look-ahead's for the best candidates);
+//! long nardy, that of a single game at that probability. Deterministic
+//! for a seed; budgets are counts.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -99,7 +101,7 @@ fn rank<P: Clone>(
     plays: &[P],
     order: Vec<usize>,
     scores: &[f64],
-    estimate: impl Fn(usize) -> f64,
+    estimate: impl Fn(usize) -> (f64, f64),
     rollouts: u32,
     seed: u64,
     mut rollout: impl FnMut(usize, &mut SeededDice, &mut ChaCha8Rng) -> i32,
@@ -125,12 +127,12 @@ fn rank<P: Clone>(
                 rollouts,
             });
         } else {
-            let win = estimate(i);
+            let (win, equity) = estimate(i);
             rest.push(Hint {
                 play: plays[i].clone(),
                 score: scores[i],
                 win,
-                equity: 2.0 * win - 1.0,
+                equity,
                 rollouts: 0,
             });
         }
@@ -213,9 +215,15 @@ fn rank_backgammon(
         &plays,
         order,
         &scores,
+        // The network's equity counts gammons; its look-ahead score where
+        // it was computed.
         |i| match finals[i].outcome(Scoring::Gammons) {
-            Some(o) => f64::from(u8::from(o.winner == me)),
-            None => 1.0 - crate::bg::win_probability(&finals[i].pass_turn(), true),
+            Some(o) if o.winner == me => (1.0, f64::from(o.points)),
+            Some(o) => (0.0, -f64::from(o.points)),
+            None => (
+                1.0 - crate::bg::win_probability(&finals[i].pass_turn(), true),
+                scores[i],
+            ),
         },
         rollouts,
         seed,
@@ -312,7 +320,10 @@ fn rank_long(
         &plays,
         order,
         &scores,
-        |i| crate::long::win_probability(&finals[i], me),
+        |i| {
+            let w = crate::long::win_probability(&finals[i], me);
+            (w, 2.0 * w - 1.0)
+        },
         rollouts,
         seed,
         |i, dice, rng| {

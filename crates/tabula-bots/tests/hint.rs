@@ -85,6 +85,10 @@ fn backgammon_hints_rank_every_play_with_hards_choice_first() {
         for h in &hints {
             assert!((0.0..=1.0).contains(&h.win), "{h:?}");
             assert_eq!(h.rollouts, 0);
+            // Without rollouts the equity is the network's (gammons
+            // counted), or the points of a game the play ends.
+            assert!(h.equity == h.score || h.win == 0.0 || h.win == 1.0, "{h:?}");
+            assert!((-3.0..=3.0).contains(&h.equity), "{h:?}");
         }
         // The deep-scored candidates come first, in order.
         let deep = hints.len().min(HARD_NARDY_CANDIDATES);
