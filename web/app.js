@@ -67,6 +67,27 @@ function h(spec, attrs, ...kids) {
 
 const params = new URLSearchParams(location.search);
 
+/** What a room screen starts from (also the app's initial values). */
+function roomState(invite) {
+  return {
+    roomId: null,
+    invite: invite || null,
+    seat: null,
+    view: null,
+    version: 0,
+    chat: [],
+    chatSeen: new Set(),
+    gameOver: null,
+    ended: null,
+    summary: null,
+    verify: null,
+    commitment: null,
+    lastMove: null,
+    thudRounds: [],
+    showResult: true,
+  };
+}
+
 const S = {
   screen: 'lobby',
   conn: 'connecting',
@@ -74,31 +95,17 @@ const S = {
   config: {},
   lobby: { game: 'long_nardy', options: {}, matchLength: 1 },
   roomKey: null,
-  roomId: null,
-  invite: null,
-  seat: null,
-  view: null,
-  version: 0,
-  chat: [],
-  chatSeen: new Set(),
-  gameOver: null,
-  ended: null,
-  summary: null,
+  ...roomState(null),
   stats: null,
-  verify: null,
-  commitment: null,
   sel: null,
   targets: null,
-  lastMove: null,
   toast: null,
   mayDouble: false,
-  thudRounds: [],
   confirm: null,
   choose: null,
   searching: null,
   error: null,
   botLevel: null,
-  showResult: true,
   inflight: 0,
 };
 
@@ -259,25 +266,7 @@ async function quickMatch() {
 }
 
 function enterRoom(key, invite) {
-  Object.assign(S, {
-    screen: 'room',
-    roomKey: key,
-    roomId: null,
-    invite: invite || null,
-    seat: null,
-    view: null,
-    version: 0,
-    chat: [],
-    chatSeen: new Set(),
-    gameOver: null,
-    ended: null,
-    summary: null,
-    verify: null,
-    commitment: null,
-    lastMove: null,
-    thudRounds: [],
-    showResult: true,
-  });
+  Object.assign(S, { screen: 'room', roomKey: key, ...roomState(invite) });
   clearSel();
   try {
     S.thudRounds = JSON.parse(sessionStorage.getItem(`tabula.rounds.${key}`) || '[]');
