@@ -210,29 +210,25 @@ fn created(e: &RoomEntry, bot: Option<BotLevel>) -> RoomCreated {
     }
 }
 
+/// The level of an optional `{"level": ...}` field named `field`.
+fn spec_level(spec: Option<&BotSpec>, field: &str) -> Result<Option<BotLevel>, Box<HttpResponse>> {
+    let Some(b) = spec else {
+        return Ok(None);
+    };
+    bot_level(&b.level).map(Some).ok_or_else(|| {
+        Box::new(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            format!("{field}.level must be 1, 2, 3, easy, medium or hard"),
+        ))
+    })
+}
+
 fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpResponse>> {
     let mut options = c.options.unwrap_or_default();
     options.game = c.game;
-    let bot = match &c.bot {
-        None => None,
-        Some(b) => Some(bot_level(&b.level).ok_or_else(|| {
-            Box::new(error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadRequest,
-                "bot.level must be 1, 2, 3, easy, medium or hard",
-            ))
-        })?),
-    };
-    let replace_leaver = match &c.replace_leaver {
-        None => None,
-        Some(b) => Some(bot_level(&b.level).ok_or_else(|| {
-            Box::new(error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadRequest,
-                "replaceLeaver.level must be 1, 2, 3, easy, medium or hard",
-            ))
-        })?),
-    };
+    let bot = spec_level(c.bot.as_ref(), "bot")?;
+    let replace_leaver = spec_level(c.replace_leaver.as_ref(), "replaceLeaver")?;
     let match_length = c.match_length.unwrap_or(1);
     if !(1..=64).contains(&match_length) {
         return Err(Box::new(error(
