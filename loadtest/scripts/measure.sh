@@ -130,7 +130,7 @@ cluster() {
   cluster_nodes
   local n=${CLUSTER_MATCHES:-2500}
   "$BIN/tabula-load" --url "127.0.0.1:$P1" --url "127.0.0.1:$P2" --matches "$n" --ramp-up 20s \
-    --duration 40s --think 500ms..3s --progress 0 --report "$OUT/cluster-$n.json" >/dev/null || true
+    --duration ${CLUSTER_DURATION:-40s} --think 500ms..3s --progress ${PROGRESS:-0} --report "$OUT/cluster-$n.json" >/dev/null || true
   echo "cluster $(summary "$OUT/cluster-$n.json")"
   kill -9 "$N1" "$N2"
 }

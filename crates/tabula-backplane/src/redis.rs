@@ -95,10 +95,21 @@ enum Pool {
     Cluster(deadpool_redis::cluster::Pool),
 }
 
-/// A pooled connection of either kind.
+/// A connection of either kind: a clone of a pooled multiplexed connection.
+///
+/// Why not a pool checkout per command: deadpool-redis checks every
+/// checkout with an `UNWATCH` + `PING` round trip, which doubled the
+/// round trips of every routed command and snapshot append (the cluster
+/// load test fell over at 5,000 matches with Redis mostly answering PINGs).
+/// A multiplexed connection is made to be shared (it pipelines concurrent
+/// requests over one socket), and nothing here uses per-connection state
+/// (no `WATCH`/`MULTI`), so the backplane takes one connection from the pool,
+/// shares clones of it, and goes back to the pool (which checks, and
+/// replaces, a broken one) only after a call fails on the connection.
+#[derive(Clone)]
 enum Conn {
-    Single(deadpool_redis::Connection),
-    Cluster(deadpool_redis::cluster::Connection),
+    Single(redis::aio::MultiplexedConnection),
+    Cluster(redis::cluster_async::ClusterConnection),
 }
 
 impl ConnectionLike for Conn {
@@ -127,6 +138,14 @@ impl ConnectionLike for Conn {
             Conn::Cluster(c) => c.get_db(),
         }
     }
+}
+
+/// The shared connection and its generation (so that of two calls failing
+/// on the same connection, only the first drops it).
+#[derive(Default)]
+struct Shared {
+    conn: Option<(u64, Conn)>,
+    generation: u64,
 }
 
 /// The Lua scripts; each touches the keys of one hash slot only.
@@ -290,6 +309,7 @@ pub struct RedisBackplane {
     prefix: String,
     cluster: bool,
     pool: Pool,
+    shared: Mutex<Shared>,
     scripts: Scripts,
     inbox: Mutex<Option<mpsc::UnboundedReceiver<Inbound>>>,
 }
@@ -303,6 +323,10 @@ impl fmt::Debug for RedisBackplane {
             .field("cluster", &self.cluster)
             .finish_non_exhaustive()
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn unavailable(e: impl fmt::Display) -> BackplaneError {
@@ -386,6 +410,7 @@ impl RedisBackplane {
             prefix: config.prefix,
             cluster: config.cluster,
             pool,
+            shared: Mutex::new(Shared::default()),
             scripts: Scripts::new(),
             inbox: Mutex::new(None),
             node,
@@ -439,11 +464,64 @@ impl RedisBackplane {
         format!("{}:inbox:{{{node}}}", self.prefix)
     }
 
-    async fn conn(&self) -> Result<Conn> {
-        match &self.pool {
-            Pool::Single(p) => p.get().await.map(Conn::Single).map_err(unavailable),
-            Pool::Cluster(p) => p.get().await.map(Conn::Cluster).map_err(unavailable),
+    /// The shared connection (taken from the pool when there is none).
+    async fn conn(&self) -> Result<(u64, Conn)> {
+        if let Some(c) = lock(&self.shared).conn.clone() {
+            return Ok(c);
         }
+        // The pooled object goes back to the pool when dropped here; the
+        // clone shares its socket.
+        let conn = match &self.pool {
+            Pool::Single(p) => Conn::Single((*p.get().await.map_err(unavailable)?).clone()),
+            Pool::Cluster(p) => Conn::Cluster((*p.get().await.map_err(unavailable)?).clone()),
+        };
+        let mut shared = lock(&self.shared);
+        if let Some(c) = shared.conn.clone() {
+            // Another call got one first; share that.
+            return Ok(c);
+        }
+        shared.generation += 1;
+        let c = (shared.generation, conn);
+        shared.conn = Some(c.clone());
+        Ok(c)
+    }
+
+    /// Drops the shared connection `generation` after a call on it failed
+    /// for a reason other than Redis's answer (the socket, a timeout), so
+    /// the next call goes back to the pool.
+    fn conn_failed(&self, generation: u64) {
+        let mut shared = lock(&self.shared);
+        if shared.conn.as_ref().is_some_and(|(g, _)| *g == generation) {
+            shared.conn = None;
+        }
+    }
+
+    /// Runs `call` on the shared connection within the timeout.
+    async fn on_conn<T>(
+        &self,
+        call: impl AsyncFnOnce(&mut Conn) -> std::result::Result<T, RedisError>,
+    ) -> Result<T> {
+        let mut generation = None;
+        let r = bounded(self.timeout, async {
+            let (g, mut c) = self.conn().await?;
+            generation = Some(g);
+            call(&mut c).await.map_err(|e| {
+                // An error Redis answered (a script's, a wrong type) says
+                // nothing about the connection.
+                if e.code().is_none() || e.is_io_error() || e.is_connection_dropped() {
+                    self.conn_failed(g);
+                }
+                redis_err(e)
+            })
+        })
+        .await;
+        if r.is_err()
+            && let Some(g) = generation
+        {
+            // A timeout: a half-open socket never answers.
+            self.conn_failed(g);
+        }
+        r
     }
 
     /// Runs one command on a pooled connection.
@@ -460,11 +538,7 @@ impl RedisBackplane {
     }
 
     async fn q<T: FromRedisValue>(&self, cmd: &Cmd) -> Result<T> {
-        bounded(self.timeout, async {
-            let mut c = self.conn().await?;
-            cmd.query_async(&mut c).await.map_err(redis_err)
-        })
-        .await
+        self.on_conn(async |c| cmd.query_async(c).await).await
     }
 
     /// Runs a script on a pooled connection.
@@ -474,18 +548,14 @@ impl RedisBackplane {
         keys: &[&str],
         args: &[&str],
     ) -> Result<T> {
-        bounded(self.timeout, async {
-            let mut inv = script.prepare_invoke();
-            for k in keys {
-                inv.key(*k);
-            }
-            for a in args {
-                inv.arg(*a);
-            }
-            let mut c = self.conn().await?;
-            inv.invoke_async(&mut c).await.map_err(redis_err)
-        })
-        .await
+        let mut inv = script.prepare_invoke();
+        for k in keys {
+            inv.key(*k);
+        }
+        for a in args {
+            inv.arg(*a);
+        }
+        self.on_conn(async |c| inv.invoke_async(c).await).await
     }
 
     async fn lookup_inner(&self, id: &str) -> Result<Option<RoomEntry>> {
