@@ -29,6 +29,27 @@ use crate::room_actor::{
     Abandon, Cmd, Detach, HintReq, Join, Outbound, Persist, Resume, RoomActor, msg_seq, msg_version,
 };
 
+/// One more message of a [`NodeMsg::Out`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OutItem {
+    /// The `seq` it answers.
+    pub seq: Option<u64>,
+    /// The room version it carries.
+    pub version: Option<u64>,
+    /// The JSON text.
+    pub text: String,
+}
+
+impl OutItem {
+    fn of(m: &ServerMsg) -> OutItem {
+        OutItem {
+            seq: msg_seq(m),
+            version: msg_version(m),
+            text: m.to_json(),
+        }
+    }
+}
+
 /// Node connection ids (unique within a process).
 pub static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
@@ -100,6 +121,12 @@ pub enum NodeMsg {
         version: Option<u64>,
         /// The JSON text.
         text: String,
+        /// Messages that follow it, numbered `n + 1`, `n + 2`, …: the
+        /// events of one command go in one publish. (Left out when empty,
+        /// so that a single message reads as before; a node that does not
+        /// know the field reads the first and resyncs on the gap.)
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        more: Vec<OutItem>,
     },
     /// Owner → front: close the socket.
     Close {
@@ -347,13 +374,15 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
             seq,
             version,
             text,
+            more,
         } => {
             if let Some(tx) = router.front(conn) {
+                let mut items = Vec::with_capacity(1 + more.len());
+                items.push(OutItem { seq, version, text });
+                items.extend(more);
                 let _ = tx.send(Outbound::Remote(Box::new(crate::room_actor::RemoteOut {
                     n,
-                    seq,
-                    version,
-                    text,
+                    items,
                 })));
             }
         }
@@ -375,42 +404,75 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
     }
 }
 
+/// Most messages one publish carries (a backlog is sent in several).
+const OUT_BATCH: usize = 64;
+
 /// The outbound side of a proxy: what the room sends the remote socket is
 /// numbered and published to the front node, in order (one task per link,
-/// each publish awaited before the next).
+/// each publish awaited before the next). The messages of one command, and
+/// whatever else queued up meanwhile, go in one publish: Redis and both
+/// nodes then pay one round trip per command, not one per event.
 fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<Outbound> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Outbound>();
     actix_rt::spawn(async move {
+        // The number of the last message published.
         let mut n = 0u64;
-        let out_msg = |n: &mut u64, m: ServerMsg| {
-            *n += 1;
-            NodeMsg::Out {
-                conn,
-                n: *n,
-                seq: msg_seq(&m),
-                version: msg_version(&m),
-                text: m.to_json(),
-            }
-        };
-        while let Some(out) = rx.recv().await {
-            let msgs = match out {
-                Outbound::Msg(m) => vec![out_msg(&mut n, *m)],
-                // Numbered one by one: the front node's gap detection and
-                // the node-to-node wire stay per message.
-                Outbound::Batch(ms) => ms.into_iter().map(|m| out_msg(&mut n, m)).collect(),
-                Outbound::Close(reason) => vec![NodeMsg::Close { conn, reason }],
-                Outbound::Reroute => vec![NodeMsg::Reroute { conn }],
-                Outbound::Unjoined => vec![NodeMsg::Unjoined { conn }],
-                Outbound::Remote(_) | Outbound::Resync => continue,
+        let mut held: Option<Outbound> = None;
+        loop {
+            let first = match held.take() {
+                Some(out) => out,
+                None => match rx.recv().await {
+                    Some(out) => out,
+                    None => break,
+                },
             };
-            let mut last = false;
-            for msg in &msgs {
-                last = matches!(msg, NodeMsg::Close { .. } | NodeMsg::Reroute { .. });
-                send(&state, &front, msg).await;
+            let mut items: Vec<OutItem> = Vec::new();
+            let mut end = None;
+            let mut next = Some(first);
+            while let Some(out) = next.take() {
+                match out {
+                    Outbound::Msg(m) => items.push(OutItem::of(&m)),
+                    Outbound::Batch(ms) => items.extend(ms.iter().map(OutItem::of)),
+                    Outbound::Close(reason) => end = Some(NodeMsg::Close { conn, reason }),
+                    Outbound::Reroute => end = Some(NodeMsg::Reroute { conn }),
+                    Outbound::Unjoined => end = Some(NodeMsg::Unjoined { conn }),
+                    Outbound::Remote(_) | Outbound::Resync => {}
+                }
+                if end.is_some() || items.len() >= OUT_BATCH {
+                    break;
+                }
+                // Take what is already queued, without waiting.
+                next = rx.try_recv().ok();
+                if let Some(Outbound::Close(_) | Outbound::Reroute | Outbound::Unjoined) = &next
+                    && !items.is_empty()
+                {
+                    // Publish the messages before it first, in order.
+                    held = next.take();
+                }
             }
-            if last {
-                lock(&state.router.proxies).remove(&(front.clone(), conn));
-                break;
+            let mut rest = items.into_iter();
+            while let Some(first) = rest.next() {
+                let more: Vec<OutItem> = rest.by_ref().take(OUT_BATCH - 1).collect();
+                let msg = NodeMsg::Out {
+                    conn,
+                    n: n + 1,
+                    seq: first.seq,
+                    version: first.version,
+                    text: first.text,
+                    more,
+                };
+                if let NodeMsg::Out { more, .. } = &msg {
+                    n += 1 + more.len() as u64;
+                }
+                send(&state, &front, &msg).await;
+            }
+            if let Some(msg) = end {
+                let last = matches!(msg, NodeMsg::Close { .. } | NodeMsg::Reroute { .. });
+                send(&state, &front, &msg).await;
+                if last {
+                    lock(&state.router.proxies).remove(&(front.clone(), conn));
+                    break;
+                }
             }
         }
     });
@@ -532,5 +594,50 @@ pub async fn sweep_loop(state: Arc<AppState>) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_single_out_message_keeps_its_old_wire_form_and_a_batch_round_trips() {
+        let one = NodeMsg::Out {
+            conn: 7,
+            n: 3,
+            seq: Some(2),
+            version: Some(9),
+            text: "{}".into(),
+            more: Vec::new(),
+        };
+        let text = serde_json::to_string(&one).unwrap();
+        assert!(!text.contains("more"), "{text}");
+        // What a node without batches sends reads as a batch of one.
+        let old = r#"{"t":"out","conn":7,"n":3,"seq":2,"version":9,"text":"{}"}"#;
+        let NodeMsg::Out { n, more, .. } = serde_json::from_str::<NodeMsg>(old).unwrap() else {
+            panic!("not an out message");
+        };
+        assert_eq!((n, more.len()), (3, 0));
+
+        let batch = NodeMsg::Out {
+            conn: 7,
+            n: 4,
+            seq: Some(3),
+            version: Some(10),
+            text: "a".into(),
+            more: vec![OutItem {
+                seq: None,
+                version: Some(11),
+                text: "b".into(),
+            }],
+        };
+        let back: NodeMsg = serde_json::from_str(&serde_json::to_string(&batch).unwrap()).unwrap();
+        let NodeMsg::Out { n, text, more, .. } = back else {
+            panic!("not an out message");
+        };
+        assert_eq!((n, text.as_str()), (4, "a"));
+        assert_eq!(more.len(), 1);
+        assert_eq!((more[0].version, more[0].text.as_str()), (Some(11), "b"));
     }
 }

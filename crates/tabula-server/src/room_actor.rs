@@ -54,17 +54,14 @@ pub enum Outbound {
     Resync,
 }
 
-/// A message from the owner of a remote room (see [`Outbound::Remote`]).
+/// Messages from the owner of a remote room (see [`Outbound::Remote`]).
 #[derive(Debug)]
 pub struct RemoteOut {
-    /// The link sequence number (1, 2, …).
+    /// The link sequence number of the first (1, 2, …); the others follow
+    /// it one by one.
     pub n: u64,
-    /// The `seq` it answers.
-    pub seq: Option<u64>,
-    /// The room version it carries.
-    pub version: Option<u64>,
-    /// The JSON text.
-    pub text: String,
+    /// The messages, in order (never empty).
+    pub items: Vec<crate::cluster::OutItem>,
 }
 
 /// The `seq` a server message answers.

@@ -142,20 +142,18 @@ impl Sess {
                 Flow::WriteAll(texts)
             }
             Outbound::Remote(r) => {
-                let crate::room_actor::RemoteOut {
-                    n,
-                    seq,
-                    version,
-                    text,
-                } = *r;
+                let crate::room_actor::RemoteOut { n, items } = *r;
                 let Some(l) = &mut self.link else {
                     return Flow::Nothing;
                 };
-                if !matches!(l.at, Located::Remote(_)) || n < l.expect_n {
+                let after = n + items.len() as u64;
+                if !matches!(l.at, Located::Remote(_)) || after <= l.expect_n {
                     return Flow::Nothing;
                 }
                 let gap = n > l.expect_n;
-                l.expect_n = n + 1;
+                // Messages numbered below `expect_n` were written already.
+                let skip = l.expect_n.saturating_sub(n) as usize;
+                l.expect_n = after;
                 self.join_wait = None;
                 if gap {
                     // Pub/sub lost something: ask the owner for the whole
@@ -167,8 +165,15 @@ impl Sess {
                         .inc();
                     self.resync().await;
                 }
-                self.note(seq, version, true);
-                Flow::Write(text)
+                let texts = items
+                    .into_iter()
+                    .skip(skip)
+                    .map(|i| {
+                        self.note(i.seq, i.version, true);
+                        i.text
+                    })
+                    .collect();
+                Flow::WriteAll(texts)
             }
             Outbound::Close(reason) => {
                 let e = ServerMsg::error(ErrorCode::Replaced, reason.clone(), None);
