@@ -12,6 +12,7 @@
 mod play;
 mod stats;
 
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,9 +23,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow, bail};
 use clap::Parser;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::stats::{Stats, Summary};
+use crate::stats::{Latency, Stats};
 
 /// Command line.
 #[derive(Debug, Parser)]
@@ -90,6 +92,19 @@ struct Cli {
     /// Worker threads (default: the number of cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Harness processes sharing the matches. A process holds one open
+    /// file per socket, so past the open-file limit (`ulimit -n`) the run
+    /// needs several; their figures are merged exactly (the histograms
+    /// too) into one report.
+    #[arg(long, default_value_t = 1)]
+    procs: usize,
+    /// Internal: run as worker process of a `--procs` parent, matches
+    /// numbered from this slot; prints its raw part as JSON on stdout.
+    #[arg(long, hide = true)]
+    worker_from: Option<usize>,
+    /// Internal: the parent's run tag (player names stay unique).
+    #[arg(long, hide = true)]
+    run_tag: Option<String>,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -291,10 +306,43 @@ fn real_main(cli: Cli) -> anyhow::Result<bool> {
     {
         bail!("--bot must be 1, 2 or 3");
     }
-    if cli.chaos_cmd.is_some() != cli.chaos_at.is_some() {
+    // A worker notes the chaos time without a command: its parent runs it.
+    if cli.worker_from.is_none() && cli.chaos_cmd.is_some() != cli.chaos_at.is_some() {
         bail!("--chaos-cmd and --chaos-at go together");
     }
+    if cli.procs == 0 {
+        bail!("--procs must be at least 1");
+    }
+    if cli.procs > cli.matches {
+        bail!(
+            "--procs {} is more than --matches {}",
+            cli.procs,
+            cli.matches
+        );
+    }
     let checks = cli.assert.as_deref().map(parse_checks).transpose()?;
+    let sockets_per_match = if cli.bot.is_some() { 1 } else { 2 };
+    let matches_here = if cli.procs > 1 {
+        cli.matches.div_ceil(cli.procs)
+    } else {
+        cli.matches
+    };
+    if let Some(limit) = open_file_limit() {
+        // Each socket is a file, plus a few of the process's own and the
+        // room-creation requests in flight.
+        let need = matches_here * sockets_per_match + 64;
+        if need as u64 > limit {
+            bail!(
+                "{matches_here} matches in one process need about {need} open files, over this \
+                 process's limit of {limit} (ulimit -n); raise it or spread the matches over \
+                 more processes with --procs"
+            );
+        }
+    }
+    if cli.procs > 1 {
+        let parts = run_workers(&cli)?;
+        return finish(&cli, parts, checks);
+    }
     let threads = cli.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -323,13 +371,128 @@ fn real_main(cli: Cli) -> anyhow::Result<bool> {
             connect_timeout: cli.connect_timeout,
             bot_token: cli.bot_token.clone(),
             verify: cli.verify || cli.chaos_cmd.is_some(),
-            run_tag: format!("{:04x}", rand::random::<u16>()),
+            run_tag: cli
+                .run_tag
+                .clone()
+                .unwrap_or_else(|| format!("{:04x}", rand::random::<u16>())),
         },
         stats: Stats::default(),
         stop: AtomicBool::new(false),
         chaos: Mutex::new(None),
     });
-    let report = rt.block_on(run(&cli, shared.clone()))?;
+    let part = rt.block_on(run(&cli, shared.clone()))?;
+    if cli.worker_from.is_some() {
+        // The parent reads this line.
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", serde_json::to_string(&part)?);
+        return Ok(true);
+    }
+    finish(&cli, vec![part], checks)
+}
+
+/// The open-file limit of this process (`/proc/self/limits`), if known.
+fn open_file_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    // "Max open files            20000                20000                files"
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Runs the matches in `--procs` worker processes (this same binary) and
+/// collects their parts; the chaos command runs here, once.
+fn run_workers(cli: &Cli) -> anyhow::Result<Vec<Part>> {
+    let exe = std::env::current_exe().context("finding this executable")?;
+    let tag = format!("{:04x}", rand::random::<u16>());
+    let ms = |d: Duration| format!("{}ms", d.as_secs_f64() * 1000.0);
+    let mut children = Vec::new();
+    let mut from = 0;
+    for k in 0..cli.procs {
+        let matches = cli.matches / cli.procs + usize::from(k < cli.matches % cli.procs);
+        let mut args: Vec<String> = Vec::new();
+        for u in &cli.urls {
+            args.extend(["--url".into(), u.clone()]);
+        }
+        args.extend([
+            "--matches".into(),
+            matches.to_string(),
+            "--game".into(),
+            cli.game.clone(),
+            "--ramp-up".into(),
+            ms(cli.ramp_up),
+            "--duration".into(),
+            ms(cli.duration),
+            "--think".into(),
+            format!("{}..{}", ms(cli.think.0), ms(cli.think.1)),
+            "--action-timeout".into(),
+            ms(cli.action_timeout),
+            "--connect-timeout".into(),
+            ms(cli.connect_timeout),
+            "--progress".into(),
+            cli.progress.to_string(),
+            "--worker-from".into(),
+            from.to_string(),
+            "--run-tag".into(),
+            tag.clone(),
+        ]);
+        if let Some(b) = cli.bot {
+            args.extend(["--bot".into(), b.to_string()]);
+        }
+        if let Some(t) = &cli.bot_token {
+            args.extend(["--bot-token".into(), t.clone()]);
+        }
+        if let Some(at) = cli.chaos_at {
+            // The workers only note the time; the command runs here.
+            args.extend(["--chaos-at".into(), ms(at)]);
+        }
+        if cli.verify || cli.chaos_cmd.is_some() {
+            args.push("--verify".into());
+        }
+        if let Some(t) = cli.threads {
+            args.extend(["--threads".into(), t.to_string()]);
+        }
+        let child = std::process::Command::new(&exe)
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .with_context(|| format!("starting worker {k}"))?;
+        children.push(child);
+        from += matches;
+    }
+    if let (Some(cmd), Some(at)) = (&cli.chaos_cmd, cli.chaos_at) {
+        std::thread::sleep(at);
+        let status = std::process::Command::new("sh").arg("-c").arg(cmd).status();
+        let _ = writeln!(
+            std::io::stderr(),
+            "chaos at {:.1}s: `{cmd}` → {status:?}",
+            at.as_secs_f64()
+        );
+    }
+    let mut parts = Vec::new();
+    for (k, child) in children.into_iter().enumerate() {
+        let out = child
+            .wait_with_output()
+            .with_context(|| format!("waiting for worker {k}"))?;
+        if !out.status.success() {
+            bail!("worker {k} failed ({})", out.status);
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text.lines().last().unwrap_or_default();
+        parts.push(
+            serde_json::from_str(line).with_context(|| format!("reading worker {k}'s figures"))?,
+        );
+    }
+    Ok(parts)
+}
+
+/// Merges the parts into the report, writes it, prints the summary and
+/// checks the thresholds.
+fn finish(cli: &Cli, parts: Vec<Part>, checks: Option<Vec<Check>>) -> anyhow::Result<bool> {
+    let report = report(cli, &parts);
     let text = serde_json::to_string_pretty(&report)?;
     if let Some(path) = &cli.report {
         std::fs::write(path, &text).with_context(|| format!("writing {}", path.display()))?;
@@ -364,14 +527,36 @@ fn real_main(cli: Cli) -> anyhow::Result<bool> {
     Ok(ok)
 }
 
-async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<serde_json::Value> {
+/// What one harness process measured, raw (mergeable).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Part {
+    elapsed_s: f64,
+    cpu_s: Option<f64>,
+    action: Vec<(u64, u64)>,
+    fanout: Vec<(u64, u64)>,
+    connect: Vec<(u64, u64)>,
+    games: u64,
+    scheduled: u64,
+    sent: u64,
+    answered: u64,
+    max_sockets: i64,
+    reconnects: u64,
+    errors: BTreeMap<String, u64>,
+    verified: u64,
+    mismatches: u64,
+    pauses_ms: Vec<f64>,
+}
+
+async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<Part> {
     let start = Instant::now();
     let cpu0 = cpu_seconds();
     let end = start + cli.ramp_up + cli.duration;
     let mut tasks = Vec::new();
-    for slot in 0..cli.matches {
+    let base = cli.worker_from.unwrap_or(0);
+    for i in 0..cli.matches {
         let shared = shared.clone();
-        let delay = cli.ramp_up.mul_f64(slot as f64 / cli.matches as f64);
+        let slot = base + i;
+        let delay = cli.ramp_up.mul_f64(i as f64 / cli.matches as f64);
         tasks.push(tokio::spawn(async move {
             tokio::time::sleep(delay).await;
             let mut n = 0u64;
@@ -389,8 +574,12 @@ async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<serde_json::Value
             }
         }));
     }
-    let chaos = cli.chaos_cmd.clone().zip(cli.chaos_at);
+    let chaos = cli.chaos_at.map(|at| (cli.chaos_cmd.clone(), at));
     let mut chaos_done = chaos.is_none();
+    let tag = match cli.worker_from {
+        Some(from) => format!("matches from {from} "),
+        None => String::new(),
+    };
     let mut last_line = Instant::now();
     let mut sent_at_line = 0u64;
     while Instant::now() < end {
@@ -401,12 +590,14 @@ async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<serde_json::Value
         {
             chaos_done = true;
             *shared.chaos.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
-            let status = std::process::Command::new("sh").arg("-c").arg(cmd).status();
-            let _ = writeln!(
-                std::io::stderr(),
-                "chaos at {:.1}s: `{cmd}` → {status:?}",
-                start.elapsed().as_secs_f64()
-            );
+            if let Some(cmd) = cmd {
+                let status = std::process::Command::new("sh").arg("-c").arg(cmd).status();
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "chaos at {:.1}s: `{cmd}` → {status:?}",
+                    start.elapsed().as_secs_f64()
+                );
+            }
         }
         if cli.progress > 0 && last_line.elapsed() >= Duration::from_secs(cli.progress) {
             let st = &shared.stats;
@@ -414,7 +605,7 @@ async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<serde_json::Value
             let a = st.action.summary();
             let _ = writeln!(
                 std::io::stderr(),
-                "[{:>5.1}s] matches {:>6} sockets {:>6} games {:>7} actions/s {:>7.0} p50 {:>6.1}ms p99 {:>7.1}ms errors {}",
+                "{tag}[{:>5.1}s] matches {:>6} sockets {:>6} games {:>7} actions/s {:>7.0} p50 {:>6.1}ms p99 {:>7.1}ms errors {}",
                 start.elapsed().as_secs_f64(),
                 st.active.load(Ordering::Relaxed),
                 st.sockets.load(Ordering::Relaxed),
@@ -428,7 +619,6 @@ async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<serde_json::Value
             last_line = Instant::now();
         }
     }
-    let steady = cli.duration.as_secs_f64().max(0.001);
     let elapsed = start.elapsed().as_secs_f64();
     let cpu = cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
     shared.stop.store(true, Ordering::SeqCst);
@@ -436,46 +626,84 @@ async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<serde_json::Value
         let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
     }
     let st = &shared.stats;
-    let errors = st.errors.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let sockets = st.max_sockets.load(Ordering::Relaxed);
-    let cpu_core_fraction = cpu.map(|c| c / elapsed);
-    let pauses: Vec<f64> = {
-        let mut p: Vec<f64> = st
+    Ok(Part {
+        elapsed_s: elapsed,
+        cpu_s: cpu,
+        action: st.action.recorded(),
+        fanout: st.fanout.recorded(),
+        connect: st.connect.recorded(),
+        games: st.games.load(Ordering::Relaxed),
+        scheduled: st.scheduled.load(Ordering::Relaxed),
+        sent: st.sent.load(Ordering::Relaxed),
+        answered: st.answered.load(Ordering::Relaxed),
+        max_sockets: st.max_sockets.load(Ordering::Relaxed),
+        reconnects: st.reconnects.load(Ordering::Relaxed),
+        errors: st.errors.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        verified: st.verified.load(Ordering::Relaxed),
+        mismatches: st.mismatches.load(Ordering::Relaxed),
+        pauses_ms: st
             .chaos_pauses
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .iter()
             .map(|d| d.as_secs_f64() * 1000.0)
-            .collect();
-        p.sort_by(|a, b| a.total_cmp(b));
-        p
+            .collect(),
+    })
+}
+
+/// The JSON report of one or more parts.
+fn report(cli: &Cli, parts: &[Part]) -> serde_json::Value {
+    let merged = |f: fn(&Part) -> &[(u64, u64)]| {
+        let l = Latency::default();
+        for p in parts {
+            l.merge(f(p));
+        }
+        serde_json::to_value(l.summary()).unwrap_or_default()
     };
-    let summary = |s: Summary| serde_json::to_value(s).unwrap_or_default();
-    Ok(json!({
+    let sum = |f: fn(&Part) -> u64| parts.iter().map(f).sum::<u64>();
+    let elapsed = parts.iter().map(|p| p.elapsed_s).fold(0.0, f64::max);
+    let steady = cli.duration.as_secs_f64().max(0.001);
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    for p in parts {
+        for (k, v) in &p.errors {
+            *errors.entry(k.clone()).or_default() += v;
+        }
+    }
+    // A worker's peak counts its sockets; at steady load all are open at
+    // once, so the peaks add up.
+    let sockets: i64 = parts.iter().map(|p| p.max_sockets).sum();
+    let cpu: Option<f64> = parts.iter().map(|p| p.cpu_s).sum();
+    let cpu_core_fraction = cpu.map(|c| c / elapsed.max(0.001));
+    let mut pauses: Vec<f64> = parts.iter().flat_map(|p| p.pauses_ms.clone()).collect();
+    pauses.sort_by(|a, b| a.total_cmp(b));
+    let answered = sum(|p| p.answered);
+    let games = sum(|p| p.games);
+    json!({
         "config": {
             "urls": cli.urls, "matches": cli.matches, "game": cli.game, "bot": cli.bot,
             "ramp_up_s": cli.ramp_up.as_secs_f64(), "duration_s": cli.duration.as_secs_f64(),
             "think_ms": [cli.think.0.as_millis() as u64, cli.think.1.as_millis() as u64],
             "auth": if cli.bot_token.is_some() { "telegram" } else { "guest" },
             "chaos": cli.chaos_cmd, "chaos_at_s": cli.chaos_at.map(|d| d.as_secs_f64()),
+            "procs": cli.procs,
         },
         "elapsed_s": elapsed,
-        "action": summary(st.action.summary()),
-        "fanout": summary(st.fanout.summary()),
-        "connect": summary(st.connect.summary()),
-        "games": st.games.load(Ordering::Relaxed),
-        "games_per_s": st.games.load(Ordering::Relaxed) as f64 / elapsed,
-        "actions_scheduled": st.scheduled.load(Ordering::Relaxed),
-        "actions_sent": st.sent.load(Ordering::Relaxed),
-        "actions_answered": st.answered.load(Ordering::Relaxed),
-        "actions_per_s": st.answered.load(Ordering::Relaxed) as f64 / elapsed,
-        "actions_per_s_steady_estimate": st.answered.load(Ordering::Relaxed) as f64 / (steady + cli.ramp_up.as_secs_f64() / 2.0),
+        "action": merged(|p| &p.action),
+        "fanout": merged(|p| &p.fanout),
+        "connect": merged(|p| &p.connect),
+        "games": games,
+        "games_per_s": games as f64 / elapsed.max(0.001),
+        "actions_scheduled": sum(|p| p.scheduled),
+        "actions_sent": sum(|p| p.sent),
+        "actions_answered": answered,
+        "actions_per_s": answered as f64 / elapsed.max(0.001),
+        "actions_per_s_steady_estimate": answered as f64 / (steady + cli.ramp_up.as_secs_f64() / 2.0),
         "max_sockets": sockets,
-        "reconnects": st.reconnects.load(Ordering::Relaxed),
+        "reconnects": sum(|p| p.reconnects),
         "errors_total": errors.values().sum::<u64>(),
         "errors": errors,
-        "verified_games": st.verified.load(Ordering::Relaxed),
-        "lost_or_duplicated": st.mismatches.load(Ordering::Relaxed),
+        "verified_games": sum(|p| p.verified),
+        "lost_or_duplicated": sum(|p| p.mismatches),
         "chaos_pauses_ms": {
             "matches": pauses.len(),
             "median": pauses.get(pauses.len() / 2),
@@ -486,8 +714,9 @@ async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<serde_json::Value
             "cpu_cores_used": cpu_core_fraction,
             "sockets_per_core": cpu_core_fraction.filter(|c| *c > 0.0).map(|c| sockets as f64 / c),
             "threads": cli.threads,
+            "procs": cli.procs,
         },
-    }))
+    })
 }
 
 fn human(r: &serde_json::Value) -> String {

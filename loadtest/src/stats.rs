@@ -30,9 +30,30 @@ impl Latency {
         h.saturating_record(us);
     }
 
+    /// Every recorded value with its count (what a worker process sends
+    /// the parent, which merges them exactly).
+    pub fn recorded(&self) -> Vec<(u64, u64)> {
+        let h = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        h.iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect()
+    }
+
+    /// Adds values recorded elsewhere (see [`Latency::recorded`]).
+    pub fn merge(&self, recorded: &[(u64, u64)]) {
+        let mut h = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        for &(value, count) in recorded {
+            h.saturating_record_n(value.clamp(1, 600_000_000), count);
+        }
+    }
+
     /// The summary so far.
     pub fn summary(&self) -> Summary {
         let h = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        Self::summarise(&h)
+    }
+
+    fn summarise(h: &Histogram<u64>) -> Summary {
         let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
         Summary {
             count: h.len(),
@@ -128,5 +149,29 @@ impl Stats {
     /// A socket closed.
     pub fn socket_closed(&self) {
         self.sockets.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_recordings_give_the_percentiles_of_all_samples() {
+        let (a, b, all) = (Latency::default(), Latency::default(), Latency::default());
+        for us in 1..=1000u64 {
+            let d = Duration::from_micros(us * 37 % 5000 + 1);
+            if us % 3 == 0 { &a } else { &b }.record(d);
+            all.record(d);
+        }
+        let merged = Latency::default();
+        merged.merge(&a.recorded());
+        merged.merge(&b.recorded());
+        let (m, x) = (merged.summary(), all.summary());
+        assert_eq!(m.count, 1000);
+        assert_eq!(
+            (m.p50_ms, m.p99_ms, m.p999_ms, m.max_ms),
+            (x.p50_ms, x.p99_ms, x.p999_ms, x.max_ms)
+        );
     }
 }

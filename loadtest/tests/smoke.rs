@@ -125,6 +125,57 @@ fn smoke_a_few_hundred_matches_meet_their_thresholds() {
 }
 
 #[test]
+fn several_harness_processes_report_as_one_and_run_chaos_once() {
+    let node = start(None);
+    let url = node.addr.to_string();
+    let marks = std::env::temp_dir().join(format!("tabula-load-chaos-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marks);
+    let chaos = format!("echo ran >> {}", marks.display());
+    let (code, r, text) = load(&[
+        "--url",
+        &url,
+        "--matches",
+        "31",
+        "--procs",
+        "3",
+        "--game",
+        "backgammon",
+        "--ramp-up",
+        "1s",
+        "--duration",
+        "7s",
+        "--think",
+        "0ms..20ms",
+        "--chaos-at",
+        "3s",
+        "--chaos-cmd",
+        &chaos,
+        "--assert",
+        "p99<1s,errors=0,games>=5,lost=0",
+    ]);
+    let ran = std::fs::read_to_string(&marks).unwrap_or_default();
+    let _ = std::fs::remove_file(&marks);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        ran.lines().count(),
+        1,
+        "the chaos command runs once: {ran:?}"
+    );
+    assert_eq!(r["config"]["procs"], 3, "{text}");
+    // Every worker's sockets and samples are in the one report.
+    assert_eq!(r["max_sockets"], 62, "{text}");
+    let answered = r["actions_answered"].as_u64().unwrap();
+    assert_eq!(r["action"]["count"].as_u64().unwrap(), answered, "{text}");
+    assert!(answered > 500, "{text}");
+    // Chaos implies --verify in every worker, and each noted its time.
+    assert!(r["verified_games"].as_u64().unwrap() >= 5, "{text}");
+    assert!(
+        r["chaos_pauses_ms"]["matches"].as_u64().unwrap() > 10,
+        "{text}"
+    );
+}
+
+#[test]
 fn bots_thud_and_telegram_init_data_work_too() {
     let node = start(None);
     let url = node.addr.to_string();
@@ -214,6 +265,11 @@ fn bad_arguments_get_one_clear_line_and_exit_2() {
         vec!["--url", "127.0.0.1:1", "--game", "chess"],
         vec!["--url", "127.0.0.1:1", "--assert", "speed=fast"],
         vec!["--url", "127.0.0.1:1", "--chaos-cmd", "true"],
+        vec!["--url", "127.0.0.1:1", "--procs", "0"],
+        vec!["--url", "127.0.0.1:1", "--matches", "2", "--procs", "3"],
+        // More sockets than any process may open (the kernel's ceiling is
+        // 2^20 files): the message names --procs.
+        vec!["--url", "127.0.0.1:1", "--matches", "600000"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tabula-load"))
             .args(&args)
@@ -222,5 +278,8 @@ fn bad_arguments_get_one_clear_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.starts_with("tabula-load: "), "{args:?}: {err}");
+        if args.contains(&"600000") {
+            assert!(err.contains("--procs"), "{err}");
+        }
     }
 }
