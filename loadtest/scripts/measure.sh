@@ -34,6 +34,7 @@ start_node() {
 
 rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 cpu_s() { awk '{print ($14+$15)/100}' "/proc/$1/stat"; }
+cpu_cs() { awk '{print $14+$15}' "/proc/$1/stat"; }
 
 summary() {
   python3 - "$1" <<'EOF'
@@ -112,7 +113,8 @@ stress() {
 start_redis() {
   REDIS_PORT=$(free_port)
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no >/dev/null 2>&1 &
-  PIDS+=("$!")
+  REDIS_PID=$!
+  PIDS+=("$REDIS_PID")
   for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
 }
 
@@ -127,11 +129,26 @@ cluster_nodes() {
 
 cluster() {
   start_redis
-  cluster_nodes
+  LISTEN_IP=0.0.0.0 cluster_nodes
   local n=${CLUSTER_MATCHES:-2500}
-  "$BIN/tabula-load" --url "127.0.0.1:$P1" --url "127.0.0.1:$P2" --matches "$n" --ramp-up 20s \
-    --duration ${CLUSTER_DURATION:-40s} --think 500ms..3s --progress ${PROGRESS:-0} --report "$OUT/cluster-$n.json" >/dev/null || true
-  echo "cluster $(summary "$OUT/cluster-$n.json")"
+  # CLUSTER_AFFINITY=1: both sockets of a match on its room's node (an
+  # affinity-aware load balancer); default: on different nodes.
+  local aff=() name=cluster-$n
+  if [ -n "${CLUSTER_AFFINITY:-}" ]; then aff=(--affinity); name=cluster-affinity-$n; fi
+  local c0; c0=$(( $(cpu_cs "$N1") + $(cpu_cs "$N2") ))
+  local r0; r0=$(cpu_cs "$REDIS_PID")
+  # Two destination addresses per node (see human()); consecutive URLs are
+  # different nodes, so the two sockets of a match are on different nodes.
+  # Past ~9,900 matches one harness process runs out of open files: the
+  # matches are spread over CLUSTER_PROCS processes.
+  "$BIN/tabula-load" --url "127.0.0.1:$P1" --url "127.0.0.2:$P2" --url "127.0.0.3:$P1" \
+    --url "127.0.0.4:$P2" --matches "$n" --procs "${CLUSTER_PROCS:-1}" "${aff[@]}" \
+    --ramp-up "${CLUSTER_RAMP:-20s}" --duration "${CLUSTER_DURATION:-40s}" --think 500ms..3s \
+    --progress "${PROGRESS:-0}" --report "$OUT/$name.json" >/dev/null || true
+  local c1; c1=$(( $(cpu_cs "$N1") + $(cpu_cs "$N2") ))
+  local r1; r1=$(cpu_cs "$REDIS_PID")
+  local secs; secs=$(python3 -c "import json; print(json.load(open('$OUT/$name.json'))['elapsed_s'])")
+  echo "$name $(summary "$OUT/$name.json")  nodes cpu $(python3 -c "print(round(($c1-$c0)/100/$secs,2))") cores  redis cpu $(python3 -c "print(round(($r1-$r0)/100/$secs,2))") cores  rss $(( $(rss_kib "$N1") / 1024 )) + $(( $(rss_kib "$N2") / 1024 )) MiB"
   kill -9 "$N1" "$N2"
 }
 

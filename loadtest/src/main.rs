@@ -46,6 +46,12 @@ struct Cli {
     /// `long_nardy`, `backgammon` or `thud`.
     #[arg(long, default_value = "long_nardy")]
     game: String,
+    /// Both sockets of a match connect to the node its room was created
+    /// on, as a load balancer with room affinity would send them (default:
+    /// the two go to different nodes, so one of them is routed through the
+    /// backplane).
+    #[arg(long)]
+    affinity: bool,
     /// One socket per match against a bot of this level (1..3) instead of
     /// two sockets.
     #[arg(long)]
@@ -151,6 +157,8 @@ pub struct Config {
     pub game: String,
     /// Bot level in seat B.
     pub bot: Option<u8>,
+    /// Both sockets of a match on its room's node.
+    pub affinity: bool,
     /// Think range.
     pub think: (Duration, Duration),
     /// Action timeout.
@@ -366,6 +374,7 @@ fn real_main(cli: Cli) -> anyhow::Result<bool> {
                 .collect(),
             game: cli.game.clone(),
             bot: cli.bot,
+            affinity: cli.affinity,
             think: cli.think,
             action_timeout: cli.action_timeout,
             connect_timeout: cli.connect_timeout,
@@ -450,6 +459,9 @@ fn run_workers(cli: &Cli) -> anyhow::Result<Vec<Part>> {
         }
         if cli.verify || cli.chaos_cmd.is_some() {
             args.push("--verify".into());
+        }
+        if cli.affinity {
+            args.push("--affinity".into());
         }
         if let Some(t) = cli.threads {
             args.extend(["--threads".into(), t.to_string()]);
@@ -681,6 +693,7 @@ fn report(cli: &Cli, parts: &[Part]) -> serde_json::Value {
     json!({
         "config": {
             "urls": cli.urls, "matches": cli.matches, "game": cli.game, "bot": cli.bot,
+            "affinity": cli.affinity,
             "ramp_up_s": cli.ramp_up.as_secs_f64(), "duration_s": cli.duration.as_secs_f64(),
             "think_ms": [cli.think.0.as_millis() as u64, cli.think.1.as_millis() as u64],
             "auth": if cli.bot_token.is_some() { "telegram" } else { "guest" },

@@ -327,8 +327,12 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
         ws: None,
         name: format!("lt{}s{slot}n{n}p{i}", cfg.run_tag),
         // The two sockets of a match go to different nodes when there are
-        // several, as behind a load balancer.
-        host: slot + n as usize + i,
+        // several, as behind a load balancer, unless both follow the room.
+        host: if cfg.affinity {
+            owner
+        } else {
+            slot + n as usize + i
+        },
         seat: None,
         seq: 0,
         pending: None,
