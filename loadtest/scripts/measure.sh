@@ -8,7 +8,7 @@
 # a free port; a Redis already running is not touched).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN=target/release
+BIN=${BIN:-target/release}
 OUT=loadtest/results
 mkdir -p "$OUT"
 PIDS=()

@@ -63,7 +63,8 @@ pub struct RedisConfig {
     pub cluster: bool,
     /// Seed nodes of the Redis Cluster.
     pub urls: Vec<String>,
-    /// Pooled connections (commands; pub/sub has its own connection).
+    /// The pool's size: the most command connections (the backplane shares
+    /// one and takes another only after one fails; pub/sub has its own).
     pub pool_size: usize,
     /// Bound of every call, in ms; a call over it fails with
     /// [`BackplaneError::Unavailable`].
