@@ -214,12 +214,11 @@ return restored",
             append: Script::new(
                 r"
 if redis.call('HEXISTS', KEYS[1], 'snap') == 0 then return {-3, -1} end
-local owner = redis.call('HGET', KEYS[1], 'owner')
-local ep = redis.call('HGET', KEYS[1], 'epoch')
-if owner ~= ARGV[1] or ep ~= ARGV[2] then return {-1, 0} end
-local ver = tonumber(redis.call('HGET', KEYS[1], 'ver') or '')
+local h = redis.call('HMGET', KEYS[1], 'owner', 'epoch', 'ver', 'n')
+if h[1] ~= ARGV[1] or h[2] ~= ARGV[2] then return {-1, 0} end
+local ver = tonumber(h[3] or '')
 if ver and ver > tonumber(ARGV[3]) then return {-2, 0} end
-local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '-1')
+local n = tonumber(h[4] or '-1')
 if n ~= tonumber(ARGV[4]) then return {-3, n} end
 if #ARGV > 5 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 6)) end
 redis.call('HSET', KEYS[1], 'ver', ARGV[3], 'n', n + #ARGV - 5, 'seqs', ARGV[5])
