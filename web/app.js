@@ -444,6 +444,9 @@ function onMessage(m) {
       toast(m.message || 'Your opponent left', 'warn', 4000);
       break;
     case 'error':
+      // A refused command: a roll that was refused (rate limited, the
+      // server briefly unavailable, …) must not block the next tap.
+      S.rolling = null;
       if (m.code === 'replaced') {
         // The same player opened the game in another window: do not fight over the seat.
         net.close();
