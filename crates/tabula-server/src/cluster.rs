@@ -453,17 +453,16 @@ fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<
             let mut rest = items.into_iter();
             while let Some(first) = rest.next() {
                 let more: Vec<OutItem> = rest.by_ref().take(OUT_BATCH - 1).collect();
+                let first_n = n + 1;
+                n += 1 + more.len() as u64;
                 let msg = NodeMsg::Out {
                     conn,
-                    n: n + 1,
+                    n: first_n,
                     seq: first.seq,
                     version: first.version,
                     text: first.text,
                     more,
                 };
-                if let NodeMsg::Out { more, .. } = &msg {
-                    n += 1 + more.len() as u64;
-                }
                 send(&state, &front, &msg).await;
             }
             if let Some(msg) = end {
