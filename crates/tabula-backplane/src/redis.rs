@@ -501,11 +501,14 @@ impl RedisBackplane {
         &self,
         call: impl AsyncFnOnce(&mut Conn) -> std::result::Result<T, RedisError>,
     ) -> Result<T> {
-        let mut generation = None;
+        // The connection's generation while the call on it is unanswered.
+        let mut waiting = None;
         let r = bounded(self.timeout, async {
             let (g, mut c) = self.conn().await?;
-            generation = Some(g);
-            call(&mut c).await.map_err(|e| {
+            waiting = Some(g);
+            let r = call(&mut c).await;
+            waiting = None;
+            r.map_err(|e| {
                 // An error Redis answered (a script's, a wrong type) says
                 // nothing about the connection.
                 if e.code().is_none() || e.is_io_error() || e.is_connection_dropped() {
@@ -515,10 +518,9 @@ impl RedisBackplane {
             })
         })
         .await;
-        if r.is_err()
-            && let Some(g) = generation
-        {
-            // A timeout: a half-open socket never answers.
+        if let Some(g) = waiting {
+            // Timed out waiting for the answer: a half-open socket never
+            // answers.
             self.conn_failed(g);
         }
         r
