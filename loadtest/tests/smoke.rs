@@ -181,36 +181,28 @@ fn with_affinity_both_sockets_of_a_match_go_to_its_rooms_node() {
     // the room, so only affinity plays without errors.
     let (a, b) = (start(None), start(None));
     let (ua, ub) = (a.addr.to_string(), b.addr.to_string());
-    let args = |affinity: bool| {
-        let mut v = vec![
-            "--url",
-            &ua,
-            "--url",
-            &ub,
-            "--matches",
-            "6",
-            "--game",
-            "backgammon",
-            "--ramp-up",
-            "0s",
-            "--duration",
-            "3s",
-            "--think",
-            "0",
-            "--assert",
-            "errors=0,games>=1",
-        ];
-        if affinity {
-            v.push("--affinity");
-        }
-        v.into_iter().map(String::from).collect::<Vec<_>>()
-    };
-    let with: Vec<String> = args(true);
-    let (code, r, text) = load(&with.iter().map(String::as_str).collect::<Vec<_>>());
+    let base = [
+        "--url",
+        &ua,
+        "--url",
+        &ub,
+        "--matches",
+        "6",
+        "--game",
+        "backgammon",
+        "--ramp-up",
+        "0s",
+        "--duration",
+        "3s",
+        "--think",
+        "0",
+        "--assert",
+        "errors=0,games>=1",
+    ];
+    let (code, r, text) = load(&[&base[..], &["--affinity"]].concat());
     assert_eq!(code, 0, "{text}");
     assert_eq!(r["config"]["affinity"], true, "{text}");
-    let without: Vec<String> = args(false);
-    let (code, r, text) = load(&without.iter().map(String::as_str).collect::<Vec<_>>());
+    let (code, r, text) = load(&base);
     assert_eq!(code, 1, "{text}");
     assert!(r["errors_total"].as_u64().unwrap() > 0, "{text}");
 }

@@ -88,6 +88,31 @@ struct Sess {
     join_wait: Option<(Instant, Option<u64>, Option<u64>)>,
 }
 
+/// Which of a remote owner's numbered messages a session writes.
+#[derive(Debug, PartialEq, Eq)]
+struct Window {
+    /// Leading messages written already (numbered below the expected one).
+    skip: usize,
+    /// Messages were lost before these: resync.
+    gap: bool,
+    /// The number expected after these.
+    next: u64,
+}
+
+/// Messages `n ..= n + len - 1` arrive while `expect` is the next number
+/// due: `None` when all of them were written already (a duplicate).
+fn window(expect: u64, n: u64, len: usize) -> Option<Window> {
+    let next = n + len as u64;
+    if next <= expect {
+        return None;
+    }
+    Some(Window {
+        skip: expect.saturating_sub(n) as usize,
+        gap: n > expect,
+        next,
+    })
+}
+
 /// What the select loop should do after an outbound message.
 enum Flow {
     Write(String),
@@ -146,14 +171,13 @@ impl Sess {
                 let Some(l) = &mut self.link else {
                     return Flow::Nothing;
                 };
-                let after = n + items.len() as u64;
-                if !matches!(l.at, Located::Remote(_)) || after <= l.expect_n {
+                if !matches!(l.at, Located::Remote(_)) {
                     return Flow::Nothing;
                 }
-                let gap = n > l.expect_n;
-                // Messages numbered below `expect_n` were written already.
-                let skip = l.expect_n.saturating_sub(n) as usize;
-                l.expect_n = after;
+                let Some(Window { skip, gap, next }) = window(l.expect_n, n, items.len()) else {
+                    return Flow::Nothing;
+                };
+                l.expect_n = next;
                 self.join_wait = None;
                 if gap {
                     // Pub/sub lost something: ask the owner for the whole
@@ -721,4 +745,43 @@ pub async fn run_session(
     state.metrics.connections.dec();
     tracing::debug!(conn, player = %player, "socket closed");
     let _ = session.close(close).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remote_batch_is_written_once_and_a_gap_before_it_is_noticed() {
+        // In order: all of it.
+        assert_eq!(
+            window(5, 5, 3),
+            Some(Window {
+                skip: 0,
+                gap: false,
+                next: 8
+            })
+        );
+        // Entirely seen before (a duplicate publish): nothing.
+        assert_eq!(window(8, 5, 3), None);
+        assert_eq!(window(9, 5, 3), None);
+        // Overlapping what was written: only the new tail.
+        assert_eq!(
+            window(7, 5, 3),
+            Some(Window {
+                skip: 2,
+                gap: false,
+                next: 8
+            })
+        );
+        // Something before it was lost: all of it, and a resync.
+        assert_eq!(
+            window(5, 7, 2),
+            Some(Window {
+                skip: 0,
+                gap: true,
+                next: 9
+            })
+        );
+    }
 }
