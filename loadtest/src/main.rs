@@ -290,6 +290,11 @@ fn parse_checks(s: &str) -> anyhow::Result<Vec<Check>> {
     Ok(out)
 }
 
+/// mimalloc, as the node uses: the harness shares the machine with the
+/// nodes it measures, so its allocations are on the same budget.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match real_main(cli) {

@@ -7,6 +7,13 @@ use anyhow::Context as _;
 use tabula_server::Settings;
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc rather than glibc malloc: under load glibc's malloc, free and
+/// heap consolidation took ~15 % of the node's CPU; with mimalloc the stress
+/// run answers 9–35 % more actions per core and an idle match takes less
+/// memory (loadtest/RESULTS.md).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     let dir = std::env::var_os("TABULA_CONFIG_DIR")
         .map(PathBuf::from)
