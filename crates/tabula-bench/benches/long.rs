@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tabula_dice::{Dice, SeededDice};
-use tabula_long::{Position, Variant, play_random_game};
+use tabula_long::{Position, Turn, Variant, play_random_game};
 
 /// At least `n` positions from seeded self-play (every third ply).
 fn positions(n: usize) -> Vec<Position> {
@@ -55,6 +55,20 @@ fn legal_moves(c: &mut Criterion) {
             for p in &set {
                 for d in Dice::ALL_21 {
                     total += p.legal_moves(d).len();
+                }
+            }
+            black_box(total)
+        })
+    });
+    // What a room does on every roll: start the turn, list its first
+    // steps and one whole play per distinct result (`possibleMoves`).
+    g.bench_function("turn_offer/1000_positions_x_21_rolls", |b| {
+        b.iter(|| {
+            let mut total = 0usize;
+            for p in &set {
+                for d in Dice::ALL_21 {
+                    let t = Turn::new(p, d);
+                    total += t.legal_steps().len() + t.continuations_by_result().len();
                 }
             }
             black_box(total)

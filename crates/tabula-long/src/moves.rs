@@ -225,9 +225,13 @@ fn rec(ctx: &Ctx, st: &St, rem: &[u8], path: &mut RawSeq, out: &mut Vec<RawSeq>)
                 p.fin = s2;
                 out.push(p);
             } else {
-                let mut rest = rem.to_vec();
-                rest.remove(i);
-                rec(ctx, &s2, &rest, path, out);
+                // The other dice, on the stack: this runs for every node
+                // of the search, once per roll in every room.
+                let mut rest = [0u8; 4];
+                let n = rem.len() - 1;
+                rest[..i].copy_from_slice(&rem[..i]);
+                rest[i..n].copy_from_slice(&rem[i + 1..]);
+                rec(ctx, &s2, &rest[..n], path, out);
             }
             path.len -= 1;
         }
@@ -288,7 +292,7 @@ pub(crate) fn moves(pos: &Position, dice: Dice) -> Moves {
     let mut sequences: Vec<Sequence> = Vec::new();
     let mut seen: Vec<RawSeq> = Vec::new();
     let mut finals: Vec<Final> = Vec::new();
-    let mut keys: std::collections::HashSet<[i8; 24]> = std::collections::HashSet::new();
+    let mut keys: HashSet<[i8; 24], foldhash::fast::RandomState> = HashSet::default();
     let mut max_dice = 0u8;
     for s in &raw {
         let seq = Sequence(
@@ -491,7 +495,11 @@ impl Turn {
     /// deduplicating [`Turn::continuations`] by replaying each is not.
     pub fn continuations_by_result(&self) -> Vec<Sequence> {
         let k = self.k();
-        let mut seen: HashSet<Position> = HashSet::new();
+        // foldhash, not SipHash: hashing the finals was a tenth of this
+        // (and 2 % of a loaded node's CPU); the keys are positions the
+        // rules generated, not attacker input.
+        let mut seen: HashSet<Position, foldhash::fast::RandomState> =
+            HashSet::with_capacity_and_hasher(self.conts.len(), Default::default());
         let mut out: Vec<Sequence> = Vec::new();
         for s in &self.conts {
             if usize::from(s.len) <= k || !seen.insert(s.fin.p) {
