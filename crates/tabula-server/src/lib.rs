@@ -64,6 +64,31 @@ pub enum Located {
     Remote(NodeId),
 }
 
+/// Registers the first of `make`'s entries whose id and invite code are
+/// both free. Six-letter invite codes (~10⁹ of them) collide now and then
+/// once a store holds thousands of rooms (the 9,900-match load run met one,
+/// which failed that room's creation); a collision is not an error the
+/// player should see, so another code is drawn.
+async fn register_fresh(
+    bp: &dyn Backplane,
+    mut make: impl FnMut() -> RoomEntry,
+) -> Result<RoomEntry, BackplaneError> {
+    const ATTEMPTS: usize = 8;
+    let mut last = None;
+    for _ in 0..ATTEMPTS {
+        let entry = make();
+        match bp.register(entry.clone()).await {
+            Ok(()) => return Ok(entry),
+            Err(BackplaneError::Exists(taken)) => {
+                tracing::debug!(%taken, "room id or invite code taken; drawing another");
+                last = Some(taken);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(BackplaneError::Exists(last.unwrap_or_default()))
+}
+
 /// The rooms this node owns, and the arbiters they run on.
 #[derive(Debug)]
 pub struct Rooms {
@@ -85,23 +110,25 @@ impl Rooms {
 
     /// Creates, registers, claims and starts a room.
     pub async fn create(&self, config: RoomConfig) -> Result<RoomEntry, BackplaneError> {
-        let mut rng = rand::rng();
-        let id = format!("{:012x}", rng.random::<u64>() & 0xffff_ffff_ffff);
-        const ALPHA: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-        let invite: String = (0..6)
-            .map(|_| ALPHA[rng.random_range(0..ALPHA.len())] as char)
-            .collect();
-        let entry = RoomEntry {
-            id: id.clone(),
-            invite,
-            options: config.options,
-            created_ms: now_ms(),
-        };
         if self.draining.load(Ordering::SeqCst) {
             return Err(BackplaneError::Unavailable("the node is draining".into()));
         }
         let bp = &self.deps.backplane;
-        bp.register(entry.clone()).await?;
+        let options = config.options;
+        let entry = register_fresh(bp.as_ref(), || {
+            let mut rng = rand::rng();
+            const ALPHA: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+            RoomEntry {
+                id: format!("{:012x}", rng.random::<u64>() & 0xffff_ffff_ffff),
+                invite: (0..6)
+                    .map(|_| ALPHA[rng.random_range(0..ALPHA.len())] as char)
+                    .collect(),
+                options,
+                created_ms: now_ms(),
+            }
+        })
+        .await?;
+        let id = entry.id.clone();
         let lease = bp.claim(&id).await?;
         self.deps
             .metrics
@@ -422,4 +449,49 @@ pub async fn run_with(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, invite: &str) -> RoomEntry {
+        RoomEntry {
+            id: id.into(),
+            invite: invite.into(),
+            options: Default::default(),
+            created_ms: 0,
+        }
+    }
+
+    #[actix_rt::test]
+    async fn a_taken_invite_code_draws_another() {
+        let bp = InProcess::new("n1");
+        bp.register(entry("r1", "ABCDEF")).await.unwrap();
+        let mut offers = vec![entry("r3", "GHJKLM"), entry("r2", "ABCDEF")];
+        let got = register_fresh(&bp, || offers.pop().unwrap()).await.unwrap();
+        assert_eq!(got.id, "r3");
+        // The first room keeps its code; the second is found by its own.
+        assert_eq!(bp.resolve_invite("ABCDEF").await.unwrap().unwrap().id, "r1");
+        assert_eq!(bp.resolve_invite("GHJKLM").await.unwrap().unwrap().id, "r3");
+        assert!(bp.lookup("r2").await.unwrap().is_none());
+    }
+
+    #[actix_rt::test]
+    async fn gives_up_after_a_few_collisions() {
+        let bp = InProcess::new("n1");
+        bp.register(entry("r1", "ABCDEF")).await.unwrap();
+        let mut n = 0;
+        let e = register_fresh(&bp, || {
+            n += 1;
+            entry(&format!("x{n}"), "ABCDEF")
+        })
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(e, BackplaneError::Exists(ref c) if c == "ABCDEF"),
+            "{e}"
+        );
+        assert_eq!(n, 8);
+    }
 }
