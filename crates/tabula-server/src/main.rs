@@ -8,9 +8,9 @@ use tabula_server::Settings;
 use tracing_subscriber::EnvFilter;
 
 /// mimalloc rather than glibc malloc: under load glibc's malloc, free and
-/// heap consolidation took ~15 % of the node's CPU; with mimalloc the stress
-/// run answers 9–35 % more actions per core and an idle match takes less
-/// memory (loadtest/RESULTS.md).
+/// heap consolidation took ~15 % of the node's CPU; with mimalloc a node core
+/// answers more actions and an idle match takes less memory (the A/B runs
+/// are in loadtest/RESULTS.md, *Stress* and *Memory*).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
