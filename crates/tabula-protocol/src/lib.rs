@@ -10,7 +10,9 @@
 //!   `chat`, `ack`, `pong`, `error {code, message}`.
 //! * [`ErrorCode`]: stable snake_case codes; [`room_error_code`] maps every
 //!   refusal of the room core to one.
-//! * [`to_wire`]: which room events a viewer sees, and as which message.
+//! * [`to_wire`]: which room events a viewer sees, and as which message;
+//!   [`EventText`] writes the same as JSON text, serialising each event
+//!   once for all its viewers.
 
 use serde::{Deserialize, Serialize};
 use tabula_room::{
@@ -226,6 +228,11 @@ pub struct ParseError {
 /// Reads a client text frame, telling malformed JSON, an unknown `type` and
 /// a known type with bad fields apart.
 pub fn parse_client(text: &str) -> Result<ClientFrame, ParseError> {
+    // Well-formed frames (nearly all of them) are read directly; only a
+    // refused one goes through `Value` to find out what is wrong with it.
+    if let Ok(frame) = serde_json::from_str::<ClientFrame>(text) {
+        return Ok(frame);
+    }
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ParseError {
         code: ErrorCode::BadJson,
         message: e.to_string(),
@@ -546,6 +553,33 @@ impl ServerMsg {
         }
     }
 
+    /// The client `seq` this message echoes.
+    pub fn seq(&self) -> Option<u64> {
+        match self {
+            ServerMsg::Event { seq, .. }
+            | ServerMsg::GameOver { seq, .. }
+            | ServerMsg::Chat { seq, .. }
+            | ServerMsg::Ack { seq, .. }
+            | ServerMsg::Pong { seq }
+            | ServerMsg::Hint { seq, .. }
+            | ServerMsg::Error { seq, .. } => *seq,
+            _ => None,
+        }
+    }
+
+    /// The room version this message carries.
+    pub fn version(&self) -> Option<u64> {
+        match self {
+            ServerMsg::State { state, .. } => Some(state.version),
+            ServerMsg::Event { version, .. }
+            | ServerMsg::GameOver { version, .. }
+            | ServerMsg::OpponentLeft { version, .. }
+            | ServerMsg::Chat { version, .. }
+            | ServerMsg::Ack { version, .. } => Some(*version),
+            _ => None,
+        }
+    }
+
     /// The JSON text.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| {
@@ -566,13 +600,7 @@ pub enum Viewer {
 /// The message a viewer gets for a room event, or `None` when it is not
 /// for them (another seat's, spectators-only, or host-only events).
 pub fn to_wire(env: &Envelope, viewer: Viewer, seq: Option<u64>) -> Option<ServerMsg> {
-    let visible = match (&env.to, viewer) {
-        (Audience::All, _) => true,
-        (Audience::Seat(s), Viewer::Seat(v)) => *s == v,
-        (Audience::Spectators, Viewer::Spectator) => true,
-        _ => false,
-    };
-    if !visible {
+    if !visible(&env.to, viewer) {
         return None;
     }
     let version = env.version;
@@ -607,6 +635,100 @@ pub fn to_wire(env: &Envelope, viewer: Viewer, seq: Option<u64>) -> Option<Serve
             event: e.clone(),
         },
     })
+}
+
+fn visible(to: &Audience, viewer: Viewer) -> bool {
+    match (to, viewer) {
+        (Audience::All, _) => true,
+        (Audience::Seat(s), Viewer::Seat(v)) => *s == v,
+        (Audience::Spectators, Viewer::Spectator) => true,
+        _ => false,
+    }
+}
+
+/// Whether [`to_wire`] makes an event a plain `event` message (rather than
+/// `game_over`, `opponent_left`, `chat` or nothing).
+fn plain_event(e: &Event) -> bool {
+    !matches!(
+        e,
+        Event::GameOver { .. }
+            | Event::OpponentLeft { .. }
+            | Event::Chat { .. }
+            | Event::BotRequest { .. }
+            | Event::Stats { .. }
+    )
+}
+
+/// One room event written as JSON for any number of viewers.
+///
+/// [`to_wire`] then [`ServerMsg::to_json`] for each viewer clones the event
+/// and serialises it again, although only the envelope (`version`, `seq`)
+/// differs between viewers. This writes the event's JSON once, on first
+/// use, and wraps it per viewer: the text is byte for byte what
+/// `to_wire(env, viewer, seq).map(|m| m.to_json())` gives.
+#[derive(Debug)]
+pub struct EventText<'a> {
+    env: &'a Envelope,
+    body: Option<String>,
+}
+
+impl<'a> EventText<'a> {
+    /// Nothing is written until [`EventText::render`] needs it.
+    pub fn new(env: &'a Envelope) -> EventText<'a> {
+        EventText { env, body: None }
+    }
+
+    /// The message this viewer gets when `seq` is the command it answers;
+    /// `None` when the event is not for them.
+    pub fn render(&mut self, viewer: Viewer, seq: Option<u64>) -> Option<Rendered> {
+        use std::fmt::Write as _;
+        let env = self.env;
+        let slow = |m: ServerMsg| Rendered {
+            text: m.to_json(),
+            seq: m.seq(),
+            version: env.version,
+        };
+        if !plain_event(&env.event) {
+            return to_wire(env, viewer, seq).map(slow);
+        }
+        if !visible(&env.to, viewer) {
+            return None;
+        }
+        let body = self.body.get_or_insert_with(|| {
+            serde_json::to_string(&env.event).unwrap_or_else(|_| String::new())
+        });
+        if body.is_empty() {
+            // Unserialisable (never expected): the same error text as
+            // `to_json` gives.
+            return to_wire(env, viewer, seq).map(slow);
+        }
+        // The field order of `ServerMsg::Event`'s derived serialisation.
+        let mut text = String::with_capacity(body.len() + 64);
+        let _ = write!(text, r#"{{"type":"event","version":{}"#, env.version);
+        if let Some(q) = seq {
+            let _ = write!(text, r#","seq":{q}"#);
+        }
+        text.push_str(r#","event":"#);
+        text.push_str(body);
+        text.push('}');
+        Some(Rendered {
+            text,
+            seq,
+            version: env.version,
+        })
+    }
+}
+
+/// A server message for one viewer, as JSON text, with what the session
+/// keeps track of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The JSON text.
+    pub text: String,
+    /// The `seq` the message echoes.
+    pub seq: Option<u64>,
+    /// The room version it carries.
+    pub version: u64,
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ use tokio::sync::mpsc::{self, UnboundedSender};
 
 use crate::AppState;
 use crate::room_actor::{
-    Abandon, Cmd, Detach, HintReq, Join, Outbound, Persist, Resume, RoomActor, msg_seq, msg_version,
+    Abandon, Cmd, Detach, HintReq, Join, Outbound, Persist, Resume, RoomActor,
 };
 
 /// One more message of a [`NodeMsg::Out`].
@@ -40,11 +40,21 @@ pub struct OutItem {
     pub text: String,
 }
 
+impl From<tabula_protocol::Rendered> for OutItem {
+    fn from(r: tabula_protocol::Rendered) -> OutItem {
+        OutItem {
+            seq: r.seq,
+            version: Some(r.version),
+            text: r.text,
+        }
+    }
+}
+
 impl OutItem {
     fn of(m: &ServerMsg) -> OutItem {
         OutItem {
-            seq: msg_seq(m),
-            version: msg_version(m),
+            seq: m.seq(),
+            version: m.version(),
             text: m.to_json(),
         }
     }
@@ -432,7 +442,7 @@ fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<
             while let Some(out) = next.take() {
                 match out {
                     Outbound::Msg(m) => items.push(OutItem::of(&m)),
-                    Outbound::Batch(ms) => items.extend(ms.iter().map(OutItem::of)),
+                    Outbound::Batch(ms) => items.extend(ms),
                     Outbound::Close(reason) => end = Some(NodeMsg::Close { conn, reason }),
                     Outbound::Reroute => end = Some(NodeMsg::Reroute { conn }),
                     Outbound::Unjoined => end = Some(NodeMsg::Unjoined { conn }),

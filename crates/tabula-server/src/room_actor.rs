@@ -19,7 +19,9 @@ use actix::prelude::*;
 use std::collections::BTreeMap;
 
 use tabula_backplane::{Backplane, BackplaneError, RoomAppend, RoomEntry, StoredRoom};
-use tabula_protocol::{ErrorCode, HintPlay, ServerMsg, Viewer, room_error_code, to_wire};
+use tabula_protocol::{
+    ErrorCode, EventText, HintPlay, ServerMsg, Viewer, room_error_code, to_wire,
+};
 use tabula_room::{
     Actor as RoomActorId, BotLevel, BotNeed, Command, Envelope, Event, GameKind, Phase, PlayerId,
     Room, RoomView, SeatId,
@@ -27,6 +29,7 @@ use tabula_room::{
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::bot::{BotBrain, BotFactory, BotInput, TabulaBots};
+use crate::cluster::OutItem;
 use crate::metrics::Metrics;
 
 /// What a room sends a session.
@@ -36,10 +39,11 @@ pub enum Outbound {
     /// small: every socket's channel allocates its slots 32 at a time, and
     /// that block was 3.3 KiB per idle socket with the message inline.
     Msg(Box<ServerMsg>),
-    /// Messages to write, in order: the events of one command for one
-    /// connection, sent together so the session is woken once and writes
-    /// them in one go (one `send` syscall, not one per event).
-    Batch(Vec<ServerMsg>),
+    /// Messages to write, in order, already JSON: the events of one
+    /// command for one connection, sent together so the session is woken
+    /// once and writes them in one go (one `send` syscall, not one per
+    /// event).
+    Batch(Vec<OutItem>),
     /// Close the socket with this reason (replaced by a newer socket).
     Close(String),
     /// The room moved (fenced, drained, lease lost): find its owner again,
@@ -61,34 +65,7 @@ pub struct RemoteOut {
     /// it one by one.
     pub n: u64,
     /// The messages, in order (never empty).
-    pub items: Vec<crate::cluster::OutItem>,
-}
-
-/// The `seq` a server message answers.
-pub fn msg_seq(m: &ServerMsg) -> Option<u64> {
-    match m {
-        ServerMsg::Event { seq, .. }
-        | ServerMsg::GameOver { seq, .. }
-        | ServerMsg::Chat { seq, .. }
-        | ServerMsg::Ack { seq, .. }
-        | ServerMsg::Pong { seq }
-        | ServerMsg::Hint { seq, .. }
-        | ServerMsg::Error { seq, .. } => *seq,
-        _ => None,
-    }
-}
-
-/// The room version a server message carries.
-pub fn msg_version(m: &ServerMsg) -> Option<u64> {
-    match m {
-        ServerMsg::State { state, .. } => Some(state.version),
-        ServerMsg::Event { version, .. }
-        | ServerMsg::GameOver { version, .. }
-        | ServerMsg::OpponentLeft { version, .. }
-        | ServerMsg::Chat { version, .. }
-        | ServerMsg::Ack { version, .. } => Some(*version),
-        _ => None,
-    }
+    pub items: Vec<OutItem>,
 }
 
 /// Milliseconds since the epoch (the room's `now`).
@@ -284,11 +261,11 @@ impl RoomActor {
                     && self.room.events_since(v).len() <= MAX_RESUME_EVENTS =>
             {
                 let viewer = self.viewer(&c.player);
-                let missed: Vec<ServerMsg> = self
+                let missed: Vec<OutItem> = self
                     .room
                     .events_since(v)
                     .iter()
-                    .filter_map(|e| to_wire(e, viewer, None))
+                    .filter_map(|e| EventText::new(e).render(viewer, None).map(OutItem::from))
                     .collect();
                 if !missed.is_empty() {
                     let _ = c.tx.send(Outbound::Batch(missed));
@@ -450,6 +427,10 @@ impl RoomActor {
 
     /// Sends committed events to the sockets and the host.
     fn dispatch_only(&mut self, envs: Vec<Envelope>, origin: Option<Origin>) {
+        // Each event is serialised once for all the sockets (only `seq`
+        // and the audience differ between them), here on the room's
+        // thread; the sessions just write the texts.
+        let mut texts: Vec<EventText<'_>> = envs.iter().map(EventText::new).collect();
         for (&id, c) in &self.conns {
             if let Some(o) = origin
                 && o.conn == id
@@ -459,16 +440,13 @@ impl RoomActor {
             }
             let seq = origin.filter(|o| o.conn == id).and_then(|o| o.seq);
             let viewer = self.viewer(&c.player);
-            let mut batch: Vec<ServerMsg> = envs
-                .iter()
-                .filter_map(|env| to_wire(env, viewer, seq))
+            let batch: Vec<OutItem> = texts
+                .iter_mut()
+                .filter_map(|t| t.render(viewer, seq).map(OutItem::from))
                 .collect();
-            let out = match batch.len() {
-                0 => continue,
-                1 => Outbound::Msg(Box::new(batch.remove(0))),
-                _ => Outbound::Batch(batch),
-            };
-            let _ = c.tx.send(out);
+            if !batch.is_empty() {
+                let _ = c.tx.send(Outbound::Batch(batch));
+            }
         }
         for env in &envs {
             self.host_event(env);

@@ -21,9 +21,7 @@ use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc;
 
 use crate::cluster::{NEXT_CONN, NodeMsg};
-use crate::room_actor::{
-    Cmd, Detach, HintReq, Join, Outbound, Resume, msg_seq, msg_version, not_joined,
-};
+use crate::room_actor::{Cmd, Detach, HintReq, Join, Outbound, Resume, not_joined};
 use crate::{AppState, Located};
 
 /// A token bucket: `rate` per second, up to `burst`.
@@ -153,15 +151,15 @@ impl Sess {
     async fn outbound(&mut self, out: Outbound) -> Flow {
         match out {
             Outbound::Msg(m) => {
-                self.note(msg_seq(&m), msg_version(&m), false);
+                self.note(m.seq(), m.version(), false);
                 Flow::Write(m.to_json())
             }
-            Outbound::Batch(ms) => {
-                let texts = ms
+            Outbound::Batch(items) => {
+                let texts = items
                     .into_iter()
-                    .map(|m| {
-                        self.note(msg_seq(&m), msg_version(&m), false);
-                        m.to_json()
+                    .map(|i| {
+                        self.note(i.seq, i.version, false);
+                        i.text
                     })
                     .collect();
                 Flow::WriteAll(texts)
