@@ -48,10 +48,35 @@ impl Step {
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.to {
-            Target::Point(p) => write!(f, "{}-{}", self.from, p),
-            Target::Off => write!(f, "{}-off", self.from),
+        // By hand into a stack buffer rather than `write!("{}-{}")`: every
+        // offered step and sequence of every turn is written as text, and
+        // `core::fmt`'s integer formatting was most of that cost.
+        fn digits(n: u8, buf: &mut [u8; 11], len: &mut usize) {
+            if n >= 100 {
+                buf[*len] = b'0' + n / 100;
+                *len += 1;
+            }
+            if n >= 10 {
+                buf[*len] = b'0' + n / 10 % 10;
+                *len += 1;
+            }
+            buf[*len] = b'0' + n % 10;
+            *len += 1;
         }
+        let mut buf = [0u8; 11];
+        let mut len = 0;
+        digits(self.from, &mut buf, &mut len);
+        buf[len] = b'-';
+        len += 1;
+        match self.to {
+            Target::Point(p) => digits(p, &mut buf, &mut len),
+            Target::Off => {
+                buf[len..len + 3].copy_from_slice(b"off");
+                len += 3;
+            }
+        }
+        // ASCII digits, '-' and "off" only.
+        f.write_str(std::str::from_utf8(&buf[..len]).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -106,7 +131,7 @@ impl fmt::Display for Sequence {
             if i > 0 {
                 f.write_str(",")?;
             }
-            write!(f, "{s}")?;
+            fmt::Display::fmt(s, f)?;
         }
         Ok(())
     }

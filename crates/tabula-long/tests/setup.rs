@@ -214,3 +214,20 @@ fn opening_roll_rerolls_and_white_first() {
     // No die was used.
     assert_eq!(d.roll(), Dice::new(1, 2).unwrap());
 }
+
+#[test]
+fn step_and_sequence_notation_is_from_dash_to_or_off() {
+    use tabula_long::{Sequence, Step};
+    for from in 0..=u8::MAX {
+        assert_eq!(Step::off(from).to_string(), format!("{from}-off"));
+        for to in 0..=u8::MAX {
+            let s = Step::new(from, to);
+            assert_eq!(s.to_string(), format!("{from}-{to}"));
+            assert_eq!(s.to_string().parse::<Step>(), Ok(s));
+        }
+    }
+    let seq = Sequence(vec![Step::new(24, 18), Step::new(18, 13), Step::off(5)]);
+    assert_eq!(seq.to_string(), "24-18,18-13,5-off");
+    assert_eq!(format!("[{seq:>3}]"), "[24-18,18-13,5-off]");
+    assert_eq!(Sequence(vec![]).to_string(), "");
+}
