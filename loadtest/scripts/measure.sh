@@ -2,7 +2,8 @@
 # Reproduces the figures of loadtest/RESULTS.md on this machine:
 #   cargo build --release -p tabula-server -p tabula-loadtest
 #   loadtest/scripts/measure.sh [scenario ...]
-# Scenarios: human, idle, stress, cluster, chaos (default: all). Reports go
+# Scenarios: human, idle, stress, cluster, chaos (default: all), and
+# instructions (callgrind's count per action; needs valgrind). Reports go
 # to loadtest/results/<scenario>-<n>.json; one summary line per run on
 # stdout. Needs redis-server for the cluster scenarios (our own instance on
 # a free port; a Redis already running is not touched).
@@ -108,6 +109,40 @@ stress() {
   local answered; answered=$(python3 -c "import json; print(json.load(open('$OUT/stress.json'))['actions_answered'])")
   echo "stress $(summary "$OUT/stress.json")  server cpu $(python3 -c "print(round($c1-$c0,1))") s = $(python3 -c "print(round(($c1-$c0)*1000/$answered*1000,1))") ms per 1000 actions, $(python3 -c "print(round($answered/($c1-$c0)))") actions per server core-second"
   kill -9 "$pid"
+}
+
+# CPU instructions the node executes per action (user space), counted by
+# callgrind: unlike CPU time on a shared 2-vCPU VM, whose run-to-run spread
+# is ±10 % and drifts by the hour, the count repeats to ~2 %, so it is the
+# A/B measure for changes to the per-action path (`BIN=<dir>` for the other
+# build). Kernel work (the socket syscalls, ~25 % of the node's CPU under
+# stress) is not counted. Not in the default set: it needs valgrind.
+instructions() {
+  local port; port=$(free_port)
+  env TABULA__SERVER__LISTEN=127.0.0.1:$port TABULA__SERVER__RATE_PER_SEC=1000 \
+      TABULA__SERVER__RATE_BURST=1000 TABULA__BOTS__DELAY_MS=0 RUST_LOG=warn \
+      valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" \
+      "$BIN/tabula-server" >"$OUT/node-$port.log" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  for _ in $(seq 300); do
+    curl -sf "127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  "$BIN/tabula-load" --url "127.0.0.1:$port" --matches 20 --ramp-up 1s --duration 20s \
+    --think 0 --progress 0 --report "$OUT/instructions.json" >/dev/null || true
+  # SIGINT: the node drains and exits, and callgrind writes its counts.
+  kill -INT "$pid"
+  wait "$pid" || true
+  python3 - "$OUT/instructions.json" "$OUT/callgrind.out" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ir = next(int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("summary:"))
+n = r["actions_answered"]
+print(f'instructions: {n} actions, {ir} instructions, {ir // max(n, 1)} per action '
+      f'(startup included, ~9 M), errors {r["errors_total"]}')
+EOF
+  rm -f "$OUT/callgrind.out"
 }
 
 start_redis() {
