@@ -46,12 +46,10 @@ impl Step {
     }
 }
 
-impl fmt::Display for Step {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // By hand into a stack buffer rather than `write!("{}-{}")`: every
-        // offered step and sequence of every turn is written as text, and
-        // `core::fmt`'s integer formatting was most of that cost.
-        fn digits(n: u8, buf: &mut [u8; 11], len: &mut usize) {
+impl Step {
+    /// The notation's bytes: ASCII digits, `-` and `off`, at most 7.
+    fn notation(&self) -> ([u8; 7], usize) {
+        fn digits(n: u8, buf: &mut [u8; 7], len: &mut usize) {
             if n >= 100 {
                 buf[*len] = b'0' + n / 100;
                 *len += 1;
@@ -63,7 +61,7 @@ impl fmt::Display for Step {
             buf[*len] = b'0' + n % 10;
             *len += 1;
         }
-        let mut buf = [0u8; 11];
+        let mut buf = [0u8; 7];
         let mut len = 0;
         digits(self.from, &mut buf, &mut len);
         buf[len] = b'-';
@@ -75,7 +73,21 @@ impl fmt::Display for Step {
                 len += 3;
             }
         }
-        // ASCII digits, '-' and "off" only.
+        (buf, len)
+    }
+
+    /// Appends the notation (what `Display` writes) to `out`, without
+    /// `core::fmt`: a node writes every offered step and sequence of every
+    /// turn as text, and the formatting machinery was most of that cost.
+    pub fn push_to(&self, out: &mut String) {
+        let (buf, len) = self.notation();
+        out.extend(buf[..len].iter().map(|&b| char::from(b)));
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (buf, len) = self.notation();
         f.write_str(std::str::from_utf8(&buf[..len]).map_err(|_| fmt::Error)?)
     }
 }
@@ -122,6 +134,19 @@ impl Sequence {
     /// Whether it plays nothing (a pass).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+impl Sequence {
+    /// Appends the notation (what `Display` writes) to `out`; see
+    /// [`Step::push_to`].
+    pub fn push_to(&self, out: &mut String) {
+        for (i, s) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            s.push_to(out);
+        }
     }
 }
 
@@ -309,6 +334,26 @@ impl Moves {
         }
         out
     }
+}
+
+/// What tells one turn's final positions apart, packed into integers: they
+/// share the variant and the side to move, so the board, the borne-off
+/// counts and the first-turn flags are all that can differ. Hashing and
+/// comparing these is a few instructions, where the derived `Hash` of a
+/// whole `Position` was 6 % of a loaded node's work.
+type FinalKey = (u128, u64, u32);
+
+fn final_key(p: &Position) -> FinalKey {
+    let b = p.board.map(|c| c.to_le_bytes()[0]);
+    let lo = u128::from_le_bytes(std::array::from_fn(|i| b[i]));
+    let hi = u64::from_le_bytes(std::array::from_fn(|i| b[16 + i]));
+    let rest = u32::from_le_bytes([
+        p.off[0],
+        p.off[1],
+        u8::from(p.first[0]),
+        u8::from(p.first[1]),
+    ]);
+    (lo, hi, rest)
 }
 
 pub(crate) fn moves(pos: &Position, dice: Dice) -> Moves {
@@ -523,11 +568,11 @@ impl Turn {
         // foldhash, not SipHash: hashing the finals was a tenth of this
         // (and 2 % of a loaded node's CPU); the keys are positions the
         // rules generated, not attacker input.
-        let mut seen: HashSet<Position, foldhash::fast::RandomState> =
+        let mut seen: HashSet<FinalKey, foldhash::fast::RandomState> =
             HashSet::with_capacity_and_hasher(self.conts.len(), Default::default());
         let mut out: Vec<Sequence> = Vec::new();
         for s in &self.conts {
-            if usize::from(s.len) <= k || !seen.insert(s.fin.p) {
+            if usize::from(s.len) <= k || !seen.insert(final_key(&s.fin.p)) {
                 continue;
             }
             out.push(Sequence(

@@ -224,10 +224,16 @@ fn step_and_sequence_notation_is_from_dash_to_or_off() {
             let s = Step::new(from, to);
             assert_eq!(s.to_string(), format!("{from}-{to}"));
             assert_eq!(s.to_string().parse::<Step>(), Ok(s));
+            let mut pushed = String::from("x");
+            s.push_to(&mut pushed);
+            assert_eq!(pushed, format!("x{from}-{to}"));
         }
     }
     let seq = Sequence(vec![Step::new(24, 18), Step::new(18, 13), Step::off(5)]);
     assert_eq!(seq.to_string(), "24-18,18-13,5-off");
+    let mut pushed = String::new();
+    seq.push_to(&mut pushed);
+    assert_eq!(pushed, "24-18,18-13,5-off");
     assert_eq!(format!("[{seq:>3}]"), "[24-18,18-13,5-off]");
     assert_eq!(Sequence(vec![]).to_string(), "");
 }

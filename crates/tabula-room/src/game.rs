@@ -329,16 +329,23 @@ pub(crate) fn bg_points(from: Spot, to: Spot) -> Option<(u8, u8)> {
 }
 
 fn long_possible(turn: &long::Turn) -> (Vec<String>, Vec<String>) {
-    use std::fmt::Write as _;
-    let first = turn.legal_steps().iter().map(|s| s.to_string()).collect();
+    // Each text sized up front ("24-18," is six bytes): one allocation per
+    // offered step or sequence rather than a few as the text grows.
+    let first = turn
+        .legal_steps()
+        .iter()
+        .map(|s| {
+            let mut text = String::with_capacity(7);
+            s.push_to(&mut text);
+            text
+        })
+        .collect();
     let seqs = turn
         .continuations_by_result()
         .into_iter()
         .map(|s| {
-            // Sized up front ("24-18," is six bytes): one allocation per
-            // offered sequence rather than a few as the text grows.
             let mut text = String::with_capacity(6 * s.0.len());
-            let _ = write!(text, "{s}");
+            s.push_to(&mut text);
             text
         })
         .collect();
