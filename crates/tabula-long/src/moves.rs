@@ -135,9 +135,7 @@ impl Sequence {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-}
 
-impl Sequence {
     /// Appends the notation (what `Display` writes) to `out`; see
     /// [`Step::push_to`].
     pub fn push_to(&self, out: &mut String) {
@@ -565,9 +563,9 @@ impl Turn {
     /// deduplicating [`Turn::continuations`] by replaying each is not.
     pub fn continuations_by_result(&self) -> Vec<Sequence> {
         let k = self.k();
-        // foldhash, not SipHash: hashing the finals was a tenth of this
-        // (and 2 % of a loaded node's CPU); the keys are positions the
-        // rules generated, not attacker input.
+        // Packed keys (`final_key`) hashed with foldhash, not whole
+        // positions with SipHash: hashing the finals was most of this. The
+        // keys are positions the rules generated, not attacker input.
         let mut seen: HashSet<FinalKey, foldhash::fast::RandomState> =
             HashSet::with_capacity_and_hasher(self.conts.len(), Default::default());
         let mut out: Vec<Sequence> = Vec::new();
