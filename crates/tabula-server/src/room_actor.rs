@@ -19,9 +19,7 @@ use actix::prelude::*;
 use std::collections::BTreeMap;
 
 use tabula_backplane::{Backplane, BackplaneError, RoomAppend, RoomEntry, StoredRoom};
-use tabula_protocol::{
-    ErrorCode, EventText, HintPlay, ServerMsg, Viewer, room_error_code, to_wire,
-};
+use tabula_protocol::{ErrorCode, EventText, HintPlay, ServerMsg, Viewer, room_error_code};
 use tabula_room::{
     Actor as RoomActorId, BotLevel, BotNeed, Command, Envelope, Event, GameKind, Phase, PlayerId,
     Room, RoomView, SeatId,
@@ -261,26 +259,38 @@ impl RoomActor {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
-        match from {
-            Some(v)
-                if v <= self.room.version()
-                    && self.room.events_since(v).len() <= MAX_RESUME_EVENTS =>
-            {
-                let viewer = self.viewer(&c.player);
-                let missed: Vec<OutItem> = self
-                    .room
-                    .events_since(v)
-                    .iter()
-                    .filter_map(|e| EventText::new(e).render(viewer, None).map(OutItem::from))
-                    .collect();
-                if !missed.is_empty() {
-                    let _ = c.tx.send(Outbound::Batch(missed));
-                }
-            }
-            _ => {
+        match from.and_then(|v| self.missed(&c.player, v)) {
+            Some(items) => self.send_batch(conn, items),
+            None => {
                 let m = self.state_msg(&c.player);
                 let _ = c.tx.send(Outbound::Msg(Box::new(m)));
             }
+        }
+    }
+
+    /// The events after `version` as this player's messages, or `None`
+    /// when they cannot be replayed (`version` is ahead of the room, or
+    /// more than [`MAX_RESUME_EVENTS`] behind) and a full state is due.
+    fn missed(&self, player: &PlayerId, version: u64) -> Option<Vec<OutItem>> {
+        let missed = self.room.events_since(version);
+        if version > self.room.version() || missed.len() > MAX_RESUME_EVENTS {
+            return None;
+        }
+        let viewer = self.viewer(player);
+        Some(
+            missed
+                .iter()
+                .filter_map(|e| EventText::new(e).render(viewer, None).map(OutItem::from))
+                .collect(),
+        )
+    }
+
+    /// Messages to one connection in one wakeup (nothing when empty).
+    fn send_batch(&self, conn: u64, items: Vec<OutItem>) {
+        if !items.is_empty()
+            && let Some(c) = self.conns.get(&conn)
+        {
+            let _ = c.tx.send(Outbound::Batch(items));
         }
     }
 
@@ -911,20 +921,12 @@ impl Handler<Resume> for RoomActor {
             );
             return;
         }
-        let missed = self.room.events_since(m.version);
-        if m.version > self.room.version() || missed.len() > MAX_RESUME_EVENTS {
+        let Some(missed) = self.missed(&player, m.version) else {
             let s = self.state_msg(&player);
             self.send(m.conn, s);
             return;
-        }
-        let viewer = self.viewer(&player);
-        let msgs: Vec<ServerMsg> = missed
-            .iter()
-            .filter_map(|e| to_wire(e, viewer, None))
-            .collect();
-        for msg in msgs {
-            self.send(m.conn, msg);
-        }
+        };
+        self.send_batch(m.conn, missed);
         self.send(
             m.conn,
             ServerMsg::Ack {
