@@ -71,6 +71,36 @@ async fn a_client_resumes_within_the_grace_period_without_losing_a_move() {
 }
 
 #[tokio::test]
+async fn resume_replays_the_missed_events_in_order_or_sends_the_full_state() {
+    let node = start(test_settings());
+    let (_room, mut a, _b) = seated(node.addr, ["lea", "max"]).await;
+    // Everything the game's start sent A, read first.
+    while a.try_recv(Duration::from_millis(300)).await.is_some() {}
+    let seen = a.last_version;
+    // From the room's start: every event again, in order (the client
+    // asserts that versions rise), then an ack at the room's version.
+    a.last_version = 0;
+    let before = a.seen.len();
+    let r = a.call(json!({"type": "resume", "version": 0})).await;
+    assert_eq!(r["type"], "ack", "{r}");
+    assert!(r["version"].as_u64().unwrap() >= seen, "{r}");
+    let replayed = &a.seen[before..a.seen.len() - 1];
+    assert!(
+        replayed.iter().any(|m| m["event"]["type"] == "seatTaken")
+            && replayed.iter().any(|m| m["event"]["type"] == "gameStarted"),
+        "{replayed:?}"
+    );
+    assert!(replayed.iter().all(|m| m["seq"].is_null()), "{replayed:?}");
+    assert_eq!(a.last_version, seen, "replayed up to what it had seen");
+    // From a version the room has not reached: the full state instead.
+    a.send(json!({"type": "resume", "version": u64::MAX / 2}))
+        .await;
+    let s = a.until(|m| m["type"] == "state").await;
+    assert_eq!(s["yourSeat"], "a", "{s}");
+    assert_eq!(s["state"]["phase"], "playing", "{s}");
+}
+
+#[tokio::test]
 async fn a_client_that_does_not_come_back_forfeits() {
     let mut s = test_settings();
     s.rooms.grace_ms = 300;
