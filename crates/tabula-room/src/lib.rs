@@ -54,7 +54,7 @@ pub use game::{
     Action, BoardView, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition,
 };
 pub use record::{GameRecord, PlayedTurn, VerifiedGame, VerifyError, played_turns, verify};
-pub use room::{Command, Input, Room, RoomConfig, RoomSnapshot};
+pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};
 pub use stats::{LevelStats, PlayerStats};
 pub use types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake, points_ru};
 pub use view::{MovesView, RoomView, SeatView, ToAct};

@@ -1,5 +1,7 @@
 //! The room: seats, Ready, games of a match, timers, the event log.
 
+use std::collections::VecDeque;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::RoomError;
@@ -11,6 +13,16 @@ use crate::fair::game_server_seed;
 use crate::game::{Game, GameKind, GameOptions, GameSetup, StartPosition};
 use crate::record::GameRecord;
 use crate::types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake, points_ru};
+use crate::view::Recent;
+
+/// How many of its latest events a room keeps for `resume`
+/// ([`Room::events_since`]). A client further behind gets the full state
+/// instead. Why a bound: a long nardy game emits ~600 events, a third of
+/// them `possibleMoves` with a string per offered sequence, ~200 KB of
+/// heap by the end of one game; kept whole, a room's log grew with every
+/// game of a match. 128 events are a few minutes of human play, more than
+/// the disconnect grace lets a player miss.
+pub const EVENT_LOG_KEEP: usize = 128;
 
 /// How a room is set up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,7 +230,10 @@ pub struct Room {
     score: [u32; 2],
     crawford_now: bool,
     crawford_done: bool,
-    log: Vec<Envelope>,
+    /// The latest [`EVENT_LOG_KEEP`] events.
+    log: VecDeque<Envelope>,
+    /// What the view needs from events the log may have dropped.
+    recent: Recent,
     inputs: Vec<Input>,
     records: Vec<GameRecord>,
     last_prompt: Option<(SeatId, BotNeed, u32, usize)>,
@@ -240,7 +255,8 @@ impl Room {
             score: [0, 0],
             crawford_now: false,
             crawford_done: false,
-            log: Vec::new(),
+            log: VecDeque::new(),
+            recent: Recent::default(),
             inputs: Vec::new(),
             records: Vec::new(),
             last_prompt: None,
@@ -276,15 +292,27 @@ impl Room {
         self.phase
     }
 
-    /// The event log.
-    pub fn log(&self) -> &[Envelope] {
+    /// The event log: the latest [`EVENT_LOG_KEEP`] events, oldest first.
+    pub fn log(&self) -> &VecDeque<Envelope> {
         &self.log
     }
 
-    /// Events after `version` (for `resume {version}`).
-    pub fn events_since(&self, version: u64) -> &[Envelope] {
-        let i = self.log.partition_point(|e| e.version <= version);
-        &self.log[i..]
+    /// The events after `version`, oldest first (for `resume {version}`),
+    /// or `None` when they cannot all be given: `version` is ahead of the
+    /// room, or so far behind that the log has dropped some of them.
+    pub fn events_since(&self, version: u64) -> Option<impl ExactSizeIterator<Item = &Envelope>> {
+        // Versions rise by one per event, so the log holds exactly the
+        // versions after `kept_from`.
+        let kept_from = self.version - self.log.len() as u64;
+        if version > self.version || version < kept_from {
+            return None;
+        }
+        let skip = usize::try_from(version - kept_from).ok()?;
+        Some(self.log.range(skip..))
+    }
+
+    pub(crate) fn recent(&self) -> &Recent {
+        &self.recent
     }
 
     /// The game being played (or the last one).
@@ -421,7 +449,13 @@ impl Room {
                 to,
                 event,
             };
-            self.log.push(e.clone());
+            self.recent.observe(&e);
+            if self.log.len() == EVENT_LOG_KEEP
+                && let Some(old) = self.log.pop_front()
+            {
+                self.recent.dropped(old);
+            }
+            self.log.push_back(e.clone());
             v.push(e);
         }
         v

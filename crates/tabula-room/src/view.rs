@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::{BotNeed, Event, GameResult, Phase};
+use std::collections::VecDeque;
+
+use crate::event::{BotNeed, Envelope, Event, GameResult, Phase};
 use crate::game::{BoardView, Cube, GameKind, GameOptions};
 use crate::room::Room;
 use crate::types::{BotLevel, PlayerId, SeatId, Stake};
@@ -85,6 +87,82 @@ pub struct RoomView {
     pub last_result: Option<GameResult>,
 }
 
+/// What [`Room::view`] shows from past events (this turn's dice and
+/// offer, the last game's result), kept up to date as each event is
+/// emitted: the view reads it instead of scanning the log back, and it
+/// outlives the events the log drops.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Recent {
+    /// The dice of this turn: the latest `diceRolled` (or the opening roll
+    /// that is the first move); `[0, 0]` after `turnStarted` or
+    /// `gameStarted`, before the roll.
+    dice: Option<[u8; 2]>,
+    /// The version of the latest `possibleMoves` after those dice.
+    moves_at: Option<u64>,
+    /// That event once the log has dropped it (moved here, not copied).
+    moves_dropped: Option<Envelope>,
+    /// The latest `gameEnded`'s result.
+    last_result: Option<GameResult>,
+}
+
+impl Recent {
+    /// Takes in the room's next event.
+    pub(crate) fn observe(&mut self, e: &Envelope) {
+        match &e.event {
+            Event::PossibleMoves { .. } => {
+                self.moves_at = Some(e.version);
+                self.moves_dropped = None;
+            }
+            Event::DiceRolled { dice, .. }
+            | Event::OpeningRoll {
+                first_roll: Some(dice),
+                ..
+            } => self.new_dice(*dice),
+            Event::TurnStarted { .. } | Event::GameStarted { .. } => self.new_dice([0, 0]),
+            Event::GameEnded { result, .. } => self.last_result = Some(result.clone()),
+            _ => {}
+        }
+    }
+
+    fn new_dice(&mut self, dice: [u8; 2]) {
+        self.dice = Some(dice);
+        self.moves_at = None;
+        self.moves_dropped = None;
+    }
+
+    /// Takes the event the log is dropping if the view still needs it.
+    pub(crate) fn dropped(&mut self, e: Envelope) {
+        if self.moves_at == Some(e.version) {
+            self.moves_dropped = Some(e);
+        }
+    }
+
+    fn moves(&self, log: &VecDeque<Envelope>) -> Option<MovesView> {
+        let at = self.moves_at?;
+        let env = match &self.moves_dropped {
+            Some(e) => e,
+            None => {
+                let first = log.front()?.version;
+                log.get(usize::try_from(at.checked_sub(first)?).ok()?)?
+            }
+        };
+        match &env.event {
+            Event::PossibleMoves {
+                seat,
+                dice_left,
+                first_steps,
+                sequences,
+            } => Some(MovesView {
+                seat: *seat,
+                dice_left: dice_left.clone(),
+                first_steps: first_steps.clone(),
+                sequences: sequences.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl Room {
     /// The full state everyone may see (no secrets: the server seed stays
     /// hidden until the game ends).
@@ -97,41 +175,10 @@ impl Room {
         } else {
             None
         };
-        let mut dice = None;
-        let mut moves = None;
-        let mut last_result = None;
-        for e in self.log().iter().rev() {
-            match &e.event {
-                Event::PossibleMoves {
-                    seat,
-                    dice_left,
-                    first_steps,
-                    sequences,
-                } if moves.is_none() && dice.is_none() => {
-                    moves = Some(MovesView {
-                        seat: *seat,
-                        dice_left: dice_left.clone(),
-                        first_steps: first_steps.clone(),
-                        sequences: sequences.clone(),
-                    });
-                }
-                Event::DiceRolled { dice: d, .. } if dice.is_none() => dice = Some(*d),
-                Event::OpeningRoll {
-                    first_roll: Some(d),
-                    ..
-                } if dice.is_none() => dice = Some(*d),
-                Event::TurnStarted { .. } | Event::GameStarted { .. } if dice.is_none() => {
-                    dice = Some([0, 0]);
-                }
-                Event::GameEnded { result, .. } if last_result.is_none() => {
-                    last_result = Some(result.clone());
-                }
-                _ => {}
-            }
-            if dice.is_some() && (last_result.is_some() || !playing) {
-                break;
-            }
-        }
+        let recent = self.recent();
+        let dice = recent.dice;
+        let last_result = recent.last_result.clone();
+        let moves = recent.moves(self.log());
         let dice = dice.filter(|d| d[0] != 0 && playing);
         let moving = matches!(
             to_act,

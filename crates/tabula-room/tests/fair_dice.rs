@@ -39,8 +39,7 @@ fn every_roll_is_derived_from_the_committed_server_seed_and_both_client_seeds() 
     let record = &t.room.records()[0];
     // Then the revealed seed matches the commitment published at the start
     let committed = t
-        .room
-        .log()
+        .history
         .iter()
         .find_map(|e| match &e.event {
             Event::GameStarted { commitment, .. } => Some(commitment.clone()),
@@ -48,14 +47,14 @@ fn every_roll_is_derived_from_the_committed_server_seed_and_both_client_seeds() 
         })
         .unwrap();
     assert_eq!(committed, fair::commitment(&record.setup.server_seed));
-    assert!(t.room.log().iter().any(|e| matches!(&e.event,
+    assert!(t.history.iter().any(|e| matches!(&e.event,
         Event::GameEnded { server_seed, .. } if *server_seed == record.setup.server_seed)));
     assert_eq!(
         record.setup.client_seeds,
         ["alice-seed".to_string(), "bob-seed".to_string()]
     );
     // And each diceRolled is derive_roll(k)
-    for e in t.room.log() {
+    for e in &t.history {
         if let Event::DiceRolled {
             dice, roll_index, ..
         } = &e.event

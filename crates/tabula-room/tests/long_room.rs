@@ -6,8 +6,9 @@ mod common;
 use common::*;
 use tabula_long::{Opening, Setup, Variant};
 use tabula_room::{
-    Audience, Command, EndReason, EngineError, Event, GameOptions, Phase, PlayerResult, ResultKind,
-    RoomConfig, RoomError, SeatId, Spot, Stake, StartPosition, fair,
+    Audience, BotNeed, Command, EVENT_LOG_KEEP, EndReason, EngineError, Envelope, Event,
+    GameOptions, GameResult, MovesView, Phase, PlayerResult, ResultKind, RoomConfig, RoomError,
+    SeatId, Spot, Stake, StartPosition, fair,
 };
 
 fn white_first() -> GameOptions {
@@ -436,15 +437,14 @@ fn snapshot_mid_turn_restores_a_room_with_the_same_future() {
     assert_eq!(restored.version(), t.room.version());
     assert_eq!(restored.log(), t.room.log());
     let at = restored.version();
-    let mut u = Table {
-        room: restored,
-        now: t.now,
-    };
+    let mut u = Table::of(restored, t.now);
+    let (t_cut, u_cut) = (t.history.len(), u.history.len());
     // Then both rooms continue identically
     t.autoplay(40);
     u.autoplay(40);
     assert!(t.room.version() > at + 20, "the game went on");
     assert_eq!(t.room.log(), u.room.log());
+    assert_eq!(t.history[t_cut..], u.history[u_cut..]);
 }
 
 #[test]
@@ -536,7 +536,7 @@ fn versions_rise_strictly_through_the_log() {
     let v: Vec<u64> = t.room.log().iter().map(|e| e.version).collect();
     assert!(v.windows(2).all(|w| w[1] == w[0] + 1));
     assert_eq!(*v.last().unwrap(), t.room.version());
-    assert_eq!(t.room.events_since(v[5]).len(), v.len() - 6);
+    assert_eq!(t.room.events_since(v[5]).unwrap().len(), v.len() - 6);
 }
 
 #[test]
@@ -640,5 +640,134 @@ fn with_replace_leaver_a_bot_takes_the_seat_of_a_player_who_leaves() {
     assert!(
         ev.iter()
             .any(|e| matches!(e.event, Event::GameEnded { .. }))
+    );
+}
+
+#[test]
+fn the_log_keeps_the_latest_events_and_a_resume_from_before_them_gets_none() {
+    // Given a whole game, far more events than the log keeps
+    let mut t = Table::started(RoomConfig {
+        options: white_first(),
+        master_seed: "bounded".into(),
+        ..RoomConfig::default()
+    });
+    t.autoplay(5_000);
+    let v = t.room.version();
+    assert!(t.history.len() > 3 * EVENT_LOG_KEEP, "{}", t.history.len());
+    // Then the log is the latest EVENT_LOG_KEEP of them
+    assert_eq!(t.room.log().len(), EVENT_LOG_KEEP);
+    assert!(
+        t.room
+            .log()
+            .iter()
+            .eq(&t.history[t.history.len() - EVENT_LOG_KEEP..])
+    );
+    // And a resume is answered from it back to its first event, not before
+    let kept_from = v - EVENT_LOG_KEEP as u64;
+    for from in [kept_from, kept_from + 1, v - 1, v] {
+        let since: Vec<u64> = t
+            .room
+            .events_since(from)
+            .unwrap()
+            .map(|e| e.version)
+            .collect();
+        assert_eq!(since, (from + 1..=v).collect::<Vec<_>>(), "from {from}");
+    }
+    assert!(t.room.events_since(kept_from - 1).is_none());
+    assert!(t.room.events_since(0).is_none());
+    assert!(t.room.events_since(v + 1).is_none());
+}
+
+/// What `view()` showed of this turn's dice, offer and the last result when
+/// it scanned the whole log back (before the log was bounded).
+fn scanned(history: &[Envelope]) -> (Option<[u8; 2]>, Option<MovesView>, Option<GameResult>) {
+    let (mut dice, mut moves, mut last) = (None, None, None);
+    for e in history.iter().rev() {
+        match &e.event {
+            Event::PossibleMoves {
+                seat,
+                dice_left,
+                first_steps,
+                sequences,
+            } if moves.is_none() && dice.is_none() => {
+                moves = Some(MovesView {
+                    seat: *seat,
+                    dice_left: dice_left.clone(),
+                    first_steps: first_steps.clone(),
+                    sequences: sequences.clone(),
+                });
+            }
+            Event::DiceRolled { dice: d, .. } if dice.is_none() => dice = Some(*d),
+            Event::OpeningRoll {
+                first_roll: Some(d),
+                ..
+            } if dice.is_none() => dice = Some(*d),
+            Event::TurnStarted { .. } | Event::GameStarted { .. } if dice.is_none() => {
+                dice = Some([0, 0]);
+            }
+            Event::GameEnded { result, .. } if last.is_none() => last = Some(result.clone()),
+            _ => {}
+        }
+    }
+    (dice, moves, last)
+}
+
+#[test]
+fn the_view_shows_what_a_scan_of_every_event_shows_though_the_log_drops_them() {
+    // Given a three-point match played with the first offered step, with
+    // bursts of chat long enough to push a turn's dice and offer out of the
+    // log, mid-turn and between games
+    let mut t = Table::seated(RoomConfig {
+        options: white_first(),
+        match_length: 3,
+        master_seed: "view".into(),
+        ..RoomConfig::default()
+    });
+    let (mut bursts, mut mid_turn) = (0, 0);
+    for i in 0..20_000 {
+        let playing = t.room.phase() == Phase::Playing;
+        // Then after every command the view shows what the scan shows
+        let view = t.room.view();
+        let (dice, moves, last) = scanned(&t.history);
+        assert_eq!(view.dice, dice.filter(|d| d[0] != 0 && playing), "at {i}");
+        let moving = view.to_act.is_some_and(|a| a.need == BotNeed::Move);
+        assert_eq!(view.moves, moves.clone().filter(|_| moving), "at {i}");
+        assert_eq!(view.last_result, last, "at {i}");
+        if i % 61 == 0 {
+            bursts += 1;
+            mid_turn += usize::from(view.moves.is_some());
+            for _ in 0..=EVENT_LOG_KEEP {
+                t.ok(alice(), Command::Chat { text: "gg".into() });
+            }
+            continue;
+        }
+        match (t.room.phase(), view.to_act) {
+            (Phase::Finished, _) => break,
+            (Phase::WaitingForPlayer, _) => {
+                for who in [alice(), bob()] {
+                    let _ = t.try_cmd(who, Command::Ready);
+                }
+            }
+            (Phase::Playing, Some(a)) => {
+                let cmd = match a.need {
+                    BotNeed::Roll => Command::RollDice,
+                    BotNeed::Move => {
+                        let offer = moves.expect("an offer while moving");
+                        let (from, to) = parse_step(&offer.first_steps[0]);
+                        Command::Move { from, to }
+                    }
+                    other => panic!("unexpected need {other:?}"),
+                };
+                t.ok(actor(a.seat), cmd);
+            }
+            (phase, to_act) => panic!("stuck: {phase:?} {to_act:?}"),
+        }
+    }
+    assert_eq!(t.room.phase(), Phase::Finished, "the match ended");
+    assert!(t.room.records().len() >= 2, "more than one game");
+    assert!(bursts > 10);
+    assert!(
+        mid_turn > 3,
+        "{mid_turn} bursts dropped an offer still in play"
     );
 }

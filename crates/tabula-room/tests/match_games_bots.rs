@@ -275,20 +275,17 @@ fn backgammon_results_summary_counts_hits_and_doubles() {
     });
     t.autoplay(5_000);
     let hits = t
-        .room
-        .log()
+        .history
         .iter()
         .filter(|e| matches!(e.event, Event::Moved { hit: true, .. }))
         .count() as u32;
     let doubles = t
-        .room
-        .log()
+        .history
         .iter()
         .filter(|e| matches!(e.event, Event::DiceRolled { dice: [a, b], .. } if a == b))
         .count() as u32;
     let summary = t
-        .room
-        .log()
+        .history
         .iter()
         .find_map(|e| match &e.event {
             Event::Stats { summary, .. } => Some(summary.clone()),
@@ -363,9 +360,9 @@ fn thud_round_ends_by_proposal_and_acceptance_and_sides_swap() {
 fn thud_round_ends_after_the_configured_plies_without_capture() {
     let mut t = Table::started(thud(Some(2)));
     t.autoplay(1);
-    let before = t.room.log().len();
+    let before = t.history.len();
     t.autoplay(1);
-    let ev: Vec<Event> = t.room.log()[before..]
+    let ev: Vec<Event> = t.history[before..]
         .iter()
         .map(|e| e.event.clone())
         .collect();

@@ -48,10 +48,14 @@ proptest! {
         prop_assert_eq!(&appended, &snap);
         prop_assert_eq!(t.room.input_count(), snap.inputs.len());
         prop_assert!(t.room.inputs_since(snap.inputs.len() + 1).is_empty());
-        let mut u = Table { room: Room::restore(&snap).unwrap(), now: t.now };
+        let mut u = Table::of(Room::restore(&snap).unwrap(), t.now);
+        prop_assert_eq!(t.room.log(), u.room.log());
+        let (t_cut, u_cut) = (t.history.len(), u.history.len());
         t.autoplay(5_000);
         u.autoplay(5_000);
         prop_assert_eq!(t.room.log(), u.room.log());
+        // Every event after the cut, not just those the logs still hold.
+        prop_assert_eq!(&t.history[t_cut..], &u.history[u_cut..]);
         let record = &t.room.records()[0];
         prop_assert_eq!(record.game, options(kind).game);
         let v = verify(record).unwrap();

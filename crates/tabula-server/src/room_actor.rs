@@ -270,16 +270,13 @@ impl RoomActor {
 
     /// The events after `version` as this player's messages, or `None`
     /// when they cannot be replayed (`version` is ahead of the room, or
-    /// more than [`MAX_RESUME_EVENTS`] behind) and a full state is due.
+    /// behind the last [`tabula_room::EVENT_LOG_KEEP`] events the room
+    /// keeps) and a full state is due.
     fn missed(&self, player: &PlayerId, version: u64) -> Option<Vec<OutItem>> {
-        let missed = self.room.events_since(version);
-        if version > self.room.version() || missed.len() > MAX_RESUME_EVENTS {
-            return None;
-        }
+        let missed = self.room.events_since(version)?;
         let viewer = self.viewer(player);
         Some(
             missed
-                .iter()
                 .filter_map(|e| EventText::new(e).render(viewer, None).map(OutItem::from))
                 .collect(),
         )
@@ -894,9 +891,6 @@ pub struct Resume {
     /// The client's seq.
     pub seq: Option<u64>,
 }
-
-/// The most events a resume replays before it sends a full state instead.
-pub const MAX_RESUME_EVENTS: usize = 1000;
 
 impl Handler<Resume> for RoomActor {
     type Result = ();

@@ -73,7 +73,7 @@ async fn a_client_resumes_within_the_grace_period_without_losing_a_move() {
 #[tokio::test]
 async fn resume_replays_the_missed_events_in_order_or_sends_the_full_state() {
     let node = start(test_settings());
-    let (_room, mut a, _b) = seated(node.addr, ["lea", "max"]).await;
+    let (_room, mut a, mut b) = seated(node.addr, ["lea", "max"]).await;
     // Everything the game's start sent A, read first.
     while a.try_recv(Duration::from_millis(300)).await.is_some() {}
     let seen = a.last_version;
@@ -98,6 +98,24 @@ async fn resume_replays_the_missed_events_in_order_or_sends_the_full_state() {
     let s = a.until(|m| m["type"] == "state").await;
     assert_eq!(s["yourSeat"], "a", "{s}");
     assert_eq!(s["state"]["phase"], "playing", "{s}");
+    // From a version older than the events the room keeps: the full state.
+    for _ in 0..=tabula_room::EVENT_LOG_KEEP {
+        let r = b.call(json!({"type": "chat", "text": "gg"})).await;
+        assert_eq!(r["type"], "chat", "{r}");
+    }
+    let r = b.call(json!({"type": "ping"})).await;
+    assert_eq!(r["type"], "pong", "{r}");
+    while a.try_recv(Duration::from_millis(300)).await.is_some() {}
+    let before = a.seen.len();
+    a.send(json!({"type": "resume", "version": seen})).await;
+    let s = a.until(|m| m["type"] == "state").await;
+    let at = s["state"]["version"].as_u64().unwrap();
+    assert!(at > seen + tabula_room::EVENT_LOG_KEEP as u64, "{s}");
+    assert_eq!(
+        a.seen.len(),
+        before + 1,
+        "nothing replayed before the state"
+    );
 }
 
 #[tokio::test]

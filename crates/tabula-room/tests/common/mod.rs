@@ -20,18 +20,24 @@ pub fn actor(seat: SeatId) -> Actor {
     }
 }
 
-/// A room plus a scripted clock.
+/// A room plus a scripted clock, and every event it emitted (the room's
+/// own log keeps only the latest `EVENT_LOG_KEEP`).
 pub struct Table {
     pub room: Room,
     pub now: u64,
+    pub history: Vec<Envelope>,
 }
 
 impl Table {
     pub fn new(config: RoomConfig) -> Table {
-        Table {
-            room: Room::new(config),
-            now: 1_000,
-        }
+        Table::of(Room::new(config), 1_000)
+    }
+
+    /// A table for a room that already exists (a restored one): its
+    /// history starts with what the room's log holds.
+    pub fn of(room: Room, now: u64) -> Table {
+        let history = room.log().iter().cloned().collect();
+        Table { room, now, history }
     }
 
     /// Alice in seat A, Bob in seat B, nobody ready.
@@ -62,7 +68,9 @@ impl Table {
 
     pub fn try_cmd(&mut self, who: Actor, cmd: Command) -> Result<Vec<Envelope>, RoomError> {
         self.now += 100;
-        self.room.apply(cmd, who, self.now)
+        let events = self.room.apply(cmd, who, self.now)?;
+        self.history.extend_from_slice(&events);
+        Ok(events)
     }
 
     pub fn ok(&mut self, who: Actor, cmd: Command) -> Vec<Event> {
