@@ -89,10 +89,14 @@ async fn register_fresh(
     Err(BackplaneError::Exists(last.unwrap_or_default()))
 }
 
+/// The room actors of a node by room id. Shared with the actors, so that
+/// one that stops (unloaded, fenced, drained) takes itself out.
+pub type RoomMap = Arc<Mutex<HashMap<String, Addr<RoomActor>>>>;
+
 /// The rooms this node owns, and the arbiters they run on.
 #[derive(Debug)]
 pub struct Rooms {
-    map: Mutex<HashMap<String, Addr<RoomActor>>>,
+    map: RoomMap,
     arbiters: Vec<ArbiterHandle>,
     next: AtomicUsize,
     deps: RoomDeps,
@@ -346,6 +350,8 @@ pub async fn run_with(
             .unwrap_or_else(|| Arc::new(TabulaBots::default())),
         bot_delay: Duration::from_millis(settings.bots.delay_ms),
         takeover_grace: Duration::from_millis(settings.cluster.takeover_grace_ms),
+        unload_after: Duration::from_millis(settings.rooms.unload_after_ms),
+        registry: RoomMap::default(),
     };
     let arbiters: Vec<Arbiter> = (0..settings.server.room_arbiters)
         .map(|_| Arbiter::new())
@@ -356,7 +362,7 @@ pub async fn run_with(
         .unwrap_or_else(|| Box::new(auth::from_settings(&settings.auth)));
     let state = Arc::new(AppState {
         rooms: Rooms {
-            map: Mutex::default(),
+            map: deps.registry.clone(),
             arbiters: arbiters.iter().map(Arbiter::handle).collect(),
             next: AtomicUsize::new(0),
             deps,

@@ -129,6 +129,10 @@ pub struct RoomDeps {
     /// After a takeover, seated players not back within this are marked
     /// disconnected (their grace timers start).
     pub takeover_grace: Duration,
+    /// A room idle this long (no socket, nothing running) is unloaded.
+    pub unload_after: Duration,
+    /// The node's room actors, which a stopping actor leaves.
+    pub registry: crate::RoomMap,
 }
 
 /// The room actor.
@@ -148,6 +152,8 @@ pub struct RoomActor {
     by_player: FastMap<PlayerId, u64>,
     last_seq: FastMap<PlayerId, u64>,
     timer: Option<SpawnHandle>,
+    /// Runs out `unload_after` after the last socket left.
+    idle_timer: Option<SpawnHandle>,
     brains: HashMap<SeatId, Box<dyn BotBrain>>,
     bot_busy: bool,
     bot_failures: u32,
@@ -214,6 +220,7 @@ impl RoomActor {
                 .map(|(p, s)| (PlayerId::new(p), s))
                 .collect(),
             timer: None,
+            idle_timer: None,
             brains: HashMap::new(),
             bot_busy: false,
             bot_failures: 0,
@@ -429,6 +436,77 @@ impl RoomActor {
         }
         self.conns.clear();
         ctx.stop();
+    }
+
+    /// With no socket attached, unloads the room once `unload_after` has
+    /// passed (see [`RoomActor::maybe_unload`]). Why: a node otherwise keeps
+    /// every room it ever created or took over, finished matches included,
+    /// until it stops — memory that grows with every game played.
+    fn watch_idle(&mut self, ctx: &mut Context<Self>) {
+        if self.conns.is_empty() && self.idle_timer.is_none() && !self.fenced {
+            self.idle_timer = Some(ctx.run_later(self.deps.unload_after, |act, ctx| {
+                act.idle_timer = None;
+                act.maybe_unload(ctx);
+            }));
+        }
+    }
+
+    /// Unloads the room if it is still idle: no socket, no game in play
+    /// (a game whose players left ends by their disconnect deadlines, and
+    /// the room waits for that), no timer, no bot thinking, nothing unsent
+    /// or unwritten. Otherwise looks again after another `unload_after`.
+    fn maybe_unload(&mut self, ctx: &mut Context<Self>) {
+        if self.fenced || !self.conns.is_empty() {
+            return;
+        }
+        let busy = self.room.phase() == Phase::Playing
+            || self.room.next_deadline().is_some()
+            || self.bot_busy
+            || self.unpersisted
+            || !self.unsent.is_empty()
+            || ctx.waiting();
+        if busy {
+            self.watch_idle(ctx);
+            return;
+        }
+        // Every accepted input is in the store already (nothing unsent or
+        // unwritten): releasing the lease is all that is left. Fenced while
+        // it runs, so a join arriving now re-routes and, once the actor has
+        // stopped, restores the room from its snapshot (on this node or any
+        // other). Not listed for a new owner: nothing needs to run.
+        self.fenced = true;
+        let bp = self.deps.backplane.clone();
+        let id = self.id.clone();
+        let epoch = self.epoch;
+        ctx.wait(
+            async move { bp.release(&id, epoch, false).await }
+                .into_actor(self)
+                .map(|res, act, ctx| match res {
+                    Ok(()) => {
+                        act.deps
+                            .metrics
+                            .releases
+                            .with_label_values(&["idle"])
+                            .inc();
+                        tracing::debug!(room = %act.id, "idle room unloaded");
+                        act.abandon(ctx);
+                    }
+                    Err(e) if e.is_fenced() => {
+                        // Another node owns it now: not ours to keep.
+                        act.abandon(ctx);
+                    }
+                    Err(e) => {
+                        tracing::warn!(room = %act.id, error = %e, "idle room not released; keeping it");
+                        act.deps
+                            .metrics
+                            .backplane_errors
+                            .with_label_values(&["release"])
+                            .inc();
+                        act.fenced = false;
+                        act.watch_idle(ctx);
+                    }
+                }),
+        );
     }
 
     fn dispatch(&mut self, envs: Vec<Envelope>, origin: Option<Origin>, ctx: &mut Context<Self>) {
@@ -662,6 +740,8 @@ impl Actor for RoomActor {
             .inc();
         self.reschedule(ctx);
         self.maybe_bot(ctx);
+        // Created or restored with nobody attached yet.
+        self.watch_idle(ctx);
         if self.taken_over {
             // Players whose node died are not connected here; unless they
             // come back, their disconnect grace must run as it would have.
@@ -687,12 +767,23 @@ impl Actor for RoomActor {
         }
     }
 
-    fn stopped(&mut self, _ctx: &mut Context<Self>) {
+    fn stopped(&mut self, ctx: &mut Context<Self>) {
         self.deps
             .metrics
             .rooms
             .with_label_values(&[self.gauge.0, self.gauge.1])
             .dec();
+        // Only this actor's own entry: a newer actor for the same room
+        // (restored here after this one was unloaded) keeps its place.
+        let me = ctx.address();
+        let mut map = self
+            .deps
+            .registry
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.get(&self.id) == Some(&me) {
+            map.remove(&self.id);
+        }
     }
 }
 
@@ -770,6 +861,9 @@ impl Handler<Join> for RoomActor {
                         tx: m.tx,
                     },
                 );
+                if let Some(h) = self.idle_timer.take() {
+                    ctx.cancel_future(h);
+                }
                 let origin = Origin {
                     conn: m.conn,
                     seq: m.seq,
@@ -947,6 +1041,7 @@ impl Handler<Detach> for RoomActor {
         let Some(c) = self.conns.remove(&m.conn) else {
             return;
         };
+        self.watch_idle(ctx);
         if self.by_player.get(&c.player) != Some(&m.conn) {
             return;
         }

@@ -151,6 +151,9 @@ fn default_telegram_env() -> String {
 pub struct RoomSettings {
     /// Disconnect grace, ms.
     pub grace_ms: u64,
+    /// An idle room (no socket, nothing running) is unloaded after this,
+    /// ms; the next join restores it from its snapshot.
+    pub unload_after_ms: u64,
     /// Longest chat line.
     pub chat_max_chars: usize,
 }
@@ -377,6 +380,9 @@ impl Settings {
         }
         if self.server.rate_per_sec == 0 || self.server.rate_burst == 0 {
             return bad("server.rate_per_sec", "rate and burst must be positive");
+        }
+        if self.rooms.unload_after_ms < 1000 {
+            return bad("rooms.unload_after_ms", "must be at least 1000");
         }
         if !(1..=3).contains(&self.matchmaking.bot_level) {
             return bad("matchmaking.bot_level", "must be 1, 2 or 3");

@@ -241,3 +241,102 @@ async fn floods_are_rate_limited_then_closed() {
     }
     assert!(closed, "an abusive flood closes the socket");
 }
+
+/// A series' value from `/metrics` (0 when it is not there yet).
+async fn metric(addr: std::net::SocketAddr, series: &str) -> f64 {
+    let (_, body) = http_async(addr, "GET", "/metrics", None).await;
+    body.as_str()
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn an_idle_room_leaves_memory_and_the_next_join_restores_it() {
+    let mut s = test_settings();
+    s.rooms.unload_after_ms = 1000;
+    let node = start(s);
+    let idle = r#"tabula_room_releases_total{reason="idle"}"#;
+    let finished = r#"tabula_rooms{game="long_nardy",state="finished"}"#;
+    // Given a game whose players stay attached past unload_after
+    let (room, mut a, b) = seated(node.addr, ["uma", "vic"]).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Then the room stays, and plays on
+    assert_eq!(metric(node.addr, idle).await, 0.0);
+    let r = a.call(json!({"type": "resign"})).await;
+    assert_ne!(r["type"], "error", "{r}");
+    let done = state(node.addr, &room).await;
+    assert_eq!(done["phase"], "finished", "{done}");
+    assert_eq!(metric(node.addr, finished).await, 1.0);
+    // When both leave and unload_after passes
+    drop((a, b));
+    let t0 = std::time::Instant::now();
+    while metric(node.addr, idle).await < 1.0 {
+        assert!(t0.elapsed() < Duration::from_secs(10), "never unloaded");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Then the node holds no room any more, but still serves its state
+    // from the snapshot
+    assert_eq!(metric(node.addr, finished).await, 0.0);
+    let st = state(node.addr, &room).await;
+    assert_eq!(st["phase"], "finished", "{st}");
+    assert!(st["version"].as_u64() >= done["version"].as_u64(), "{st}");
+    // And a join restores it: a finished match refuses the join as it did
+    // before it was unloaded
+    let mut c = Client::connect(node.addr, "uma").await;
+    let j = c.join(&room).await;
+    assert_eq!(j["code"], "match_finished", "{j}");
+    assert_eq!(
+        metric(node.addr, r#"tabula_room_takeovers_total{reason="join"}"#).await,
+        1.0
+    );
+    assert_eq!(metric(node.addr, finished).await, 1.0);
+}
+
+#[tokio::test]
+async fn a_waiting_room_unloaded_while_empty_takes_its_player_back() {
+    let mut s = test_settings();
+    s.rooms.unload_after_ms = 1000;
+    let node = start(s);
+    let idle = r#"tabula_room_releases_total{reason="idle"}"#;
+    // Given a room whose one seated player left before anyone else came
+    let room = create_room(node.addr, json!({"game": "backgammon"})).await;
+    let mut a = Client::connect(node.addr, "wes").await;
+    let j = a.join(&room).await;
+    assert_eq!(j["yourSeat"], "a", "{j}");
+    let r = a.call(json!({"type": "chat", "text": "anyone?"})).await;
+    assert_eq!(r["type"], "chat", "{r}");
+    let a_left = a.seq;
+    drop(a);
+    // When it has been unloaded
+    let t0 = std::time::Instant::now();
+    while metric(node.addr, idle).await < 1.0 {
+        assert!(t0.elapsed() < Duration::from_secs(10), "never unloaded");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Then the player and a newcomer join it and play, nothing lost (the
+    // player's client numbers on from its last seq, which the room kept)
+    let mut a = Client::connect(node.addr, "wes").await;
+    a.seq = a_left;
+    let j = a.join(&room).await;
+    assert_eq!(j["type"], "state", "{j}");
+    assert_eq!(j["yourSeat"], "a", "{j}");
+    let mut b = Client::connect(node.addr, "xia").await;
+    let j = b.join(&room).await;
+    assert_eq!(j["yourSeat"], "b", "{j}");
+    // (a seq the room has seen is still answered as a duplicate)
+    a.send_raw(Message::text(
+        json!({"type": "ready", "seq": a_left}).to_string(),
+    ))
+    .await;
+    let r = a.until(|m| m["type"] == "ack").await;
+    assert_eq!(r["duplicate"], true, "{r}");
+    both_ready(&mut a, &mut b).await;
+    let st = state(node.addr, &room).await;
+    assert_eq!(st["phase"], "playing", "{st}");
+    assert_eq!(
+        metric(node.addr, r#"tabula_room_takeovers_total{reason="join"}"#).await,
+        1.0
+    );
+}
