@@ -22,7 +22,7 @@
 //! inbox, at most once; [`Backplane::take_inbox`] yields this node's inbox.
 //! What the messages mean is the node's business.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -215,6 +215,13 @@ pub trait Backplane: Send + Sync + std::fmt::Debug + 'static {
     /// someone claims it (its timers must keep running).
     fn release(&self, id: &str, epoch: u64, needs_owner: bool) -> BoxFuture<'_, Result<()>>;
 
+    /// Releases a room nobody is using (no socket, nothing running), like
+    /// `release(id, epoch, false)`, and has the store delete it (entry,
+    /// invite, snapshot and game records) once `keep` has passed, unless
+    /// someone claims it before: a join restores it, and the claim keeps
+    /// it. Without this the store holds every room ever created.
+    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, Result<()>>;
+
     /// The room's current owner (routing); `None` when released.
     fn owner(&self, id: &str) -> BoxFuture<'_, Result<Option<Lease>>>;
 
@@ -290,11 +297,43 @@ struct State {
     taken: HashSet<u64>,
     delivered: HashMap<u64, String>,
     records: HashMap<RoomId, BTreeMap<u32, String>>,
+    /// Rooms released idle, by when they are deleted, oldest first (a
+    /// node's `keep` is fixed, so release order is deadline order).
+    forget: VecDeque<(Instant, RoomId)>,
+    /// The deadline of each room still due for deletion (a claim takes it
+    /// out; its entry in `forget` is then stale).
+    forget_at: HashMap<RoomId, Instant>,
 }
 
 impl State {
     fn alive(&self, node: &str, lease: Duration) -> bool {
         self.beats.get(node).is_some_and(|t| t.elapsed() < lease)
+    }
+
+    /// Deletes the rooms whose `release_idle` keep has run out. Runs on
+    /// every access: with nothing due it is one comparison.
+    fn purge(&mut self, now: Instant) {
+        while let Some(&(at, _)) = self.forget.front()
+            && at <= now
+        {
+            let Some((at, id)) = self.forget.pop_front() else {
+                break;
+            };
+            if self.forget_at.get(&id) != Some(&at) {
+                continue;
+            }
+            self.forget_at.remove(&id);
+            if let Some(e) = self.rooms.remove(&id)
+                && self.invites.get(&e.invite) == Some(&id)
+            {
+                self.invites.remove(&e.invite);
+            }
+            self.owners.remove(&id);
+            self.epochs.remove(&id);
+            self.snapshots.remove(&id);
+            self.needs_owner.remove(&id);
+            self.records.remove(&id);
+        }
     }
 }
 
@@ -341,7 +380,25 @@ impl InProcess {
 
     fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
         let mut g = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        g.purge(Instant::now());
         f(&mut g)
+    }
+
+    fn release_in(&self, s: &mut State, id: &str, epoch: u64, needs_owner: bool) -> Result<()> {
+        match s.owners.get(id) {
+            Some(l) if l.epoch == epoch && l.node == self.node => {
+                s.owners.remove(id);
+                *s.epochs.entry(id.to_string()).or_insert(0) += 1;
+                if needs_owner {
+                    s.needs_owner.insert(id.to_string());
+                }
+                Ok(())
+            }
+            _ => Err(BackplaneError::Fenced {
+                room: id.to_string(),
+                epoch,
+            }),
+        }
     }
 
     /// `Fenced` unless this node owns `id` at `epoch`.
@@ -428,27 +485,21 @@ impl Backplane for InProcess {
             let lease = Lease { node, epoch: *e };
             s.owners.insert(id.to_string(), lease.clone());
             s.needs_owner.remove(id);
+            s.forget_at.remove(id);
             Ok(lease)
         }))
     }
 
     fn release(&self, id: &str, epoch: u64, needs_owner: bool) -> BoxFuture<'_, Result<()>> {
+        ready(self.with(|s| self.release_in(s, id, epoch, needs_owner)))
+    }
+
+    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, Result<()>> {
         ready(self.with(|s| {
-            match s.owners.get(id) {
-                Some(l) if l.epoch == epoch && l.node == self.node => {
-                    s.owners.remove(id);
-                    *s.epochs.entry(id.to_string()).or_insert(0) += 1;
-                    if needs_owner {
-                        s.needs_owner.insert(id.to_string());
-                    }
-                }
-                _ => {
-                    return Err(BackplaneError::Fenced {
-                        room: id.to_string(),
-                        epoch,
-                    });
-                }
-            }
+            self.release_in(s, id, epoch, false)?;
+            let at = Instant::now() + keep;
+            s.forget_at.insert(id.to_string(), at);
+            s.forget.push_back((at, id.to_string()));
             Ok(())
         }))
     }
@@ -660,6 +711,48 @@ mod tests {
         ));
         block_on(b.save_snapshot("r1", l2.epoch, snap.clone())).unwrap();
         assert_eq!(block_on(b.load_snapshot("r1")).unwrap(), Some(snap));
+    }
+
+    #[test]
+    fn a_room_released_idle_is_forgotten_after_its_keep_unless_claimed_again() {
+        let b = InProcess::new("n1");
+        let keep = Duration::from_millis(40);
+        let stored = |id: &str, invite: &str| StoredRoom {
+            entry: entry(id, invite),
+            snapshot: Room::new(RoomConfig::default()).snapshot(),
+            seqs: BTreeMap::new(),
+        };
+        for (id, invite) in [("r1", "INV1"), ("r2", "INV2")] {
+            block_on(b.register(entry(id, invite))).unwrap();
+            let l = block_on(b.claim(id)).unwrap();
+            block_on(b.save_snapshot(id, l.epoch, stored(id, invite))).unwrap();
+            block_on(b.save_record(id, 1, "{}".into())).unwrap();
+            // Only the owner at its epoch may release it.
+            assert!(matches!(
+                block_on(b.release_idle(id, l.epoch + 1, keep)),
+                Err(BackplaneError::Fenced { .. })
+            ));
+            block_on(b.release_idle(id, l.epoch, keep)).unwrap();
+            assert_eq!(block_on(b.owner(id)).unwrap(), None);
+        }
+        // Not listed for an owner, and kept until the keep runs out
+        assert!(block_on(b.orphans()).unwrap().is_empty());
+        assert!(block_on(b.load_snapshot("r1")).unwrap().is_some());
+        // A claim (a join restoring it) keeps r2
+        block_on(b.claim("r2")).unwrap();
+        std::thread::sleep(keep + Duration::from_millis(20));
+        assert!(block_on(b.lookup("r1")).unwrap().is_none());
+        assert!(block_on(b.resolve_invite("INV1")).unwrap().is_none());
+        assert!(block_on(b.load_snapshot("r1")).unwrap().is_none());
+        assert!(block_on(b.records("r1")).unwrap().is_empty());
+        assert_eq!(
+            block_on(b.resolve_invite("INV2")).unwrap().unwrap().id,
+            "r2"
+        );
+        assert!(block_on(b.load_snapshot("r2")).unwrap().is_some());
+        assert_eq!(block_on(b.records("r2")).unwrap().len(), 1);
+        // The forgotten room's id and invite are free again
+        block_on(b.register(entry("r1", "INV1"))).unwrap();
     }
 
     #[test]

@@ -29,6 +29,10 @@
 //! | `P:stats:{player}` | string | PlayerStats JSON |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
+//! A room released idle ([`Backplane::release_idle`]) has its three keys
+//! and its invite expire after the keep (`PEXPIRE`); a claim before then
+//! removes the expiry (`PERSIST`).
+//!
 //! The indexes (`owned`, `needs-owner`, `nodes`) live in other slots than
 //! the rooms, so they are updated by separate, non-atomic commands; the
 //! sweep ([`Backplane::orphans`]) re-checks each room's `owner` field, and
@@ -153,6 +157,7 @@ struct Shared {
 struct Scripts {
     claim: Script,
     release: Script,
+    release_idle: Script,
     save: Script,
     append: Script,
     load: Script,
@@ -165,16 +170,37 @@ struct Scripts {
 impl Scripts {
     fn new() -> Scripts {
         Scripts {
-            // KEYS[1] room; ARGV: owner read before, me. The owner must
-            // still be what the caller checked (liveness is another slot,
-            // so it was checked outside).
+            // KEYS[1] room, KEYS[2] its log, KEYS[3] its records; ARGV:
+            // owner read before, me. The owner must still be what the
+            // caller checked (liveness is another slot, so it was checked
+            // outside). → {epoch, entry JSON if the room was due for
+            // deletion (its invite, another slot, is kept by the caller),
+            // else ''}; {-1, ''} raced.
             claim: Script::new(
                 r"
 local cur = redis.call('HGET', KEYS[1], 'owner') or ''
-if cur ~= ARGV[1] then return -1 end
+if cur ~= ARGV[1] then return {-1, ''} end
 local e = redis.call('HINCRBY', KEYS[1], 'epoch', 1)
 redis.call('HSET', KEYS[1], 'owner', ARGV[2])
-return e",
+local entry = ''
+if redis.call('PTTL', KEYS[1]) >= 0 then
+  entry = redis.call('HGET', KEYS[1], 'entry') or ''
+  for i = 1, 3 do redis.call('PERSIST', KEYS[i]) end
+end
+return {e, entry}",
+            ),
+            // KEYS[1] room, KEYS[2] its log, KEYS[3] its records; ARGV: me,
+            // epoch, keep ms. → the entry JSON ('' fenced): its invite
+            // (another slot) expires with it, set by the caller.
+            release_idle: Script::new(
+                r"
+local owner = redis.call('HGET', KEYS[1], 'owner')
+local ep = redis.call('HGET', KEYS[1], 'epoch')
+if owner ~= ARGV[1] or ep ~= ARGV[2] then return '' end
+redis.call('HSET', KEYS[1], 'owner', '')
+redis.call('HINCRBY', KEYS[1], 'epoch', 1)
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+return redis.call('HGET', KEYS[1], 'entry') or ''",
             ),
             // KEYS[1] room; ARGV: me, epoch.
             release: Script::new(
@@ -587,11 +613,22 @@ impl RedisBackplane {
                     owner,
                 });
             }
-            let epoch: i64 = self
-                .eval(&self.scripts.claim, &[&room], &[&owner, &self.node])
+            let (epoch, kept): (i64, String) = self
+                .eval(
+                    &self.scripts.claim,
+                    &[&room, &self.log_key(id), &self.records_key(id)],
+                    &[&owner, &self.node],
+                )
                 .await?;
             if epoch < 0 {
                 continue; // Someone claimed in between: look again.
+            }
+            if !kept.is_empty() {
+                // It was released idle and due for deletion: keep its
+                // invite too.
+                let entry: RoomEntry = parse("entry", &kept)?;
+                self.q::<()>(redis::cmd("PERSIST").arg(self.invite_key(&entry.invite)))
+                    .await?;
             }
             let epoch = u64::try_from(epoch).map_err(|e| corrupt("epoch", e))?;
             // The indexes (other slots): best effort after the fact; the
@@ -1063,6 +1100,38 @@ impl Backplane for RedisBackplane {
                 .await?;
             let op = if needs_owner { "SADD" } else { "SREM" };
             self.q::<()>(redis::cmd(op).arg(self.needs_key()).arg(&id))
+                .await
+        })
+    }
+
+    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, Result<()>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let keep_ms = keep.as_millis().max(1).to_string();
+            let entry: String = self
+                .eval(
+                    &self.scripts.release_idle,
+                    &[
+                        &self.room_key(&id),
+                        &self.log_key(&id),
+                        &self.records_key(&id),
+                    ],
+                    &[&self.node, &epoch.to_string(), &keep_ms],
+                )
+                .await?;
+            if entry.is_empty() {
+                return Err(BackplaneError::Fenced { room: id, epoch });
+            }
+            let entry: RoomEntry = parse("entry", &entry)?;
+            self.q::<()>(
+                redis::cmd("PEXPIRE")
+                    .arg(self.invite_key(&entry.invite))
+                    .arg(&keep_ms),
+            )
+            .await?;
+            self.q::<()>(redis::cmd("SREM").arg(self.owned_key(&self.node)).arg(&id))
+                .await?;
+            self.q::<()>(redis::cmd("SREM").arg(self.needs_key()).arg(&id))
                 .await
         })
     }

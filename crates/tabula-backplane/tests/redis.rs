@@ -307,6 +307,61 @@ async fn matchmaking_scenario(a: &RedisBackplane) {
     assert_eq!(a.poll_match(big).await.unwrap(), None);
 }
 
+/// Two rooms released idle with a short keep: the one claimed again stays,
+/// the other is deleted with its invite and records. Shared by the single
+/// instance and the cluster tests.
+async fn idle_scenario(a: &RedisBackplane, rooms: [(&str, &str); 2]) {
+    let keep = Duration::from_millis(300);
+    for (id, invite) in rooms {
+        a.register(entry(id, invite)).await.unwrap();
+        let l = a.claim(id).await.unwrap();
+        a.save_snapshot(id, l.epoch, stored(id, invite, 1))
+            .await
+            .unwrap();
+        a.save_record(id, 1, "g1".into()).await.unwrap();
+        // Only the owner at its epoch may release it.
+        assert!(matches!(
+            a.release_idle(id, l.epoch + 1, keep).await,
+            Err(BackplaneError::Fenced { .. })
+        ));
+        a.release_idle(id, l.epoch, keep).await.unwrap();
+        assert_eq!(a.owner(id).await.unwrap(), None);
+    }
+    let [(gone, gone_invite), (kept, kept_invite)] = rooms;
+    assert!(!a.orphans().await.unwrap().iter().any(|r| r == gone));
+    assert!(a.load_snapshot(gone).await.unwrap().is_some());
+    // A claim (a join restoring it) keeps the room, its invite and records.
+    a.claim(kept).await.unwrap();
+    tokio::time::sleep(keep + Duration::from_millis(300)).await;
+    assert!(a.lookup(gone).await.unwrap().is_none());
+    assert!(a.resolve_invite(gone_invite).await.unwrap().is_none());
+    assert!(a.load_snapshot(gone).await.unwrap().is_none());
+    assert!(a.records(gone).await.unwrap().is_empty());
+    assert_eq!(
+        a.resolve_invite(kept_invite).await.unwrap().unwrap().id,
+        kept
+    );
+    assert!(a.load_snapshot(kept).await.unwrap().is_some());
+    assert_eq!(a.records(kept).await.unwrap(), vec!["g1"]);
+}
+
+#[tokio::test]
+async fn a_room_released_idle_is_deleted_after_its_keep_unless_claimed_again() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    idle_scenario(&a, [("r1", "INV1"), ("r2", "INV2")]).await;
+    // Nothing of the deleted room is left; the kept one has no expiry.
+    let mut c = s.client().get_connection().unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS").arg("t:*{r1}*").query(&mut c).unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+    let keys: Vec<String> = redis::cmd("KEYS").arg("t:*INV1*").query(&mut c).unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+    for key in ["t:room:{r2}", "t:room:{r2}:records", "t:invite:{INV2}"] {
+        let ttl: i64 = redis::cmd("PTTL").arg(key).query(&mut c).unwrap();
+        assert_eq!(ttl, -1, "{key}");
+    }
+}
+
 #[tokio::test]
 async fn directory_registers_and_resolves_invites() {
     let s = Server::start();
@@ -585,6 +640,7 @@ async fn works_on_a_redis_cluster() {
     matchmaking_scenario(&a).await;
     a.save_record("room-1", 1, "g1".into()).await.unwrap();
     assert_eq!(b.records("room-1").await.unwrap(), vec!["g1"]);
+    idle_scenario(&a, [("room-3", "INVE"), ("room-4", "INVF")]).await;
 
     // Sharded inboxes of nodes whose channels live on different masters.
     let ids = ["n1", "n2", "n3", "n4", "n5", "n6"];

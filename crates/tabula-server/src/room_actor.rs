@@ -131,6 +131,9 @@ pub struct RoomDeps {
     pub takeover_grace: Duration,
     /// A room idle this long (no socket, nothing running) is unloaded.
     pub unload_after: Duration,
+    /// An unloaded room nobody joins again within this is deleted from
+    /// the store.
+    pub forget_after: Duration,
     /// The node's room actors, which a stopping actor leaves.
     pub registry: crate::RoomMap,
 }
@@ -473,13 +476,15 @@ impl RoomActor {
         // unwritten): releasing the lease is all that is left. Fenced while
         // it runs, so a join arriving now re-routes and, once the actor has
         // stopped, restores the room from its snapshot (on this node or any
-        // other). Not listed for a new owner: nothing needs to run.
+        // other). Not listed for a new owner: nothing needs to run. The
+        // store forgets it after `forget_after` unless it is joined again.
         self.fenced = true;
         let bp = self.deps.backplane.clone();
         let id = self.id.clone();
         let epoch = self.epoch;
+        let keep = self.deps.forget_after;
         ctx.wait(
-            async move { bp.release(&id, epoch, false).await }
+            async move { bp.release_idle(&id, epoch, keep).await }
                 .into_actor(self)
                 .map(|res, act, ctx| match res {
                     Ok(()) => {

@@ -154,6 +154,9 @@ pub struct RoomSettings {
     /// An idle room (no socket, nothing running) is unloaded after this,
     /// ms; the next join restores it from its snapshot.
     pub unload_after_ms: u64,
+    /// An unloaded room nobody joins again within this is deleted from
+    /// the store with its records, ms.
+    pub forget_after_ms: u64,
     /// Longest chat line.
     pub chat_max_chars: usize,
 }
@@ -383,6 +386,9 @@ impl Settings {
         }
         if self.rooms.unload_after_ms < 1000 {
             return bad("rooms.unload_after_ms", "must be at least 1000");
+        }
+        if self.rooms.forget_after_ms < 1000 {
+            return bad("rooms.forget_after_ms", "must be at least 1000");
         }
         if !(1..=3).contains(&self.matchmaking.bot_level) {
             return bad("matchmaking.bot_level", "must be 1, 2 or 3");

@@ -340,3 +340,38 @@ async fn a_waiting_room_unloaded_while_empty_takes_its_player_back() {
         1.0
     );
 }
+
+#[tokio::test]
+async fn an_unloaded_room_nobody_joins_is_forgotten() {
+    let mut s = test_settings();
+    s.rooms.unload_after_ms = 1000;
+    s.rooms.forget_after_ms = 1000;
+    let node = start(s);
+    // Given a room its one player left
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let mut a = Client::connect(node.addr, "yan").await;
+    a.join(&room).await;
+    drop(a);
+    assert_eq!(state(node.addr, &room).await["phase"], "waiting_for_player");
+    // When nobody joins it for unload_after + forget_after
+    let t0 = std::time::Instant::now();
+    loop {
+        let (status, _) = http_async(node.addr, "GET", &format!("/api/rooms/{room}"), None).await;
+        if status == 404 {
+            break;
+        }
+        assert_eq!(status, 200);
+        assert!(t0.elapsed() < Duration::from_secs(10), "never forgotten");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Then it is gone, for a join too
+    assert!(
+        t0.elapsed() >= Duration::from_millis(1900),
+        "{:?}",
+        t0.elapsed()
+    );
+    // (its records went with it: the backplane's tests check that)
+    let mut b = Client::connect(node.addr, "zed").await;
+    let j = b.join(&room).await;
+    assert_eq!(j["code"], "room_not_found", "{j}");
+}
