@@ -2,8 +2,9 @@
 # Reproduces the figures of loadtest/RESULTS.md on this machine:
 #   cargo build --release -p tabula-server -p tabula-loadtest
 #   loadtest/scripts/measure.sh [scenario ...]
-# Scenarios: human, idle, stress, cluster, chaos (default: all), and
-# instructions (callgrind's count per action; needs valgrind). Reports go
+# Scenarios: human, idle, stress, cluster, chaos (default: all),
+# instructions (callgrind's count per action; needs valgrind), and soak
+# (node memory over minutes of games finishing and starting). Reports go
 # to loadtest/results/<scenario>-<n>.json; one summary line per run on
 # stdout. Needs redis-server for the cluster scenarios (our own instance on
 # a free port; a Redis already running is not touched).
@@ -111,6 +112,29 @@ stress() {
   kill -9 "$pid"
 }
 
+# Node memory while matches keep finishing and new ones start in their
+# place: RSS every 30 s, and the rooms the node holds at the end. Fast think
+# time so that games end within the run. SOAK_ENV: extra node settings
+# (e.g. TABULA__ROOMS__FORGET_AFTER_MS=60000).
+soak() {
+  local n=${SOAK_MATCHES:-1000} secs=${SOAK_SECONDS:-240}
+  local port; port=$(free_port)
+  # shellcheck disable=SC2086
+  local pid; pid=$(start_node "$port" ${SOAK_ENV:-})
+  "$BIN/tabula-load" --url "127.0.0.1:$port" --matches "$n" --ramp-up 10s \
+    --duration "$((secs - 10))s" --think 20ms..120ms --progress 0 \
+    --report "$OUT/soak-$n.json" >/dev/null &
+  local lpid=$! samples=""
+  for _ in $(seq $((secs / 30))); do
+    sleep 30
+    samples="$samples $(( $(rss_kib "$pid") / 1024 ))"
+  done
+  wait "$lpid" || true
+  local rooms; rooms=$(curl -s "127.0.0.1:$port/metrics" | awk '/^tabula_rooms\{/ {s += $2} END {print s}')
+  echo "soak $(summary "$OUT/soak-$n.json")  rss every 30 s (MiB):$samples  rooms held at the end $rooms"
+  kill -9 "$pid"
+}
+
 # CPU instructions the node executes per action (user space), counted by
 # callgrind: unlike CPU time on a shared 2-vCPU VM, whose run-to-run spread
 # is ±10 % and drifts by the hour, the count repeats to ~2 %, so it is the
@@ -142,7 +166,7 @@ n = r["actions_answered"]
 print(f'instructions: {n} actions, {ir} instructions, {ir // max(n, 1)} per action '
       f'(startup included, ~9 M), errors {r["errors_total"]}')
 EOF
-  rm -f "$OUT/callgrind.out"
+  [ -n "${KEEP_CALLGRIND:-}" ] || rm -f "$OUT/callgrind.out"
 }
 
 start_redis() {
