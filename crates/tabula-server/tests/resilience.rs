@@ -252,18 +252,35 @@ async fn metric(addr: std::net::SocketAddr, series: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-#[tokio::test]
-async fn an_idle_room_leaves_memory_and_the_next_join_restores_it() {
+const IDLE_RELEASES: &str = r#"tabula_room_releases_total{reason="idle"}"#;
+
+/// A node that unloads idle rooms after 1 s (and forgets them after
+/// `forget_after_ms`).
+fn unloading_node(forget_after_ms: u64) -> Node {
     let mut s = test_settings();
     s.rooms.unload_after_ms = 1000;
-    let node = start(s);
-    let idle = r#"tabula_room_releases_total{reason="idle"}"#;
+    s.rooms.forget_after_ms = forget_after_ms;
+    start(s)
+}
+
+/// Waits until the node has unloaded `n` idle rooms.
+async fn until_unloaded(addr: std::net::SocketAddr, n: f64) {
+    let t0 = std::time::Instant::now();
+    while metric(addr, IDLE_RELEASES).await < n {
+        assert!(t0.elapsed() < Duration::from_secs(10), "never unloaded");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_idle_room_leaves_memory_and_the_next_join_restores_it() {
+    let node = unloading_node(86_400_000);
     let finished = r#"tabula_rooms{game="long_nardy",state="finished"}"#;
     // Given a game whose players stay attached past unload_after
     let (room, mut a, b) = seated(node.addr, ["uma", "vic"]).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     // Then the room stays, and plays on
-    assert_eq!(metric(node.addr, idle).await, 0.0);
+    assert_eq!(metric(node.addr, IDLE_RELEASES).await, 0.0);
     let r = a.call(json!({"type": "resign"})).await;
     assert_ne!(r["type"], "error", "{r}");
     let done = state(node.addr, &room).await;
@@ -271,11 +288,7 @@ async fn an_idle_room_leaves_memory_and_the_next_join_restores_it() {
     assert_eq!(metric(node.addr, finished).await, 1.0);
     // When both leave and unload_after passes
     drop((a, b));
-    let t0 = std::time::Instant::now();
-    while metric(node.addr, idle).await < 1.0 {
-        assert!(t0.elapsed() < Duration::from_secs(10), "never unloaded");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    until_unloaded(node.addr, 1.0).await;
     // Then the node holds no room any more, but still serves its state
     // from the snapshot
     assert_eq!(metric(node.addr, finished).await, 0.0);
@@ -296,10 +309,7 @@ async fn an_idle_room_leaves_memory_and_the_next_join_restores_it() {
 
 #[tokio::test]
 async fn a_waiting_room_unloaded_while_empty_takes_its_player_back() {
-    let mut s = test_settings();
-    s.rooms.unload_after_ms = 1000;
-    let node = start(s);
-    let idle = r#"tabula_room_releases_total{reason="idle"}"#;
+    let node = unloading_node(86_400_000);
     // Given a room whose one seated player left before anyone else came
     let room = create_room(node.addr, json!({"game": "backgammon"})).await;
     let mut a = Client::connect(node.addr, "wes").await;
@@ -310,11 +320,7 @@ async fn a_waiting_room_unloaded_while_empty_takes_its_player_back() {
     let a_left = a.seq;
     drop(a);
     // When it has been unloaded
-    let t0 = std::time::Instant::now();
-    while metric(node.addr, idle).await < 1.0 {
-        assert!(t0.elapsed() < Duration::from_secs(10), "never unloaded");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    until_unloaded(node.addr, 1.0).await;
     // Then the player and a newcomer join it and play, nothing lost (the
     // player's client numbers on from its last seq, which the room kept)
     let mut a = Client::connect(node.addr, "wes").await;
@@ -343,10 +349,7 @@ async fn a_waiting_room_unloaded_while_empty_takes_its_player_back() {
 
 #[tokio::test]
 async fn an_unloaded_room_nobody_joins_is_forgotten() {
-    let mut s = test_settings();
-    s.rooms.unload_after_ms = 1000;
-    s.rooms.forget_after_ms = 1000;
-    let node = start(s);
+    let node = unloading_node(1000);
     // Given a room its one player left
     let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
     let mut a = Client::connect(node.addr, "yan").await;
