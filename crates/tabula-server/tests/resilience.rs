@@ -378,3 +378,25 @@ async fn an_unloaded_room_nobody_joins_is_forgotten() {
     let j = b.join(&room).await;
     assert_eq!(j["code"], "room_not_found", "{j}");
 }
+
+#[tokio::test]
+async fn a_game_whose_players_left_is_not_unloaded_before_it_ends() {
+    let mut s = test_settings();
+    s.rooms.unload_after_ms = 1000;
+    s.rooms.grace_ms = 3000;
+    let node = start(s);
+    let playing = r#"tabula_rooms{game="long_nardy",state="playing"}"#;
+    // Given a game in play whose players both drop
+    let (room, a, b) = seated(node.addr, ["abe", "bea"]).await;
+    drop((a, b));
+    // Then past unload_after the room is still held: its forfeit deadline
+    // must fire on this node, or the game would hang unowned
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    assert_eq!(metric(node.addr, IDLE_RELEASES).await, 0.0);
+    assert_eq!(metric(node.addr, playing).await, 1.0);
+    // And once the grace has ended the game, the room is unloaded
+    until_unloaded(node.addr, 1.0).await;
+    let st = state(node.addr, &room).await;
+    assert_eq!(st["phase"], "finished", "{st}");
+    assert!(st["lastResult"].is_object(), "{st}");
+}
