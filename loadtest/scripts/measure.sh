@@ -3,8 +3,10 @@
 #   cargo build --release -p tabula-server -p tabula-loadtest
 #   loadtest/scripts/measure.sh [scenario ...]
 # Scenarios: human, idle, stress, cluster, chaos (default: all),
-# instructions (callgrind's count per action; needs valgrind), and soak
-# (node memory over minutes of games finishing and starting). Reports go
+# instructions (callgrind's count per action; needs valgrind), soak
+# (node memory over minutes of games finishing and starting), and floor
+# (the socket stack alone, tabula-ws-floor: its actions per core and
+# memory per idle pair of sockets, what a node cannot go below). Reports go
 # to loadtest/results/<scenario>-<n>.json; one summary line per run on
 # stdout. Needs redis-server for the cluster scenarios (our own instance on
 # a free port; a Redis already running is not touched).
@@ -110,6 +112,54 @@ stress() {
   local answered; answered=$(python3 -c "import json; print(json.load(open('$OUT/stress.json'))['actions_answered'])")
   echo "stress $(summary "$OUT/stress.json")  server cpu $(python3 -c "print(round($c1-$c0,1))") s = $(python3 -c "print(round(($c1-$c0)*1000/$answered*1000,1))") ms per 1000 actions, $(python3 -c "print(round($answered/($c1-$c0)))") actions per server core-second"
   kill -9 "$pid"
+}
+
+# The socket stack alone (tabula-ws-floor: actix-web + actix-ws, mimalloc,
+# no rooms, no rules, no JSON) under the stress shape: actions per server
+# core-second answered from the socket's own task and through a room actor
+# per pair (FLOOR_ROOMS arbiters, the node's default 2), and the memory of
+# FLOOR_IDLE_PAIRS idle pairs of sockets. What a node does beyond these
+# figures is ours. Sizes: a stressed long nardy action moves ~650 payload
+# bytes on loopback (/proc/net/dev, lo, during `stress`): a ~64-byte
+# command, ~300 bytes to each player.
+floor() {
+  local pairs=${STRESS_MATCHES:-200}
+  for rooms in 0 "${FLOOR_ROOMS:-2}"; do
+    local port; port=$(free_port)
+    "$BIN/tabula-ws-floor" serve --listen "127.0.0.1:$port" --answer-bytes 300 --event-bytes 300 \
+      --rooms "$rooms" >"$OUT/floor-$port.log" 2>&1 &
+    local pid=$!; PIDS+=("$pid"); sleep 1
+    local c0; c0=$(cpu_cs "$pid")
+    local r; r=$("$BIN/tabula-ws-floor" drive --url "127.0.0.1:$port" --pairs "$pairs" --seconds 30 --frame-bytes 64)
+    local c1; c1=$(cpu_cs "$pid")
+    python3 - "$r" "$((c1 - c0))" "$rooms" <<'EOF'
+import json, sys
+r, cs, rooms = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+how = f"through a room actor per pair on {rooms} arbiters" if rooms else "from each socket's own task"
+print(f'floor, answered {how}: {r["pairs"]} pairs, {r["actions_per_s"]:.0f} actions/s, server cpu {cs / 100:.1f} s = '
+      f'{cs * 10 / r["actions"] * 1000:.1f} ms per 1000 actions, {r["actions"] / (cs / 100):.0f} actions per server core-second')
+EOF
+    kill -9 "$pid"
+  done
+  local n=${FLOOR_IDLE_PAIRS:-3000}
+  for rooms in 0 "${FLOOR_ROOMS:-2}"; do
+    local port; port=$(free_port)
+    "$BIN/tabula-ws-floor" serve --listen "127.0.0.1:$port" --rooms "$rooms" >"$OUT/floor-$port.log" 2>&1 &
+    local pid=$!; PIDS+=("$pid"); sleep 1
+    local r0; r0=$(rss_kib "$pid")
+    local held; held=$(mktemp)
+    "$BIN/tabula-ws-floor" drive --url "127.0.0.1:$port" --pairs "$n" --seconds 60 --idle >"$held" &
+    local dpid=$!
+    for _ in $(seq 600); do grep -q holding "$held" && break; sleep 0.1; done
+    sleep 5
+    local r1; r1=$(rss_kib "$pid")
+    kill "$dpid" 2>/dev/null || true; wait "$dpid" 2>/dev/null || true
+    local how="each socket's own task"; [ "$rooms" = 0 ] || how="a room actor per pair"
+    echo "floor, idle, $how: $n pairs ($((2 * n)) sockets, one frame each way, then silence), $(( (r1 - r0) * 1024 / n )) bytes per pair of sockets (rss $r0 → $r1 KiB)"
+    rm -f "$held"
+    kill -9 "$pid"
+  done
+  rm -f "$OUT"/floor-*.log
 }
 
 # Node memory while matches keep finishing and new ones start in their
