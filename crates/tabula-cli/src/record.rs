@@ -165,7 +165,7 @@ pub fn play_game(game: Game, seed: u64, raw_options: &[String]) -> anyhow::Resul
                         .log()
                         .iter()
                         .rev()
-                        .find_map(|e| match &e.event {
+                        .find_map(|e| match &*e.event {
                             Event::PossibleMoves { first_steps, .. } => Some(first_steps.clone()),
                             _ => None,
                         })

@@ -604,7 +604,7 @@ pub fn to_wire(env: &Envelope, viewer: Viewer, seq: Option<u64>) -> Option<Serve
         return None;
     }
     let version = env.version;
-    Some(match &env.event {
+    Some(match &*env.event {
         Event::GameOver {
             result,
             points,
@@ -804,7 +804,8 @@ mod tests {
                 points: 2,
                 kind: ResultKind::Mars,
                 message: "WIN 2 pt.".into(),
-            },
+            }
+            .into(),
         };
         assert!(to_wire(&env, Viewer::Seat(SeatId::B), None).is_none());
         let m = to_wire(&env, Viewer::Seat(SeatId::A), Some(4)).unwrap();
@@ -819,7 +820,8 @@ mod tests {
                 seat: SeatId::A,
                 dice: [3, 5],
                 roll_index: 2,
-            },
+            }
+            .into(),
         };
         let v = serde_json::to_value(to_wire(&env, Viewer::Spectator, Some(1)).unwrap()).unwrap();
         assert_eq!(v["type"], "event");
@@ -832,7 +834,8 @@ mod tests {
                 seat: SeatId::B,
                 level: 1,
                 need: tabula_room::BotNeed::Roll,
-            },
+            }
+            .into(),
         };
         assert!(to_wire(&host, Viewer::Seat(SeatId::B), None).is_none());
     }

@@ -75,7 +75,7 @@ fn played(game: GameKind) -> (Room, Vec<Envelope>) {
                         .log()
                         .iter()
                         .rev()
-                        .find_map(|e| match &e.event {
+                        .find_map(|e| match &*e.event {
                             Event::PossibleMoves { first_steps, .. } => {
                                 Some(first_steps[0].clone())
                             }
@@ -111,7 +111,7 @@ fn event_text_is_to_wire_to_json_for_every_event_and_viewer() {
         );
         assert!(
             log.iter()
-                .any(|e| matches!(e.event, Event::GameOver { .. })),
+                .any(|e| matches!(*e.event, Event::GameOver { .. })),
             "{game:?} ended"
         );
         let mut rendered = 0;

@@ -1,5 +1,7 @@
 //! Events the room emits, each with the room version and an audience.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::types::{BotLevel, PlayerId, SeatId, Spot};
@@ -26,8 +28,10 @@ pub struct Envelope {
     pub version: u64,
     /// Who should receive it.
     pub to: Audience,
-    /// The event.
-    pub event: Event,
+    /// The event, shared: the log keeps the same one the room hands out,
+    /// rather than a deep copy of every event (a `possibleMoves` is dozens
+    /// of strings).
+    pub event: Arc<Event>,
 }
 
 /// The kind of a finished game's result.

@@ -1,6 +1,7 @@
 //! The room: seats, Ready, games of a match, timers, the event log.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -447,7 +448,7 @@ impl Room {
             let e = Envelope {
                 version: self.version,
                 to,
-                event,
+                event: Arc::new(event),
             };
             self.recent.observe(&e);
             if self.log.len() == EVENT_LOG_KEEP

@@ -108,7 +108,7 @@ pub(crate) struct Recent {
 impl Recent {
     /// Takes in the room's next event.
     pub(crate) fn observe(&mut self, e: &Envelope) {
-        match &e.event {
+        match &*e.event {
             Event::PossibleMoves { .. } => {
                 self.moves_at = Some(e.version);
                 self.moves_dropped = None;
@@ -146,7 +146,7 @@ impl Recent {
                 log.get(usize::try_from(at.checked_sub(first)?).ok()?)?
             }
         };
-        match &env.event {
+        match &*env.event {
             Event::PossibleMoves {
                 seat,
                 dice_left,

@@ -41,13 +41,13 @@ fn every_roll_is_derived_from_the_committed_server_seed_and_both_client_seeds() 
     let committed = t
         .history
         .iter()
-        .find_map(|e| match &e.event {
+        .find_map(|e| match &*e.event {
             Event::GameStarted { commitment, .. } => Some(commitment.clone()),
             _ => None,
         })
         .unwrap();
     assert_eq!(committed, fair::commitment(&record.setup.server_seed));
-    assert!(t.history.iter().any(|e| matches!(&e.event,
+    assert!(t.history.iter().any(|e| matches!(&*e.event,
         Event::GameEnded { server_seed, .. } if *server_seed == record.setup.server_seed)));
     assert_eq!(
         record.setup.client_seeds,
@@ -57,7 +57,7 @@ fn every_roll_is_derived_from_the_committed_server_seed_and_both_client_seeds() 
     for e in &t.history {
         if let Event::DiceRolled {
             dice, roll_index, ..
-        } = &e.event
+        } = &*e.event
         {
             assert_eq!(
                 *dice,

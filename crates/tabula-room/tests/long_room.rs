@@ -282,7 +282,7 @@ fn resigning_before_bearing_off_loses_a_mars_with_the_stake_message() {
     // Then B wins a mars (2 points); game_over to each seat
     let over: Vec<_> = ev
         .iter()
-        .filter_map(|e| match &e.event {
+        .filter_map(|e| match &*e.event {
             Event::GameOver {
                 result,
                 points,
@@ -311,7 +311,7 @@ fn resigning_before_bearing_off_loses_a_mars_with_the_stake_message() {
             ),
         ]
     );
-    let events: Vec<Event> = ev.into_iter().map(|e| e.event).collect();
+    let events: Vec<Event> = ev.into_iter().map(|e| (*e.event).clone()).collect();
     assert_eq!(
         arbiter_lines(&events),
         vec![
@@ -396,9 +396,9 @@ fn a_player_disconnected_past_the_grace_period_loses_and_the_opponent_is_told() 
     let ev = t.room.tick(t0 + 30_000);
     // Then B gets opponent_left and A loses by the resign rule (mars)
     assert!(ev.iter().any(
-        |e| e.to == Audience::Seat(SeatId::B) && matches!(e.event, Event::OpponentLeft { .. })
+        |e| e.to == Audience::Seat(SeatId::B) && matches!(*e.event, Event::OpponentLeft { .. })
     ));
-    assert!(ev.iter().any(|e| matches!(&e.event, Event::GameEnded { result, .. }
+    assert!(ev.iter().any(|e| matches!(&*e.event, Event::GameEnded { result, .. }
         if result.reason == EndReason::Disconnected && result.kind == ResultKind::Mars && result.winner == Some(SeatId::B))));
     assert_eq!(t.room.next_deadline(), None);
 }
@@ -588,10 +588,10 @@ fn with_replace_leaver_a_bot_takes_the_seat_of_a_player_who_leaves() {
     // Then the seat goes to the bot, the game goes on, and the host is
     // asked to roll for it (A was on roll)
     assert!(ev.iter().any(
-        |e| matches!(&e.event, Event::SeatFreed { seat: SeatId::A, player } if player.0 == "alice")
+        |e| matches!(&*e.event, Event::SeatFreed { seat: SeatId::A, player } if player.0 == "alice")
     ));
     assert!(ev.iter().any(|e| matches!(
-        e.event,
+        *e.event,
         Event::BotSeated {
             seat: SeatId::A,
             level: 2
@@ -599,7 +599,7 @@ fn with_replace_leaver_a_bot_takes_the_seat_of_a_player_who_leaves() {
     )));
     assert!(ev.iter().any(|e| e.to == Audience::Host
         && matches!(
-            e.event,
+            *e.event,
             Event::BotRequest {
                 seat: SeatId::A,
                 level: 2,
@@ -608,7 +608,7 @@ fn with_replace_leaver_a_bot_takes_the_seat_of_a_player_who_leaves() {
         )));
     assert!(
         !ev.iter()
-            .any(|e| matches!(e.event, Event::GameEnded { .. }))
+            .any(|e| matches!(*e.event, Event::GameEnded { .. }))
     );
     assert_eq!(t.room.phase(), Phase::Playing);
     assert_eq!(t.room.bot_in(SeatId::A), Some(2));
@@ -639,7 +639,7 @@ fn with_replace_leaver_a_bot_takes_the_seat_of_a_player_who_leaves() {
     let ev = t.room.tick(t0 + 30_000);
     assert!(
         ev.iter()
-            .any(|e| matches!(e.event, Event::GameEnded { .. }))
+            .any(|e| matches!(*e.event, Event::GameEnded { .. }))
     );
 }
 
@@ -683,7 +683,7 @@ fn the_log_keeps_the_latest_events_and_a_resume_from_before_them_gets_none() {
 fn scanned(history: &[Envelope]) -> (Option<[u8; 2]>, Option<MovesView>, Option<GameResult>) {
     let (mut dice, mut moves, mut last) = (None, None, None);
     for e in history.iter().rev() {
-        match &e.event {
+        match &*e.event {
             Event::PossibleMoves {
                 seat,
                 dice_left,

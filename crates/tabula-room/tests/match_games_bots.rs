@@ -52,7 +52,7 @@ fn double_take_gives_the_cube_to_the_taker_and_drop_loses_at_the_current_stake()
     // Given a 5-point match (cube in play)
     let mut t = Table::started(match_to(5));
     assert!(t.room.log().iter().any(|e| matches!(
-        e.event,
+        *e.event,
         Event::TurnStarted {
             seat: SeatId::A,
             may_double: true
@@ -277,17 +277,17 @@ fn backgammon_results_summary_counts_hits_and_doubles() {
     let hits = t
         .history
         .iter()
-        .filter(|e| matches!(e.event, Event::Moved { hit: true, .. }))
+        .filter(|e| matches!(*e.event, Event::Moved { hit: true, .. }))
         .count() as u32;
     let doubles = t
         .history
         .iter()
-        .filter(|e| matches!(e.event, Event::DiceRolled { dice: [a, b], .. } if a == b))
+        .filter(|e| matches!(*e.event, Event::DiceRolled { dice: [a, b], .. } if a == b))
         .count() as u32;
     let summary = t
         .history
         .iter()
-        .find_map(|e| match &e.event {
+        .find_map(|e| match &*e.event {
             Event::Stats { summary, .. } => Some(summary.clone()),
             _ => None,
         })
@@ -364,7 +364,7 @@ fn thud_round_ends_after_the_configured_plies_without_capture() {
     t.autoplay(1);
     let ev: Vec<Event> = t.history[before..]
         .iter()
-        .map(|e| e.event.clone())
+        .map(|e| (*e.event).clone())
         .collect();
     assert!(has(
         &ev,
@@ -404,7 +404,7 @@ fn a_bot_seat_is_prompted_through_the_host_and_validated_like_anyone() {
         ..match_to(1)
     });
     assert!(matches!(
-        t.room.log()[0].event,
+        *t.room.log()[0].event,
         Event::BotSeated {
             seat: SeatId::B,
             level: 3
@@ -414,7 +414,7 @@ fn a_bot_seat_is_prompted_through_the_host_and_validated_like_anyone() {
     let ev = t.try_cmd(alice(), Command::Sit { seat: None }).unwrap();
     assert!(ev.iter().any(|e| e.to == Audience::Host
         && matches!(
-            e.event,
+            *e.event,
             Event::BotRequest {
                 seat: SeatId::B,
                 level: 3,
@@ -442,7 +442,7 @@ fn a_bot_seat_is_prompted_through_the_host_and_validated_like_anyone() {
         )
         .unwrap();
     assert!(ev.iter().any(|e| matches!(
-        e.event,
+        *e.event,
         Event::BotRequest {
             seat: SeatId::B,
             need: BotNeed::Roll,
@@ -455,7 +455,7 @@ fn a_bot_seat_is_prompted_through_the_host_and_validated_like_anyone() {
     );
     let ev = t.try_cmd(Actor::Bot(SeatId::B), Command::RollDice).unwrap();
     assert!(ev.iter().any(|e| matches!(
-        e.event,
+        *e.event,
         Event::BotRequest {
             seat: SeatId::B,
             need: BotNeed::Move,
@@ -526,7 +526,7 @@ fn every_finished_game_emits_stats_to_the_host_only() {
     let ev = t.try_cmd(alice(), Command::Resign).unwrap();
     let stats: Vec<_> = ev
         .iter()
-        .filter(|e| matches!(e.event, Event::Stats { .. }))
+        .filter(|e| matches!(*e.event, Event::Stats { .. }))
         .collect();
     assert_eq!(stats.len(), 1);
     assert_eq!(stats[0].to, Audience::Host);

@@ -559,7 +559,7 @@ impl RoomActor {
     }
 
     fn host_event(&self, env: &Envelope) {
-        match &env.event {
+        match &*env.event {
             Event::Stats { players, .. } => {
                 for d in players {
                     if let Some(p) = &d.player {

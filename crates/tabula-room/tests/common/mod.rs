@@ -76,7 +76,7 @@ impl Table {
     pub fn ok(&mut self, who: Actor, cmd: Command) -> Vec<Event> {
         let c = format!("{cmd:?}");
         match self.try_cmd(who, cmd) {
-            Ok(v) => v.into_iter().map(|e| e.event).collect(),
+            Ok(v) => v.into_iter().map(|e| (*e.event).clone()).collect(),
             Err(e) => panic!("{c} refused: {e}"),
         }
     }
@@ -92,7 +92,7 @@ impl Table {
             .log()
             .iter()
             .rev()
-            .find_map(|e| match &e.event {
+            .find_map(|e| match &*e.event {
                 Event::PossibleMoves {
                     first_steps,
                     sequences,
