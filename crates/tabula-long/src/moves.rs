@@ -562,25 +562,53 @@ impl Turn {
     /// sequences (the final positions are already known), where
     /// deduplicating [`Turn::continuations`] by replaying each is not.
     pub fn continuations_by_result(&self) -> Vec<Sequence> {
+        let mut out = Vec::new();
+        self.each_by_result(|steps| {
+            out.push(Sequence(
+                steps
+                    .iter()
+                    .map(|&r| raw_to_step(self.mover(), r))
+                    .collect(),
+            ));
+        });
+        out
+    }
+
+    /// [`Turn::continuations_by_result`] as notation texts (what each
+    /// sequence's `Display` writes), written straight from the search's
+    /// steps: a node sends these after every roll and step, and building
+    /// each `Sequence` first cost an allocation per sequence.
+    pub fn continuation_texts_by_result(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.each_by_result(|steps| {
+            // "24-18," is six bytes.
+            let mut text = String::with_capacity(6 * steps.len());
+            for (i, &r) in steps.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                raw_to_step(self.mover(), r).push_to(&mut text);
+            }
+            out.push(text);
+        });
+        out
+    }
+
+    /// The rest of the first continuation reaching each distinct final
+    /// position, in generation order.
+    fn each_by_result(&self, mut f: impl FnMut(&[RawStep])) {
         let k = self.k();
         // Packed keys (`final_key`) hashed with foldhash, not whole
         // positions with SipHash: hashing the finals was most of this. The
         // keys are positions the rules generated, not attacker input.
         let mut seen: HashSet<FinalKey, foldhash::fast::RandomState> =
             HashSet::with_capacity_and_hasher(self.conts.len(), Default::default());
-        let mut out: Vec<Sequence> = Vec::new();
         for s in &self.conts {
             if usize::from(s.len) <= k || !seen.insert(final_key(&s.fin.p)) {
                 continue;
             }
-            out.push(Sequence(
-                s.steps[k..usize::from(s.len)]
-                    .iter()
-                    .map(|&r| raw_to_step(self.mover(), r))
-                    .collect(),
-            ));
+            f(&s.steps[k..usize::from(s.len)]);
         }
-        out
     }
 
     /// The distinct legal ways to finish the turn from here (each a

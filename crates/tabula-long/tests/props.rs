@@ -180,6 +180,9 @@ proptest! {
                     .into_iter()
                     .filter(|c| finals.insert(now.play_unchecked(c.steps())))
                     .collect();
+                // The texts a node sends are those sequences' notation.
+                let texts: Vec<String> = expected.iter().map(|c| c.to_string()).collect();
+                prop_assert_eq!(turn.continuation_texts_by_result(), texts);
                 prop_assert_eq!(turn.continuations_by_result(), expected);
             }
             Ok(())

@@ -340,16 +340,7 @@ fn long_possible(turn: &long::Turn) -> (Vec<String>, Vec<String>) {
             text
         })
         .collect();
-    let seqs = turn
-        .continuations_by_result()
-        .into_iter()
-        .map(|s| {
-            let mut text = String::with_capacity(6 * s.0.len());
-            s.push_to(&mut text);
-            text
-        })
-        .collect();
-    (first, seqs)
+    (first, turn.continuation_texts_by_result())
 }
 
 /// The rest of a backgammon turn after its first steps: one sequence of
