@@ -282,27 +282,33 @@ pub trait Backplane: Send + Sync + std::fmt::Debug + 'static {
     fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>>;
 }
 
+/// The in-process store's maps keyed by room id or invite code: looked up
+/// on every write a room makes (SipHash there was ~1 % of a stressed node).
+/// foldhash, seeded per process; the keys are ids and codes the server drew
+/// (`register`), so a client cannot choose what gets inserted.
+type ByRoom<V> = HashMap<RoomId, V, foldhash::fast::RandomState>;
+
 #[derive(Debug, Default)]
 struct State {
-    rooms: HashMap<RoomId, RoomEntry>,
-    invites: HashMap<String, RoomId>,
-    owners: HashMap<RoomId, Lease>,
-    epochs: HashMap<RoomId, u64>,
-    snapshots: HashMap<RoomId, StoredRoom>,
-    needs_owner: HashSet<RoomId>,
+    rooms: ByRoom<RoomEntry>,
+    invites: ByRoom<RoomId>,
+    owners: ByRoom<Lease>,
+    epochs: ByRoom<u64>,
+    snapshots: ByRoom<StoredRoom>,
+    needs_owner: HashSet<RoomId, foldhash::fast::RandomState>,
     stats: HashMap<String, PlayerStats>,
     beats: HashMap<NodeId, Instant>,
     inboxes: HashMap<NodeId, mpsc::UnboundedSender<Inbound>>,
     queues: HashMap<String, Vec<Ticket>>,
     taken: HashSet<u64>,
     delivered: HashMap<u64, String>,
-    records: HashMap<RoomId, BTreeMap<u32, String>>,
+    records: ByRoom<BTreeMap<u32, String>>,
     /// Rooms released idle, by when they are deleted, oldest first (a
     /// node's `keep` is fixed, so release order is deadline order).
     forget: VecDeque<(Instant, RoomId)>,
     /// The deadline of each room still due for deletion (a claim takes it
     /// out; its entry in `forget` is then stale).
-    forget_at: HashMap<RoomId, Instant>,
+    forget_at: ByRoom<Instant>,
 }
 
 impl State {
