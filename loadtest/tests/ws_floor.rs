@@ -60,13 +60,14 @@ fn counts(report: &str) -> (u64, u64) {
     )
 }
 
-/// Every action answered to its mover reached the partner too (a few may
-/// be in flight when the window closes).
+/// Every action answered to its mover reached the partner too, once: the
+/// counts differ only by what is in flight or not yet read when the window
+/// closes (a partner's reader may lag its mover on a loaded machine).
 fn assert_fanned_out(report: &str) {
     let (n, e) = counts(report);
     assert!(n > 100, "only {n} actions answered in a second: {report}");
     assert!(
-        e + 50 >= n && e <= n + 50,
+        e + 50 + n / 10 >= n && e <= n + 50,
         "{n} actions but {e} events: {report}"
     );
 }
