@@ -201,19 +201,19 @@ async fn ws(
     let me = usize::from(q.seat == "b");
     let (resp, session, stream) = actix_ws::handle(&req, body)?;
     let stream = stream.aggregate_continuations();
-    floor
-        .pairs
-        .lock()
-        .map_err(|_| anyhow_err())?
-        .entry(q.pair)
-        .or_default()[me] = Some(session.clone());
     let floor = floor.into_inner();
     let pair = q.pair;
     if floor.arbiters.is_empty() {
+        floor
+            .pairs
+            .lock()
+            .map_err(|_| poisoned())?
+            .entry(pair)
+            .or_default()[me] = Some(session.clone());
         actix_rt::spawn(run(floor, pair, me, session, stream));
     } else {
         let room = {
-            let mut rooms = floor.rooms.lock().map_err(|_| anyhow_err())?;
+            let mut rooms = floor.rooms.lock().map_err(|_| poisoned())?;
             rooms
                 .entry(pair)
                 .or_insert_with(|| {
@@ -257,7 +257,10 @@ struct Attach(usize, mpsc::UnboundedSender<String>);
 /// A client frame, owned, as a node's session hands a command to its room.
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
-struct Frame(usize, #[allow(dead_code)] String);
+struct Frame(
+    usize,
+    #[expect(dead_code, reason = "carried, as a node carries the command, not read")] String,
+);
 
 impl Handler<Attach> for PairRoom {
     type Result = ();
@@ -310,7 +313,7 @@ async fn run_via(
     let _ = session.close(None).await;
 }
 
-fn anyhow_err() -> actix_web::Error {
+fn poisoned() -> actix_web::Error {
     actix_web::error::ErrorInternalServerError("poisoned")
 }
 
