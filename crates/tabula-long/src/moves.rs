@@ -139,12 +139,17 @@ impl Sequence {
     /// Appends the notation (what `Display` writes) to `out`; see
     /// [`Step::push_to`].
     pub fn push_to(&self, out: &mut String) {
-        for (i, s) in self.0.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            s.push_to(out);
+        push_steps(self.0.iter().copied(), out);
+    }
+}
+
+/// Appends steps in sequence notation (`24-18,18-13`).
+fn push_steps(steps: impl Iterator<Item = Step>, out: &mut String) {
+    for (i, s) in steps.enumerate() {
+        if i > 0 {
+            out.push(',');
         }
+        s.push_to(out);
     }
 }
 
@@ -583,12 +588,10 @@ impl Turn {
         self.each_by_result(|steps| {
             // "24-18," is six bytes.
             let mut text = String::with_capacity(6 * steps.len());
-            for (i, &r) in steps.iter().enumerate() {
-                if i > 0 {
-                    text.push(',');
-                }
-                raw_to_step(self.mover(), r).push_to(&mut text);
-            }
+            push_steps(
+                steps.iter().map(|&r| raw_to_step(self.mover(), r)),
+                &mut text,
+            );
             out.push(text);
         });
         out
