@@ -119,18 +119,16 @@ stress() {
 # core-second answered from the socket's own task and through a room actor
 # per pair (FLOOR_ROOMS arbiters, the node's default 2), and the memory of
 # FLOOR_IDLE_PAIRS idle pairs of sockets. What a node does beyond these
-# figures is ours. Sizes: a stressed long nardy action moves ~650 payload
-# bytes on loopback (/proc/net/dev, lo, during `stress`): a ~64-byte
-# command, ~300 bytes to each player.
+# figures is ours. The tool's default sizes are a stressed long nardy
+# action's (~650 payload bytes on loopback, /proc/net/dev during `stress`).
 floor() {
   local pairs=${STRESS_MATCHES:-200}
   for rooms in 0 "${FLOOR_ROOMS:-2}"; do
     local port; port=$(free_port)
-    "$BIN/tabula-ws-floor" serve --listen "127.0.0.1:$port" --answer-bytes 300 --event-bytes 300 \
-      --rooms "$rooms" >"$OUT/floor-$port.log" 2>&1 &
+    "$BIN/tabula-ws-floor" serve --listen "127.0.0.1:$port" --rooms "$rooms" >"$OUT/floor-$port.log" 2>&1 &
     local pid=$!; PIDS+=("$pid"); sleep 1
     local c0; c0=$(cpu_cs "$pid")
-    local r; r=$("$BIN/tabula-ws-floor" drive --url "127.0.0.1:$port" --pairs "$pairs" --seconds 30 --frame-bytes 64)
+    local r; r=$("$BIN/tabula-ws-floor" drive --url "127.0.0.1:$port" --pairs "$pairs" --seconds 30)
     local c1; c1=$(cpu_cs "$pid")
     python3 - "$r" "$((c1 - c0))" "$rooms" <<'EOF'
 import json, sys

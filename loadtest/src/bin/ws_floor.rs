@@ -15,7 +15,7 @@
 //! the partners received).
 //!
 //! ```sh
-//! tabula-ws-floor serve --listen 127.0.0.1:9000 --workers 2 &
+//! tabula-ws-floor serve --listen 127.0.0.1:9000 --rooms 2 &
 //! tabula-ws-floor drive --url 127.0.0.1:9000 --pairs 200 --seconds 30
 //! ```
 //!
@@ -69,12 +69,13 @@ enum Cmd {
         /// actix-web workers (the node's default is 2).
         #[arg(long, default_value_t = 2)]
         workers: usize,
-        /// Bytes of the answer to the mover (a node's `moved` +
-        /// `possibleMoves` to the mover averages a few hundred).
-        #[arg(long, default_value_t = 400)]
+        /// Bytes of the answer to the mover. A stressed long nardy action
+        /// moves ~650 payload bytes on loopback (`/proc/net/dev`, lo): a
+        /// ~64-byte command and ~300 bytes to each player.
+        #[arg(long, default_value_t = 300)]
         answer_bytes: usize,
         /// Bytes of the event to the other player.
-        #[arg(long, default_value_t = 400)]
+        #[arg(long, default_value_t = 300)]
         event_bytes: usize,
         /// Route each frame through the pair's room actor on one of this
         /// many arbiters (0: answer from the socket's own task).
@@ -90,8 +91,8 @@ enum Cmd {
         pairs: usize,
         #[arg(long, default_value_t = 30)]
         seconds: u64,
-        /// Bytes of each client frame (a node's `move` is ~60).
-        #[arg(long, default_value_t = 60)]
+        /// Bytes of each client frame (a node's command, ~64).
+        #[arg(long, default_value_t = 64)]
         frame_bytes: usize,
         /// Open the pairs, send each socket one frame (as a player's
         /// `join`) and then hold them idle for the duration, sending
@@ -232,7 +233,7 @@ async fn ws(
         // first frame, sent once both handshakes are done, finds it.
         let (tx, rx) = mpsc::unbounded_channel();
         room.do_send(Attach(me, tx));
-        actix_rt::spawn(run_via(room, me, rx, session, stream));
+        actix_rt::spawn(run_via(floor, pair, room, me, rx, session, stream));
     }
     Ok(resp)
 }
@@ -284,6 +285,8 @@ impl Handler<Frame> for PairRoom {
 /// One socket whose frames go to its pair's room and whose writes come
 /// back from it.
 async fn run_via(
+    floor: Arc<Floor>,
+    pair: u64,
     room: Addr<PairRoom>,
     me: usize,
     mut rx: mpsc::UnboundedReceiver<String>,
@@ -309,6 +312,10 @@ async fn run_via(
                 }
             }
         }
+    }
+    // The room stops once its partner's socket lets go of it too.
+    if let Ok(mut rooms) = floor.rooms.lock() {
+        rooms.remove(&pair);
     }
     let _ = session.close(None).await;
 }
