@@ -25,6 +25,7 @@ use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc::{self, UnboundedSender};
 
 use crate::AppState;
+use crate::link::{self, Verdict};
 use crate::room_actor::{
     Abandon, Cmd, Detach, HintReq, Join, Outbound, Persist, Resume, RoomActor,
 };
@@ -121,6 +122,10 @@ pub enum NodeMsg {
     },
     /// Owner → front: a message for the socket.
     Out {
+        /// The owner (a front drops what comes from a node its link is not
+        /// on; empty from a node that does not say).
+        #[serde(default)]
+        from: NodeId,
         /// The front's connection id.
         conn: u64,
         /// Link sequence number.
@@ -140,6 +145,9 @@ pub enum NodeMsg {
     },
     /// Owner → front: close the socket.
     Close {
+        /// The owner.
+        #[serde(default)]
+        from: NodeId,
         /// The front's connection id.
         conn: u64,
         /// Why.
@@ -147,11 +155,34 @@ pub enum NodeMsg {
     },
     /// Owner → front: the room is not (or no longer) here; re-locate it.
     Reroute {
+        /// The owner.
+        #[serde(default)]
+        from: NodeId,
         /// The front's connection id.
         conn: u64,
     },
     /// Owner → front: the join was refused.
     Unjoined {
+        /// The owner.
+        #[serde(default)]
+        from: NodeId,
+        /// The front's connection id.
+        conn: u64,
+    },
+    /// Owner → front: the links the owner serves for the front, each with
+    /// the number of the last message published on it (see
+    /// [`crate::link`]).
+    Beats {
+        /// The owner.
+        from: NodeId,
+        /// `(front connection id, last link number published)`.
+        links: Vec<(u64, u64)>,
+    },
+    /// Front → owner: a link was silent; do you still serve it? (Answered
+    /// with `Beats` for it, or `Reroute`.)
+    Probe {
+        /// The front node.
+        from: NodeId,
         /// The front's connection id.
         conn: u64,
     },
@@ -161,21 +192,52 @@ pub enum NodeMsg {
 struct Proxy {
     local: u64,
     addr: Addr<RoomActor>,
+    /// The number of the last message its forwarder published.
+    sent: Arc<AtomicU64>,
+}
+
+/// A local session linked to a room on another node, as the inbox and the
+/// link watch see it.
+#[derive(Debug)]
+struct Front {
+    tx: UnboundedSender<Outbound>,
+    /// The node the link is on.
+    owner: NodeId,
+    /// When its owner was last heard from on this link (a message or a
+    /// beat), or when it was linked.
+    heard: Instant,
+    /// The number of the last message received on it.
+    received: u64,
+    /// When it was last probed, since it was last heard from.
+    probed: Option<Instant>,
+    /// The owner confirmed the link's join (the session was told).
+    joined: bool,
 }
 
 /// The node's routing tables.
 #[derive(Debug, Default)]
 pub struct Router {
-    /// Local sessions linked to rooms elsewhere: conn → their outbound.
-    fronts: Mutex<HashMap<u64, UnboundedSender<Outbound>>>,
+    /// Local sessions linked to rooms elsewhere, by conn.
+    fronts: Mutex<HashMap<u64, Front>>,
     /// Remote sessions in rooms here: (front node, conn) → proxy.
     proxies: Mutex<HashMap<(NodeId, u64), Proxy>>,
 }
 
 impl Router {
-    /// Registers a local session linked to a remote room.
-    pub fn link(&self, conn: u64, tx: UnboundedSender<Outbound>) {
-        lock(&self.fronts).insert(conn, tx);
+    /// Registers a local session linked to a room on `owner` (a new link:
+    /// its numbering starts again).
+    pub fn link(&self, conn: u64, tx: UnboundedSender<Outbound>, owner: &str) {
+        lock(&self.fronts).insert(
+            conn,
+            Front {
+                tx,
+                owner: owner.to_string(),
+                heard: Instant::now(),
+                received: 0,
+                probed: None,
+                joined: false,
+            },
+        );
     }
 
     /// Forgets a local session.
@@ -183,8 +245,26 @@ impl Router {
         lock(&self.fronts).remove(&conn);
     }
 
-    fn front(&self, conn: u64) -> Option<UnboundedSender<Outbound>> {
-        lock(&self.fronts).get(&conn).cloned()
+    /// The session of a link on `from`, noting that its owner was heard
+    /// from (and up to which message number); `None` when the session is
+    /// gone or linked elsewhere (a message from an old owner).
+    fn heard(
+        &self,
+        conn: u64,
+        from: &str,
+        last_n: Option<u64>,
+    ) -> Option<UnboundedSender<Outbound>> {
+        let mut fronts = lock(&self.fronts);
+        let f = fronts.get_mut(&conn)?;
+        if !link::accepts(&f.owner, from) {
+            return None;
+        }
+        f.heard = Instant::now();
+        f.probed = None;
+        if let Some(n) = last_n {
+            f.received = f.received.max(n);
+        }
+        Some(f.tx.clone())
     }
 }
 
@@ -230,8 +310,8 @@ pub async fn inbox_loop(state: Arc<AppState>) {
                     .route_gaps
                     .with_label_values(&["resubscribed"])
                     .inc();
-                for tx in lock(&state.router.fronts).values() {
-                    let _ = tx.send(Outbound::Resync);
+                for f in lock(&state.router.fronts).values() {
+                    let _ = f.tx.send(Outbound::Resync);
                 }
                 // The store may have restarted empty: every room this node
                 // owns writes itself again, re-establishing its ownership,
@@ -247,6 +327,7 @@ pub async fn inbox_loop(state: Arc<AppState>) {
 
 async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
     let router = &state.router;
+    let me = state.backplane.node_id().to_string();
     match msg {
         NodeMsg::Join {
             room,
@@ -265,22 +346,33 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                 None => match state.rooms.take_over(&room, "rejoin").await {
                     Ok(crate::Located::Local(a)) => a,
                     _ => {
-                        send(state, &from, &NodeMsg::Reroute { conn }).await;
+                        send(state, &from, &NodeMsg::Reroute { from: me, conn }).await;
                         return;
                     }
                 },
             };
             let old = lock(&router.proxies).remove(&(from.clone(), conn));
-            if let Some(p) = old {
-                p.addr.do_send(Detach { conn: p.local });
-            }
-            let local = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
-            let tx = forwarder(state.clone(), from.clone(), conn);
+            let local = match old {
+                // The front joins again on the same link (it re-linked
+                // after a silence, or its join went unanswered): the room
+                // keeps the connection and only its sender is replaced.
+                // A detach and a join instead would show the opponent a
+                // disconnection that never happened.
+                Some(p) if p.addr == addr && addr.connected() => p.local,
+                Some(p) => {
+                    p.addr.do_send(Detach { conn: p.local });
+                    NEXT_CONN.fetch_add(1, Ordering::Relaxed)
+                }
+                None => NEXT_CONN.fetch_add(1, Ordering::Relaxed),
+            };
+            let sent = Arc::new(AtomicU64::new(0));
+            let tx = forwarder(state.clone(), from.clone(), conn, sent.clone());
             lock(&router.proxies).insert(
                 (from.clone(), conn),
                 Proxy {
                     local,
                     addr: addr.clone(),
+                    sent,
                 },
             );
             let join = Join {
@@ -293,14 +385,22 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                 resume_from,
             };
             match addr.send(join).await {
-                Ok(true) => {}
+                Ok(true) => {
+                    // Tell the front at once that the link is served: a
+                    // re-join that missed nothing gets no message at all.
+                    let beat = NodeMsg::Beats {
+                        from: me,
+                        links: vec![(conn, 0)],
+                    };
+                    send(state, &from, &beat).await;
+                }
                 Ok(false) => {
                     lock(&router.proxies).remove(&(from.clone(), conn));
-                    send(state, &from, &NodeMsg::Unjoined { conn }).await;
+                    send(state, &from, &NodeMsg::Unjoined { from: me, conn }).await;
                 }
                 Err(_) => {
                     lock(&router.proxies).remove(&(from.clone(), conn));
-                    send(state, &from, &NodeMsg::Reroute { conn }).await;
+                    send(state, &from, &NodeMsg::Reroute { from: me, conn }).await;
                 }
             }
         }
@@ -314,7 +414,7 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                 .get(&(from.clone(), conn))
                 .map(|p| (p.local, p.addr.clone()));
             let Some((local, addr)) = target.filter(|(_, a)| a.connected()) else {
-                send(state, &from, &NodeMsg::Reroute { conn }).await;
+                send(state, &from, &NodeMsg::Reroute { from: me, conn }).await;
                 return;
             };
             // The front parsed it already; a frame that fails here is dropped.
@@ -365,7 +465,7 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                     seq,
                 }),
                 _ => {
-                    send(state, &from, &NodeMsg::Reroute { conn }).await;
+                    send(state, &from, &NodeMsg::Reroute { from: me, conn }).await;
                 }
             }
         }
@@ -379,6 +479,7 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
             }
         }
         NodeMsg::Out {
+            from,
             conn,
             n,
             seq,
@@ -386,30 +487,213 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
             text,
             more,
         } => {
-            if let Some(tx) = router.front(conn) {
-                let mut items = Vec::with_capacity(1 + more.len());
-                items.push(OutItem { seq, version, text });
-                items.extend(more);
-                let _ = tx.send(Outbound::Remote(Box::new(crate::room_actor::RemoteOut {
-                    n,
-                    items,
-                })));
+            let last = n + more.len() as u64;
+            match router.heard(conn, &from, Some(last)) {
+                Some(tx) => {
+                    let mut items = Vec::with_capacity(1 + more.len());
+                    items.push(OutItem { seq, version, text });
+                    items.extend(more);
+                    let _ = tx.send(Outbound::Remote(Box::new(crate::room_actor::RemoteOut {
+                        n,
+                        items,
+                    })));
+                }
+                None => stale(state, conn),
             }
         }
-        NodeMsg::Close { conn, reason } => {
-            if let Some(tx) = router.front(conn) {
+        NodeMsg::Close { from, conn, reason } => match router.heard(conn, &from, None) {
+            Some(tx) => {
                 let _ = tx.send(Outbound::Close(reason));
             }
-        }
-        NodeMsg::Reroute { conn } => {
-            if let Some(tx) = router.front(conn) {
+            None => stale(state, conn),
+        },
+        NodeMsg::Reroute { from, conn } => match router.heard(conn, &from, None) {
+            Some(tx) => {
                 let _ = tx.send(Outbound::Reroute);
             }
-        }
-        NodeMsg::Unjoined { conn } => {
-            if let Some(tx) = router.front(conn) {
+            None => stale(state, conn),
+        },
+        NodeMsg::Unjoined { from, conn } => match router.heard(conn, &from, None) {
+            Some(tx) => {
                 let _ = tx.send(Outbound::Unjoined);
             }
+            None => stale(state, conn),
+        },
+        NodeMsg::Beats { from, links } => beats(state, from, links).await,
+        NodeMsg::Probe { from, conn } => {
+            let serving = lock(&router.proxies)
+                .get(&(from.clone(), conn))
+                .filter(|p| p.addr.connected())
+                .map(|p| p.sent.load(Ordering::Acquire));
+            let answer = match serving {
+                Some(n) => NodeMsg::Beats {
+                    from: me,
+                    links: vec![(conn, n)],
+                },
+                None => NodeMsg::Reroute { from: me, conn },
+            };
+            send(state, &from, &answer).await;
+        }
+    }
+}
+
+/// A message for a link that is gone or on another node: dropped.
+fn stale(state: &AppState, conn: u64) {
+    if lock(&state.router.fronts).contains_key(&conn) {
+        state
+            .metrics
+            .link_faults
+            .with_label_values(&["stale_sender"])
+            .inc();
+    }
+}
+
+/// An owner's beats: each link heard from; a link whose messages were lost
+/// on the way resyncs now; a link this node no longer holds is detached
+/// at the owner (its detach was lost, and its seat would stay connected).
+async fn beats(state: &AppState, from: NodeId, links: Vec<(u64, u64)>) {
+    let mut gaps = Vec::new();
+    let mut orphans = Vec::new();
+    {
+        let mut fronts = lock(&state.router.fronts);
+        let now = Instant::now();
+        for (conn, n) in links {
+            match fronts.get_mut(&conn) {
+                Some(f) if f.owner == from => {
+                    f.heard = now;
+                    f.probed = None;
+                    if !f.joined {
+                        // The owner serves the link: its join landed.
+                        f.joined = true;
+                        let _ = f.tx.send(Outbound::Linked);
+                    }
+                    if link::beat(f.received, n) {
+                        f.received = n;
+                        gaps.push((f.tx.clone(), n));
+                    }
+                }
+                _ => orphans.push(conn),
+            }
+        }
+    }
+    let m = &state.metrics.link_faults;
+    for (tx, n) in gaps {
+        m.with_label_values(&["beat_gap"]).inc();
+        let _ = tx.send(Outbound::Gap(n));
+    }
+    let me = state.backplane.node_id().to_string();
+    for conn in orphans {
+        m.with_label_values(&["orphan_proxy"]).inc();
+        let msg = NodeMsg::Detach {
+            room: String::new(),
+            from: me.clone(),
+            conn,
+        };
+        send(state, &from, &msg).await;
+    }
+}
+
+/// Owner side: beats every link this node serves, one message per front
+/// node (in chunks), every [`link::Timing::beat`].
+pub async fn beat_loop(state: Arc<AppState>) {
+    let t = link::Timing::for_lease(state.backplane.lease());
+    let me = state.backplane.node_id().to_string();
+    let mut shutdown = state.shutdown_rx.clone();
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(t.beat) => {}
+            _ = shutdown.changed() => return,
+        }
+        let mut by_front: HashMap<NodeId, Vec<(u64, u64)>> = HashMap::new();
+        for ((front, conn), p) in lock(&state.router.proxies).iter() {
+            by_front
+                .entry(front.clone())
+                .or_default()
+                .push((*conn, p.sent.load(Ordering::Acquire)));
+        }
+        for (front, links) in by_front {
+            for chunk in links.chunks(BEATS_PER_MESSAGE) {
+                let msg = NodeMsg::Beats {
+                    from: me.clone(),
+                    links: chunk.to_vec(),
+                };
+                send(&state, &front, &msg).await;
+            }
+        }
+    }
+}
+
+/// Links in one beat message (about 20 bytes each).
+const BEATS_PER_MESSAGE: usize = 2048;
+
+/// Front side: every [`link::Timing::check`], the links silent past
+/// [`link::Timing::silence`] get their [`link::verdict`]: re-routed when
+/// their owner is dead, probed when it lives.
+pub async fn watch_loop(state: Arc<AppState>) {
+    let t = link::Timing::for_lease(state.backplane.lease());
+    let me = state.backplane.node_id().to_string();
+    let mut shutdown = state.shutdown_rx.clone();
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(t.check) => {}
+            _ = shutdown.changed() => return,
+        }
+        let mut owners: Vec<NodeId> = {
+            let now = Instant::now();
+            lock(&state.router.fronts)
+                .values()
+                .filter(|f| now.duration_since(f.heard) >= t.silence)
+                .map(|f| f.owner.clone())
+                .collect()
+        };
+        if owners.is_empty() {
+            continue;
+        }
+        owners.sort();
+        owners.dedup();
+        // One liveness read per owner, whatever the number of its links.
+        let mut alive: HashMap<NodeId, Option<bool>> = HashMap::new();
+        for o in owners {
+            let a = state.backplane.node_alive(&o).await.ok();
+            alive.insert(o, a);
+        }
+        let mut probes = Vec::new();
+        {
+            let now = Instant::now();
+            let m = &state.metrics.link_faults;
+            for (&conn, f) in lock(&state.router.fronts).iter_mut() {
+                let Some(&a) = alive.get(&f.owner) else {
+                    continue;
+                };
+                let v = link::verdict(
+                    now.duration_since(f.heard),
+                    f.probed.map(|p| now.duration_since(p)),
+                    a,
+                    &t,
+                );
+                match v {
+                    Verdict::Fine | Verdict::Wait => {}
+                    Verdict::Reroute => {
+                        m.with_label_values(&["owner_dead"]).inc();
+                        // Not again before it has had time to re-link.
+                        f.heard = now;
+                        f.probed = None;
+                        let _ = f.tx.send(Outbound::Reroute);
+                    }
+                    Verdict::Probe => {
+                        m.with_label_values(&["silent"]).inc();
+                        f.probed = Some(now);
+                        probes.push((f.owner.clone(), conn));
+                    }
+                }
+            }
+        }
+        for (owner, conn) in probes {
+            let msg = NodeMsg::Probe {
+                from: me.clone(),
+                conn,
+            };
+            send(&state, &owner, &msg).await;
         }
     }
 }
@@ -422,8 +706,14 @@ const OUT_BATCH: usize = 64;
 /// each publish awaited before the next). The messages of one command, and
 /// whatever else queued up meanwhile, go in one publish: Redis and both
 /// nodes then pay one round trip per command, not one per event.
-fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<Outbound> {
+fn forwarder(
+    state: Arc<AppState>,
+    front: NodeId,
+    conn: u64,
+    sent: Arc<AtomicU64>,
+) -> UnboundedSender<Outbound> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Outbound>();
+    let me = state.backplane.node_id().to_string();
     actix_rt::spawn(async move {
         // The number of the last message published.
         let mut n = 0u64;
@@ -443,10 +733,29 @@ fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<
                 match out {
                     Outbound::Msg(m) => items.push(OutItem::of(&m)),
                     Outbound::Batch(ms) => items.extend(ms),
-                    Outbound::Close(reason) => end = Some(NodeMsg::Close { conn, reason }),
-                    Outbound::Reroute => end = Some(NodeMsg::Reroute { conn }),
-                    Outbound::Unjoined => end = Some(NodeMsg::Unjoined { conn }),
-                    Outbound::Remote(_) | Outbound::Resync => {}
+                    Outbound::Close(reason) => {
+                        end = Some(NodeMsg::Close {
+                            from: me.clone(),
+                            conn,
+                            reason,
+                        });
+                    }
+                    Outbound::Reroute => {
+                        end = Some(NodeMsg::Reroute {
+                            from: me.clone(),
+                            conn,
+                        });
+                    }
+                    Outbound::Unjoined => {
+                        end = Some(NodeMsg::Unjoined {
+                            from: me.clone(),
+                            conn,
+                        });
+                    }
+                    Outbound::Remote(_)
+                    | Outbound::Resync
+                    | Outbound::Gap(_)
+                    | Outbound::Linked => {}
                 }
                 if end.is_some() || items.len() >= OUT_BATCH {
                     break;
@@ -466,6 +775,7 @@ fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<
                 let first_n = n + 1;
                 n += 1 + more.len() as u64;
                 let msg = NodeMsg::Out {
+                    from: me.clone(),
                     conn,
                     n: first_n,
                     seq: first.seq,
@@ -473,7 +783,10 @@ fn forwarder(state: Arc<AppState>, front: NodeId, conn: u64) -> UnboundedSender<
                     text: first.text,
                     more,
                 };
+                // Counted published even when the publish failed: the
+                // next beat then shows the front what it lost.
                 send(&state, &front, &msg).await;
+                sent.store(n, Ordering::Release);
             }
             if let Some(msg) = end {
                 let last = matches!(msg, NodeMsg::Close { .. } | NodeMsg::Reroute { .. });
@@ -553,6 +866,8 @@ pub async fn heartbeat_loop(state: Arc<AppState>) {
 pub async fn sweep_loop(state: Arc<AppState>) {
     let every = Duration::from_millis(state.settings.cluster.sweep_interval_ms);
     let mut shutdown = state.shutdown_rx.clone();
+    // Front nodes found dead, and since when.
+    let mut suspects: HashMap<NodeId, Instant> = HashMap::new();
     loop {
         tokio::select! {
             () = tokio::time::sleep(every) => {}
@@ -588,11 +903,23 @@ pub async fn sweep_loop(state: Arc<AppState>) {
             v.dedup();
             v
         };
+        let now = Instant::now();
+        suspects.retain(|n, _| fronts.contains(n));
         for node in fronts {
             if node == state.backplane.node_id() {
                 continue;
             }
-            if let Ok(false) = state.backplane.node_alive(&node).await {
+            let dead = matches!(state.backplane.node_alive(&node).await, Ok(false));
+            if !dead {
+                suspects.remove(&node);
+                continue;
+            }
+            // Dead for a whole lease, not just once: a store that restarted
+            // empty (or lost the key for a moment) makes every node look
+            // dead until its next heartbeat, and detaching then would mark
+            // players of live nodes disconnected.
+            let since = *suspects.entry(node.clone()).or_insert(now);
+            if now.duration_since(since) >= state.backplane.lease() {
                 let gone: Vec<Proxy> = {
                     let mut p = lock(&state.router.proxies);
                     let keys: Vec<_> = p.keys().filter(|(n, _)| *n == node).cloned().collect();
@@ -613,6 +940,7 @@ mod tests {
     #[test]
     fn a_single_out_message_keeps_its_old_wire_form_and_a_batch_round_trips() {
         let one = NodeMsg::Out {
+            from: String::new(),
             conn: 7,
             n: 3,
             seq: Some(2),
@@ -630,6 +958,7 @@ mod tests {
         assert_eq!((n, more.len()), (3, 0));
 
         let batch = NodeMsg::Out {
+            from: "n3".into(),
             conn: 7,
             n: 4,
             seq: Some(3),

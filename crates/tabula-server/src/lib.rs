@@ -31,6 +31,7 @@ pub mod auth;
 pub mod bot;
 pub mod cluster;
 pub mod http;
+pub mod link;
 pub mod metrics;
 pub mod room_actor;
 pub mod session;
@@ -421,6 +422,8 @@ pub async fn run_with(
     actix_rt::spawn(cluster::inbox_loop(state.clone()));
     actix_rt::spawn(cluster::heartbeat_loop(state.clone()));
     actix_rt::spawn(cluster::sweep_loop(state.clone()));
+    actix_rt::spawn(cluster::beat_loop(state.clone()));
+    actix_rt::spawn(cluster::watch_loop(state.clone()));
     shutdown.await;
     let started = std::time::Instant::now();
     tracing::info!(rooms = state.rooms.all().len(), "draining");

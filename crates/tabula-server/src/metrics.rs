@@ -39,6 +39,9 @@ pub struct Metrics {
     pub route_gaps: IntCounterVec,
     /// Sessions re-routed to a room's new owner.
     pub reroutes: IntCounterVec,
+    /// Faults the link watch found on links to remote owners, by kind
+    /// (`owner_dead`, `silent`, `beat_gap`, `stale_sender`, `orphan_proxy`).
+    pub link_faults: IntCounterVec,
     /// Backplane (Redis) errors by operation.
     pub backplane_errors: IntCounterVec,
 }
@@ -142,6 +145,11 @@ impl Metrics {
             "Sessions re-routed to a room's new owner",
             &["reason"],
         );
+        let link_faults = counter(
+            "tabula_link_faults_total",
+            "Faults found on links to rooms owned elsewhere, by kind",
+            &["kind"],
+        );
         let backplane_errors = counter(
             "tabula_backplane_errors_total",
             "Backplane errors by operation",
@@ -163,6 +171,7 @@ impl Metrics {
             Box::new(routed_latency.clone()),
             Box::new(route_gaps.clone()),
             Box::new(reroutes.clone()),
+            Box::new(link_faults.clone()),
             Box::new(backplane_errors.clone()),
         ] {
             registry.register(c).expect("unique metric names");
@@ -184,6 +193,7 @@ impl Metrics {
             routed_latency,
             route_gaps,
             reroutes,
+            link_faults,
             backplane_errors,
         }
     }

@@ -60,6 +60,12 @@ pub enum Outbound {
     Unjoined,
     /// The node's inbox was re-subscribed: resync and resend.
     Resync,
+    /// The remote owner's beat says it published up to this link number,
+    /// and some of it never arrived: skip past it and resync.
+    Gap(u64),
+    /// The remote owner serves the link: a join sent to it landed (a
+    /// re-join that missed nothing gets no other answer).
+    Linked,
 }
 
 /// Messages from the owner of a remote room (see [`Outbound::Remote`]).

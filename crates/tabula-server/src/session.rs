@@ -235,6 +235,33 @@ impl Sess {
                 self.resend_all().await;
                 Flow::Nothing
             }
+            Outbound::Linked => {
+                if self
+                    .link
+                    .as_ref()
+                    .is_some_and(|l| matches!(l.at, Located::Remote(_)))
+                {
+                    self.join_wait = None;
+                }
+                Flow::Nothing
+            }
+            Outbound::Gap(n) => {
+                // Messages up to `n` were published and lost: what follows
+                // is numbered after them, and the full state replaces them.
+                if let Some(l) = &mut self.link
+                    && matches!(l.at, Located::Remote(_))
+                {
+                    l.expect_n = l.expect_n.max(n + 1);
+                    self.state
+                        .metrics
+                        .route_gaps
+                        .with_label_values(&["beat"])
+                        .inc();
+                    self.resync().await;
+                    self.resend_all().await;
+                }
+                Flow::Nothing
+            }
         }
     }
 
@@ -339,7 +366,7 @@ impl Sess {
             }
             Located::Remote(node) => {
                 self.join_wait = Some((Instant::now(), seq, resume_from));
-                self.state.router.link(self.conn, self.tx.clone());
+                self.state.router.link(self.conn, self.tx.clone(), node);
                 let msg = NodeMsg::Join {
                     room: room.clone(),
                     from: self.node().to_string(),

@@ -114,7 +114,10 @@ impl Node {
                 "TABULA__AUTH__SESSION_SECRET",
                 "cluster-test-secret-0123456789abcdef",
             )
-            .env("RUST_LOG", "info")
+            .env(
+                "RUST_LOG",
+                std::env::var("TABULA_TEST_LOG").unwrap_or_else(|_| "info".into()),
+            )
             .stdout(std::fs::File::create(&log).unwrap())
             .stderr(Stdio::null())
             .spawn()
@@ -636,4 +639,242 @@ async fn the_sweep_takes_over_a_room_nobody_returns_to_and_its_forfeit_timers_ru
         .map(|i| c.nodes[i].metric("tabula_room_takeovers_total{reason=\"sweep\"}"))
         .sum();
     assert!(swept >= 1.0, "no sweep takeover; logs: {}", c.logs());
+}
+
+/// What one socket received while its player only waited: each message's
+/// arrival and JSON.
+async fn listen(ws: &mut common::Ws, until: Instant) -> Vec<(Instant, Value)> {
+    let mut got = Vec::new();
+    while let Ok(Some(Ok(m))) = tokio::time::timeout_at(until.into(), ws.next()).await {
+        if let Message::Text(t) = m {
+            got.push((Instant::now(), serde_json::from_str(&t).unwrap()));
+        }
+    }
+    got
+}
+
+/// Both players of each game sit on nodes 1 and 2, their rooms on node 3,
+/// and neither has anything pending when `fault` strikes: they only wait,
+/// as a client written from docs/protocol.md does between turns. For
+/// `quiet` after the fault nobody sends anything. Then:
+/// * nobody was marked disconnected (no `playerDisconnected` on any
+///   socket, no disconnect deadline in the room): the players' own nodes
+///   re-attached them, since their sockets never went away;
+/// * the player to move moves, and his opponent — who sent nothing since
+///   the fault — receives that move within a second: his node re-linked
+///   him to wherever the room is now;
+/// * every game then plays to a natural end (not a forfeit), every client
+///   receives its `game_over`, and the records hold exactly the
+///   acknowledged moves.
+///
+/// Returns the longest wait, after the quiet, from a move being sent to
+/// its arrival at the waiting opponent.
+async fn waiting_players_through(
+    c: &mut Cluster,
+    games: usize,
+    quiet: Duration,
+    fault: impl FnOnce(&mut Cluster),
+) -> Duration {
+    let owner = c.nodes[2].addr;
+    let homes = [c.nodes[0].addr, c.nodes[1].addr];
+    let mut all = Vec::new();
+    for g in 0..games {
+        let mut game = Game::new(owner, homes, &c.table, &format!("w{g}")).await;
+        game.play(&c.table, Some(8 + g)).await;
+        all.push(game);
+    }
+    fault(c);
+    let until = Instant::now() + quiet;
+    // Everybody listens, nobody speaks.
+    let mut heard = Vec::new();
+    for g in &mut all {
+        for p in &mut g.players {
+            let mut ws = p.ws.take().expect("connected");
+            heard.push(tokio::spawn(async move {
+                let got = listen(&mut ws, until).await;
+                (ws, got)
+            }));
+        }
+    }
+    let mut i = 0;
+    for g in &mut all {
+        for p in &mut g.players {
+            let (ws, got) = (&mut heard[i]).await.unwrap();
+            i += 1;
+            for (_, v) in &got {
+                p.saw(v);
+                assert_ne!(
+                    v["event"]["type"],
+                    "playerDisconnected",
+                    "{} was marked disconnected while his socket stayed open: {v}; logs: {}",
+                    p.name,
+                    c.logs()
+                );
+                assert_ne!(v["type"], "error", "{}: {v}", p.name);
+            }
+            p.ws = Some(ws);
+        }
+    }
+    let mut worst = Duration::ZERO;
+    for g in &mut all {
+        let st = room_state(&c.table, &g.room).await;
+        for seat in st["seats"].as_array().unwrap() {
+            assert!(
+                seat["disconnectDeadline"].is_null(),
+                "room {}: {seat} is counted as disconnected; logs: {}",
+                g.room,
+                c.logs()
+            );
+        }
+        // The player to move moves; the other one only listens.
+        let (seat, cmd) = common::next_command(&st).expect("someone to act");
+        let (mover, waiter) = if seat == "a" { (0, 1) } else { (1, 0) };
+        let sent = Instant::now();
+        let answer = g.players[mover].call(cmd.clone()).await;
+        assert_ne!(answer["type"], "error", "{answer}");
+        if cmd["type"] == "move" {
+            let m = (cmd["from"].clone(), cmd["to"].clone());
+            g.players[mover].moves.push(m);
+        }
+        let version = answer["version"]
+            .as_u64()
+            .expect("the answer has a version");
+        let ws = g.players[waiter].ws.as_mut().unwrap();
+        let got = listen(ws, sent + Duration::from_secs(3)).await;
+        for (_, v) in &got {
+            g.players[waiter].saw(v);
+        }
+        let arrived = got
+            .iter()
+            .find(|(_, v)| v["version"].as_u64().is_some_and(|x| x >= version))
+            .map(|(t, _)| t.duration_since(sent));
+        let Some(took) = arrived else {
+            panic!(
+                "room {}: {} never received his opponent's move (version {version}); got {got:?}; logs: {}",
+                g.room,
+                g.players[waiter].name,
+                c.logs()
+            );
+        };
+        assert!(
+            took < Duration::from_secs(1),
+            "room {}: the opponent's move took {took:?} to arrive; logs: {}",
+            g.room,
+            c.logs()
+        );
+        worst = worst.max(took);
+    }
+    for g in &mut all {
+        assert!(g.play(&c.table, None).await, "logs: {}", c.logs());
+        g.check_record(&c.table).await;
+        let st = room_state(&c.table, &g.room).await;
+        let text = st.to_string();
+        assert!(
+            !text.contains("\"disconnected\""),
+            "room {} ended by a disconnect: {st}; logs: {}",
+            g.room,
+            c.logs()
+        );
+        // Every client learns the end (the last mover may have read it
+        // with his answers; the other one reads it now).
+        for p in &mut g.players {
+            if !p.saw_end {
+                let ws = p.ws.as_mut().unwrap();
+                for (_, v) in listen(ws, Instant::now() + Duration::from_secs(2)).await {
+                    p.saw(&v);
+                }
+            }
+            assert!(
+                p.saw_end,
+                "{} never received gameEnded; logs: {}",
+                p.name,
+                c.logs()
+            );
+            assert!(
+                !p.saw_disconnected,
+                "{} saw a player marked disconnected; logs: {}",
+                p.name,
+                c.logs()
+            );
+        }
+    }
+    worst
+}
+
+/// The owner dies (`kill -9`) while both players of its games, on other
+/// nodes, wait: their nodes re-route them within the lease, the takeover
+/// grace finds them attached, and the games go on.
+#[tokio::test]
+async fn kill_9_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
+    let _one = SERIAL.lock().await;
+    let mut c = Cluster::start_env(
+        "waitkill",
+        false,
+        &[
+            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
+            ("TABULA__ROOMS__GRACE_MS", "2000"),
+        ],
+    );
+    let worst = waiting_players_through(&mut c, 3, Duration::from_millis(3500), |c| {
+        c.down(2);
+        c.nodes[2].kill9();
+    })
+    .await;
+    println!("kill -9, waiting players: opponent's move arrived within {worst:?}");
+    let rerouted: f64 = (0..2)
+        .map(|i| c.nodes[i].metric("tabula_link_faults_total{kind=\"owner_dead\"}"))
+        .sum();
+    assert!(
+        rerouted >= 1.0,
+        "no link re-routed for a dead owner; logs: {}",
+        c.logs()
+    );
+}
+
+/// The owner is paused past its lease (its rooms are taken over) and then
+/// woken while the players wait: the woken node's late messages must not
+/// silence the links that moved.
+#[tokio::test]
+async fn sigstop_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
+    let _one = SERIAL.lock().await;
+    let mut c = Cluster::start_env(
+        "waitstop",
+        false,
+        &[
+            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
+            ("TABULA__ROOMS__GRACE_MS", "2000"),
+        ],
+    );
+    let pid = c.nodes[2].pid();
+    let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4000), move |c| {
+        c.down(2);
+        signal(pid, "-STOP");
+        std::thread::sleep(Duration::from_millis(2500));
+        signal(pid, "-CONT");
+    })
+    .await;
+    println!("SIGSTOP 2.5 s, waiting players: opponent's move arrived within {worst:?}");
+}
+
+/// Redis goes away for 2 s (AOF on) while the players wait: published
+/// messages are lost and every lease runs out; the beats show the gaps and
+/// the links are re-established, so nobody is left without his turn.
+#[tokio::test]
+async fn redis_restart_while_the_players_only_wait_costs_nobody_his_game() {
+    let _one = SERIAL.lock().await;
+    let mut c = Cluster::start_env(
+        "waitredis",
+        true,
+        &[
+            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
+            ("TABULA__ROOMS__GRACE_MS", "2000"),
+        ],
+    );
+    let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4500), |c| {
+        c.redis.kill();
+        std::thread::sleep(Duration::from_millis(2000));
+        c.redis.spawn();
+    })
+    .await;
+    println!("Redis restart 2 s, waiting players: opponent's move arrived within {worst:?}");
 }

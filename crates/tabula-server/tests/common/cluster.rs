@@ -164,6 +164,9 @@ pub struct Player {
     pub first_after_mark: Option<Duration>,
     /// Reconnections in `call` (a lost or silent socket).
     pub reconnects: u32,
+    /// Seen on the socket: `gameEnded`, and `playerDisconnected` of anyone.
+    pub saw_end: bool,
+    pub saw_disconnected: bool,
 }
 
 impl Player {
@@ -180,6 +183,8 @@ impl Player {
             mark: None,
             first_after_mark: None,
             reconnects: 0,
+            saw_end: false,
+            saw_disconnected: false,
         }
     }
 
@@ -238,6 +243,15 @@ impl Player {
         }
     }
 
+    /// Notes what a message says of the game's end and disconnections.
+    pub fn saw(&mut self, v: &Value) {
+        match v["event"]["type"].as_str() {
+            Some("gameEnded") => self.saw_end = true,
+            Some("playerDisconnected") => self.saw_disconnected = true,
+            _ => {}
+        }
+    }
+
     /// Sends `cmd` with a fresh seq until something answers that seq; a
     /// lost socket or 3 s of silence means: reconnect and resend the same
     /// seq.
@@ -260,6 +274,11 @@ impl Player {
                 match tokio::time::timeout(Duration::from_secs(3), ws.next()).await {
                     Ok(Some(Ok(Message::Text(t)))) => {
                         let v: Value = serde_json::from_str(&t).unwrap();
+                        match v["event"]["type"].as_str() {
+                            Some("gameEnded") => self.saw_end = true,
+                            Some("playerDisconnected") => self.saw_disconnected = true,
+                            _ => {}
+                        }
                         if let Some(m) = self.mark
                             && self.first_after_mark.is_none()
                             && v.get("version").is_some()
