@@ -2,7 +2,9 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
 
 use common::*;
 use serde_json::json;
@@ -399,4 +401,37 @@ async fn a_game_whose_players_left_is_not_unloaded_before_it_ends() {
     let st = state(node.addr, &room).await;
     assert_eq!(st["phase"], "finished", "{st}");
     assert!(st["lastResult"].is_object(), "{st}");
+}
+
+/// A drain's `shutting_down` notice, its 1012 close and the end of the
+/// connection come together: a client that reconnects when its socket
+/// closes, as docs/protocol.md says, does not wait. (actix's default wait
+/// for the client's FIN held the connection for a second after the close.)
+#[tokio::test]
+async fn a_draining_node_closes_its_sockets_right_after_the_notice() {
+    let mut node = start(test_settings());
+    let (_room, mut a, _b) = seated(node.addr, ["drain_a", "drain_b"]).await;
+    node.begin_stop();
+    let mut notice = None;
+    let mut code = None;
+    let ended = loop {
+        match tokio::time::timeout(WAIT, a.ws.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => {
+                if t.contains("shutting_down") {
+                    notice = Some(Instant::now());
+                }
+            }
+            Ok(Some(Ok(Message::Close(f)))) => code = f.map(|f| u16::from(f.code)),
+            Ok(Some(Ok(_))) => {}
+            Ok(None | Some(Err(_))) => break Instant::now(),
+            Err(_) => panic!("the socket was not closed"),
+        }
+    };
+    let notice = notice.expect("a shutting_down notice");
+    assert_eq!(code, Some(1012));
+    let took = ended.duration_since(notice);
+    assert!(
+        took < Duration::from_millis(300),
+        "the connection ended {took:?} after the notice"
+    );
 }

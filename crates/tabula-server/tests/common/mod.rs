@@ -23,6 +23,15 @@ pub struct Node {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+impl Node {
+    /// Starts the node's drain (as SIGTERM does) without waiting for it.
+    pub fn begin_stop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+}
+
 impl Drop for Node {
     fn drop(&mut self) {
         if let Some(s) = self.stop.take() {
