@@ -878,3 +878,50 @@ async fn redis_restart_while_the_players_only_wait_costs_nobody_his_game() {
     .await;
     println!("Redis restart 2 s, waiting players: opponent's move arrived within {worst:?}");
 }
+
+/// Redis is paused for 5 s (every lease runs out, every command times
+/// out) and resumes while the players wait.
+#[tokio::test]
+async fn redis_paused_5_s_while_the_players_only_wait_costs_nobody_his_game() {
+    let _one = SERIAL.lock().await;
+    let mut c = Cluster::start_env(
+        "waitrstop",
+        false,
+        &[
+            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
+            ("TABULA__ROOMS__GRACE_MS", "2000"),
+        ],
+    );
+    let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4000), |c| {
+        let pid = c.redis.child.as_ref().unwrap().id();
+        signal(pid, "-STOP");
+        std::thread::sleep(Duration::from_secs(5));
+        signal(pid, "-CONT");
+    })
+    .await;
+    println!("Redis SIGSTOP 5 s, waiting players: opponent's move arrived within {worst:?}");
+}
+
+/// The owner drains (SIGTERM) while the players wait on other nodes: its
+/// rooms are handed off and the players' nodes follow them.
+#[tokio::test]
+async fn sigterm_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
+    let _one = SERIAL.lock().await;
+    let mut c = Cluster::start_env(
+        "waitterm",
+        false,
+        &[
+            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
+            ("TABULA__ROOMS__GRACE_MS", "2000"),
+        ],
+    );
+    let pid = c.nodes[2].pid();
+    let worst = waiting_players_through(&mut c, 3, Duration::from_millis(2000), move |c| {
+        c.down(2);
+        signal(pid, "-TERM");
+    })
+    .await;
+    println!("SIGTERM of the owner, waiting players: opponent's move arrived within {worst:?}");
+    let status = c.nodes[2].terminate_wait();
+    assert!(status.success(), "drained node exit: {status:?}");
+}

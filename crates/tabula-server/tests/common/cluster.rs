@@ -145,6 +145,15 @@ pub fn live(nodes: &Nodes) -> Vec<SocketAddr> {
         .collect()
 }
 
+/// Notes a `gameEnded`, or a `playerDisconnected` of anyone, in `v`.
+fn note(v: &Value, end: &mut bool, disconnected: &mut bool) {
+    match v["event"]["type"].as_str() {
+        Some("gameEnded") => *end = true,
+        Some("playerDisconnected") => *disconnected = true,
+        _ => {}
+    }
+}
+
 /// A player that survives its node: on a dead or silent socket it
 /// reconnects to another node with backoff, re-joins, and resends its
 /// command with the same `seq`.
@@ -245,11 +254,7 @@ impl Player {
 
     /// Notes what a message says of the game's end and disconnections.
     pub fn saw(&mut self, v: &Value) {
-        match v["event"]["type"].as_str() {
-            Some("gameEnded") => self.saw_end = true,
-            Some("playerDisconnected") => self.saw_disconnected = true,
-            _ => {}
-        }
+        note(v, &mut self.saw_end, &mut self.saw_disconnected);
     }
 
     /// Sends `cmd` with a fresh seq until something answers that seq; a
@@ -274,11 +279,7 @@ impl Player {
                 match tokio::time::timeout(Duration::from_secs(3), ws.next()).await {
                     Ok(Some(Ok(Message::Text(t)))) => {
                         let v: Value = serde_json::from_str(&t).unwrap();
-                        match v["event"]["type"].as_str() {
-                            Some("gameEnded") => self.saw_end = true,
-                            Some("playerDisconnected") => self.saw_disconnected = true,
-                            _ => {}
-                        }
+                        note(&v, &mut self.saw_end, &mut self.saw_disconnected);
                         if let Some(m) = self.mark
                             && self.first_after_mark.is_none()
                             && v.get("version").is_some()
