@@ -20,49 +20,14 @@ use std::time::{Duration, Instant};
 use actix::Addr;
 use serde::{Deserialize, Serialize};
 use tabula_backplane::{Inbound, NodeId};
-use tabula_protocol::{ClientMsg, ServerMsg, parse_client};
+use tabula_protocol::parse_client;
 use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc::{self, UnboundedSender};
 
 use crate::AppState;
 use crate::link::{self, Verdict};
-use crate::room_actor::{
-    Abandon, Cmd, Detach, HintReq, Join, Outbound, Persist, Resume, RoomActor,
-};
-
-/// One more message of a [`NodeMsg::Out`].
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct OutItem {
-    /// The `seq` it answers.
-    pub seq: Option<u64>,
-    /// The room version it carries.
-    pub version: Option<u64>,
-    /// The JSON text.
-    pub text: String,
-}
-
-impl From<tabula_protocol::Rendered> for OutItem {
-    fn from(r: tabula_protocol::Rendered) -> OutItem {
-        OutItem {
-            seq: r.seq,
-            version: Some(r.version),
-            text: r.text,
-        }
-    }
-}
-
-impl OutItem {
-    fn of(m: &ServerMsg) -> OutItem {
-        OutItem {
-            seq: m.seq(),
-            version: m.version(),
-            text: m.to_json(),
-        }
-    }
-}
-
-/// Node connection ids (unique within a process).
-pub static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+use crate::room_actor::{Abandon, Detach, Join, Persist, Resume, RoomActor};
+use crate::route::{NEXT_CONN, OutItem, Outbound, RemoteOut};
 
 /// A message between nodes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -418,34 +383,8 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                 return;
             };
             // The front parsed it already; a frame that fails here is dropped.
-            let Ok(frame) = parse_client(&text) else {
-                return;
-            };
-            if let ClientMsg::Resume { version } = frame.msg {
-                addr.do_send(Resume {
-                    conn: local,
-                    version,
-                    seq: frame.seq,
-                });
-                return;
-            }
-            if let ClientMsg::Hint { rollouts } = frame.msg {
-                addr.do_send(HintReq {
-                    conn: local,
-                    seq: frame.seq,
-                    rollouts,
-                });
-                return;
-            }
-            let kind = frame.msg.kind();
-            if let Some(command) = frame.msg.to_command() {
-                addr.do_send(Cmd {
-                    conn: local,
-                    seq: frame.seq,
-                    command,
-                    kind,
-                    received: Instant::now(),
-                });
+            if let Ok(frame) = parse_client(&text) {
+                crate::room_actor::deliver(&addr, local, &frame, Instant::now());
             }
         }
         NodeMsg::Resume {
@@ -493,10 +432,7 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                     let mut items = Vec::with_capacity(1 + more.len());
                     items.push(OutItem { seq, version, text });
                     items.extend(more);
-                    let _ = tx.send(Outbound::Remote(Box::new(crate::room_actor::RemoteOut {
-                        n,
-                        items,
-                    })));
+                    let _ = tx.send(Outbound::Remote(Box::new(RemoteOut { n, items })));
                 }
                 None => stale(state, conn),
             }

@@ -34,6 +34,7 @@ pub mod http;
 pub mod link;
 pub mod metrics;
 pub mod room_actor;
+pub mod route;
 pub mod session;
 pub mod settings;
 

@@ -19,7 +19,9 @@ use actix::prelude::*;
 use std::collections::BTreeMap;
 
 use tabula_backplane::{Backplane, BackplaneError, RoomAppend, RoomEntry, StoredRoom};
-use tabula_protocol::{ErrorCode, EventText, HintPlay, ServerMsg, Viewer, room_error_code};
+use tabula_protocol::{
+    ClientFrame, ClientMsg, ErrorCode, EventText, HintPlay, ServerMsg, Viewer, room_error_code,
+};
 use tabula_room::{
     Actor as RoomActorId, BotLevel, BotNeed, Command, Envelope, Event, GameKind, Phase, PlayerId,
     Room, RoomView, SeatId,
@@ -27,56 +29,14 @@ use tabula_room::{
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::bot::{BotBrain, BotFactory, BotInput, TabulaBots};
-use crate::cluster::OutItem;
 use crate::metrics::Metrics;
+use crate::route::{OutItem, Outbound};
 
 /// The room's small per-command maps (sockets, players, seqs), looked up on
 /// every command: foldhash rather than SipHash, which was 1.5 % of a
 /// stressed node's CPU. The keys are a handful per room, so flooding one
 /// bucket gains an attacker nothing.
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-
-/// What a room sends a session.
-#[derive(Debug)]
-pub enum Outbound {
-    /// A message to write. Boxed, as is `Remote`, so that the enum stays
-    /// small: every socket's channel allocates its slots 32 at a time, and
-    /// that block was 3.3 KiB per idle socket with the message inline.
-    Msg(Box<ServerMsg>),
-    /// Messages to write, in order, already JSON: the events of one
-    /// command for one connection, sent together so the session is woken
-    /// once and writes them in one go (one `send` syscall, not one per
-    /// event).
-    Batch(Vec<OutItem>),
-    /// Close the socket with this reason (replaced by a newer socket).
-    Close(String),
-    /// The room moved (fenced, drained, lease lost): find its owner again,
-    /// re-join and resend what is unanswered.
-    Reroute,
-    /// A message from the owner of a remote room (already JSON), numbered
-    /// per link so that gaps show.
-    Remote(Box<RemoteOut>),
-    /// A remote `join` was refused (the error was sent before).
-    Unjoined,
-    /// The node's inbox was re-subscribed: resync and resend.
-    Resync,
-    /// The remote owner's beat says it published up to this link number,
-    /// and some of it never arrived: skip past it and resync.
-    Gap(u64),
-    /// The remote owner serves the link: a join sent to it landed (a
-    /// re-join that missed nothing gets no other answer).
-    Linked,
-}
-
-/// Messages from the owner of a remote room (see [`Outbound::Remote`]).
-#[derive(Debug)]
-pub struct RemoteOut {
-    /// The link sequence number of the first (1, 2, …); the others follow
-    /// it one by one.
-    pub n: u64,
-    /// The messages, in order (never empty).
-    pub items: Vec<OutItem>,
-}
 
 /// Milliseconds since the epoch (the room's `now`).
 pub fn now_ms() -> u64 {
@@ -1158,6 +1118,38 @@ impl Handler<Abandon> for RoomActor {
             .with_label_values(&["lease_lost"])
             .inc();
         self.abandon(ctx);
+    }
+}
+
+/// Hands a client frame from a joined connection to its room: `resume`,
+/// `hint` and the room commands each become their actor message; anything
+/// else (`join`, `ping`: answered by the session) is not the room's. The
+/// one place a frame becomes a room's input, for a local socket and for a
+/// proxy of a remote one alike.
+pub fn deliver(addr: &Addr<RoomActor>, conn: u64, frame: &ClientFrame, received: Instant) {
+    let seq = frame.seq;
+    match &frame.msg {
+        ClientMsg::Resume { version } => addr.do_send(Resume {
+            conn,
+            version: *version,
+            seq,
+        }),
+        ClientMsg::Hint { rollouts } => addr.do_send(HintReq {
+            conn,
+            seq,
+            rollouts: *rollouts,
+        }),
+        msg => {
+            if let Some(command) = msg.to_command() {
+                addr.do_send(Cmd {
+                    conn,
+                    seq,
+                    command,
+                    kind: msg.kind(),
+                    received,
+                });
+            }
+        }
     }
 }
 

@@ -20,8 +20,9 @@ use tabula_protocol::{ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, parse_c
 use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc;
 
-use crate::cluster::{NEXT_CONN, NodeMsg};
-use crate::room_actor::{Cmd, Detach, HintReq, Join, Outbound, Resume, not_joined};
+use crate::cluster::NodeMsg;
+use crate::room_actor::{Detach, Join, not_joined};
+use crate::route::{NEXT_CONN, Outbound, RemoteOut};
 use crate::{AppState, Located};
 
 /// A token bucket: `rate` per second, up to `burst`.
@@ -165,7 +166,7 @@ impl Sess {
                 Flow::WriteAll(texts)
             }
             Outbound::Remote(r) => {
-                let crate::room_actor::RemoteOut { n, items } = *r;
+                let RemoteOut { n, items } = *r;
                 let Some(l) = &mut self.link else {
                     return Flow::Nothing;
                 };
@@ -417,27 +418,7 @@ impl Sess {
         };
         match &l.at {
             Located::Local(addr) => {
-                if let ClientMsg::Resume { version } = frame.msg {
-                    addr.do_send(Resume {
-                        conn: self.conn,
-                        version,
-                        seq: frame.seq,
-                    });
-                } else if let ClientMsg::Hint { rollouts } = frame.msg {
-                    addr.do_send(HintReq {
-                        conn: self.conn,
-                        seq: frame.seq,
-                        rollouts,
-                    });
-                } else if let Some(command) = frame.msg.to_command() {
-                    addr.do_send(Cmd {
-                        conn: self.conn,
-                        seq: frame.seq,
-                        command,
-                        kind: frame.msg.kind(),
-                        received: Instant::now(),
-                    });
-                }
+                crate::room_actor::deliver(addr, self.conn, frame, Instant::now());
             }
             Located::Remote(node) => {
                 let msg = NodeMsg::Cmd {
