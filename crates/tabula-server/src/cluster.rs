@@ -292,7 +292,9 @@ pub async fn inbox_loop(state: Arc<AppState>) {
 
 async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
     let router = &state.router;
-    let me = state.backplane.node_id().to_string();
+    // This node's id, made only where a message names its sender (not on
+    // every routed command).
+    let me = || state.backplane.node_id().to_string();
     match msg {
         NodeMsg::Join {
             room,
@@ -311,7 +313,7 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                 None => match state.rooms.take_over(&room, "rejoin").await {
                     Ok(crate::Located::Local(a)) => a,
                     _ => {
-                        send(state, &from, &NodeMsg::Reroute { from: me, conn }).await;
+                        send(state, &from, &NodeMsg::Reroute { from: me(), conn }).await;
                         return;
                     }
                 },
@@ -354,18 +356,18 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                     // Tell the front at once that the link is served: a
                     // re-join that missed nothing gets no message at all.
                     let beat = NodeMsg::Beats {
-                        from: me,
+                        from: me(),
                         links: vec![(conn, 0)],
                     };
                     send(state, &from, &beat).await;
                 }
                 Ok(false) => {
                     lock(&router.proxies).remove(&(from.clone(), conn));
-                    send(state, &from, &NodeMsg::Unjoined { from: me, conn }).await;
+                    send(state, &from, &NodeMsg::Unjoined { from: me(), conn }).await;
                 }
                 Err(_) => {
                     lock(&router.proxies).remove(&(from.clone(), conn));
-                    send(state, &from, &NodeMsg::Reroute { from: me, conn }).await;
+                    send(state, &from, &NodeMsg::Reroute { from: me(), conn }).await;
                 }
             }
         }
@@ -379,7 +381,7 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                 .get(&(from.clone(), conn))
                 .map(|p| (p.local, p.addr.clone()));
             let Some((local, addr)) = target.filter(|(_, a)| a.connected()) else {
-                send(state, &from, &NodeMsg::Reroute { from: me, conn }).await;
+                send(state, &from, &NodeMsg::Reroute { from: me(), conn }).await;
                 return;
             };
             // The front parsed it already; a frame that fails here is dropped.
@@ -404,7 +406,7 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                     seq,
                 }),
                 _ => {
-                    send(state, &from, &NodeMsg::Reroute { from: me, conn }).await;
+                    send(state, &from, &NodeMsg::Reroute { from: me(), conn }).await;
                 }
             }
         }
@@ -463,10 +465,10 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                 .map(|p| p.sent.load(Ordering::Acquire));
             let answer = match serving {
                 Some(n) => NodeMsg::Beats {
-                    from: me,
+                    from: me(),
                     links: vec![(conn, n)],
                 },
-                None => NodeMsg::Reroute { from: me, conn },
+                None => NodeMsg::Reroute { from: me(), conn },
             };
             send(state, &from, &answer).await;
         }
@@ -541,7 +543,13 @@ pub async fn beat_loop(state: Arc<AppState>) {
             _ = shutdown.changed() => return,
         }
         let mut by_front: HashMap<NodeId, Vec<(u64, u64)>> = HashMap::new();
-        for ((front, conn), p) in lock(&state.router.proxies).iter() {
+        // Only links whose room still runs: a proxy left behind by a room
+        // that stopped must fall silent, so the front probes it and is
+        // told to re-route.
+        for ((front, conn), p) in lock(&state.router.proxies)
+            .iter()
+            .filter(|(_, p)| p.addr.connected())
+        {
             by_front
                 .entry(front.clone())
                 .or_default()
