@@ -85,7 +85,14 @@ struct Sess {
     /// A join sent to a remote owner and not answered yet: when, its seq
     /// and resume point (resent, or re-routed, like a pending command).
     join_wait: Option<(Instant, Option<u64>, Option<u64>)>,
+    /// Since when a re-route finds the linked room missing from the store.
+    missing_since: Option<Instant>,
 }
+
+/// How long a re-route keeps looking for a room missing from the store
+/// before the session leaves it: a store restarted empty gets its rooms
+/// back from their owners within a heartbeat or two.
+const ROOM_MISSING_GRACE: Duration = Duration::from_secs(10);
 
 /// Which of a remote owner's numbered messages a session writes.
 #[derive(Debug, PartialEq, Eq)]
@@ -305,6 +312,7 @@ impl Sess {
         let (room, seat, spectate) = (l.room.clone(), l.seat, l.spectate);
         match self.state.rooms.locate(&room).await {
             Ok(Some((_, at))) => {
+                self.missing_since = None;
                 self.state
                     .metrics
                     .reroutes
@@ -320,8 +328,19 @@ impl Sess {
                 self.resend_all().await;
             }
             Ok(None) => {
-                self.link = None;
-                self.pending.clear();
+                // Not in the store. Gone for good, or a store restarted
+                // empty whose owner has not written the room back yet (its
+                // liveness key is gone too, so the link watch re-routes in
+                // that window): keep the link and look again, for a while.
+                let since = *self.missing_since.get_or_insert_with(Instant::now);
+                if since.elapsed() < ROOM_MISSING_GRACE {
+                    self.relink_due = true;
+                } else {
+                    tracing::info!(conn = self.conn, room = %room, "room gone from the store; leaving it");
+                    self.missing_since = None;
+                    self.link = None;
+                    self.pending.clear();
+                }
             }
             Err(e) => {
                 tracing::debug!(conn = self.conn, error = %e, "re-route failed; retrying");
@@ -646,6 +665,7 @@ pub async fn run_session(
         relink_due: false,
         last_relink: None,
         join_wait: None,
+        missing_since: None,
     };
     let mut close: Option<CloseReason> = None;
     if send(&mut session, &welcome).await {

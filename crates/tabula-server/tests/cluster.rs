@@ -809,20 +809,27 @@ async fn waiting_players_through(
     worst
 }
 
+/// Three nodes whose graces are short (a takeover grace of 1.5 s, a
+/// forfeit 2 s later), so that a player his node failed to re-attach
+/// would be marked disconnected, and lose, within a waiting test.
+fn waiting_cluster(name: &str, aof: bool) -> Cluster {
+    Cluster::start_env(
+        name,
+        aof,
+        &[
+            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
+            ("TABULA__ROOMS__GRACE_MS", "2000"),
+        ],
+    )
+}
+
 /// The owner dies (`kill -9`) while both players of its games, on other
 /// nodes, wait: their nodes re-route them within the lease, the takeover
 /// grace finds them attached, and the games go on.
 #[tokio::test]
 async fn kill_9_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
     let _one = SERIAL.lock().await;
-    let mut c = Cluster::start_env(
-        "waitkill",
-        false,
-        &[
-            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
-            ("TABULA__ROOMS__GRACE_MS", "2000"),
-        ],
-    );
+    let mut c = waiting_cluster("waitkill", false);
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(3500), |c| {
         c.down(2);
         c.nodes[2].kill9();
@@ -845,14 +852,7 @@ async fn kill_9_of_the_owner_while_its_players_only_wait_costs_nobody_his_game()
 #[tokio::test]
 async fn sigstop_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
     let _one = SERIAL.lock().await;
-    let mut c = Cluster::start_env(
-        "waitstop",
-        false,
-        &[
-            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
-            ("TABULA__ROOMS__GRACE_MS", "2000"),
-        ],
-    );
+    let mut c = waiting_cluster("waitstop", false);
     let pid = c.nodes[2].pid();
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4000), move |c| {
         c.down(2);
@@ -870,14 +870,7 @@ async fn sigstop_of_the_owner_while_its_players_only_wait_costs_nobody_his_game(
 #[tokio::test]
 async fn redis_restart_while_the_players_only_wait_costs_nobody_his_game() {
     let _one = SERIAL.lock().await;
-    let mut c = Cluster::start_env(
-        "waitredis",
-        true,
-        &[
-            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
-            ("TABULA__ROOMS__GRACE_MS", "2000"),
-        ],
-    );
+    let mut c = waiting_cluster("waitredis", true);
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4500), |c| {
         c.redis.kill();
         std::thread::sleep(Duration::from_millis(2000));
@@ -892,14 +885,7 @@ async fn redis_restart_while_the_players_only_wait_costs_nobody_his_game() {
 #[tokio::test]
 async fn redis_paused_5_s_while_the_players_only_wait_costs_nobody_his_game() {
     let _one = SERIAL.lock().await;
-    let mut c = Cluster::start_env(
-        "waitrstop",
-        false,
-        &[
-            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
-            ("TABULA__ROOMS__GRACE_MS", "2000"),
-        ],
-    );
+    let mut c = waiting_cluster("waitrstop", false);
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4000), |c| {
         let pid = c.redis.child.as_ref().unwrap().id();
         signal(pid, "-STOP");
@@ -915,14 +901,7 @@ async fn redis_paused_5_s_while_the_players_only_wait_costs_nobody_his_game() {
 #[tokio::test]
 async fn sigterm_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
     let _one = SERIAL.lock().await;
-    let mut c = Cluster::start_env(
-        "waitterm",
-        false,
-        &[
-            ("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500"),
-            ("TABULA__ROOMS__GRACE_MS", "2000"),
-        ],
-    );
+    let mut c = waiting_cluster("waitterm", false);
     let pid = c.nodes[2].pid();
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(2000), move |c| {
         c.down(2);
