@@ -439,24 +439,11 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
                 None => stale(state, conn),
             }
         }
-        NodeMsg::Close { from, conn, reason } => match router.heard(conn, &from, None) {
-            Some(tx) => {
-                let _ = tx.send(Outbound::Close(reason));
-            }
-            None => stale(state, conn),
-        },
-        NodeMsg::Reroute { from, conn } => match router.heard(conn, &from, None) {
-            Some(tx) => {
-                let _ = tx.send(Outbound::Reroute);
-            }
-            None => stale(state, conn),
-        },
-        NodeMsg::Unjoined { from, conn } => match router.heard(conn, &from, None) {
-            Some(tx) => {
-                let _ = tx.send(Outbound::Unjoined);
-            }
-            None => stale(state, conn),
-        },
+        NodeMsg::Close { from, conn, reason } => {
+            to_front(state, conn, &from, Outbound::Close(reason));
+        }
+        NodeMsg::Reroute { from, conn } => to_front(state, conn, &from, Outbound::Reroute),
+        NodeMsg::Unjoined { from, conn } => to_front(state, conn, &from, Outbound::Unjoined),
         NodeMsg::Beats { from, links } => beats(state, from, links).await,
         NodeMsg::Probe { from, conn } => {
             let serving = lock(&router.proxies)
@@ -472,6 +459,17 @@ async fn handle(state: &Arc<AppState>, msg: NodeMsg) {
             };
             send(state, &from, &answer).await;
         }
+    }
+}
+
+/// An owner's control message to the session of a link on `from`;
+/// dropped when the link is gone or on another node.
+fn to_front(state: &AppState, conn: u64, from: &str, out: Outbound) {
+    match state.router.heard(conn, from, None) {
+        Some(tx) => {
+            let _ = tx.send(out);
+        }
+        None => stale(state, conn),
     }
 }
 
