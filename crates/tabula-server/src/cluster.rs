@@ -743,11 +743,16 @@ fn forwarder(
     tx
 }
 
+/// How often the liveness lease is renewed: three times a lease.
+pub fn heartbeat_every(lease: Duration) -> Duration {
+    (lease / 3).max(Duration::from_millis(50))
+}
+
 /// Renews the liveness lease; when it cannot for longer than the lease, the
 /// node stops acting as an owner (another node may have claimed its rooms).
 pub async fn heartbeat_loop(state: Arc<AppState>) {
     let lease = state.backplane.lease();
-    let every = (lease / 3).max(Duration::from_millis(50));
+    let every = heartbeat_every(lease);
     let mut last_ok = Instant::now();
     let mut shutdown = state.shutdown_rx.clone();
     loop {
@@ -777,8 +782,10 @@ pub async fn heartbeat_loop(state: Arc<AppState>) {
                     }
                 }
                 last_ok = Instant::now();
+                state.store.ok();
             }
             Err(e) => {
+                state.store.failed();
                 state
                     .metrics
                     .backplane_errors

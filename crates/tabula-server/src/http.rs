@@ -104,6 +104,13 @@ async fn ws(
             "the node is draining",
         ));
     }
+    if state.store.is_cut_off() {
+        return Ok(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "this node is cut off from its store; connect to another",
+        ));
+    }
     let player = match authenticate(&state, &req, &q) {
         Ok(p) => p,
         Err(r) => return Ok(*r),
@@ -119,13 +126,17 @@ async fn ws(
     Ok(resp)
 }
 
-async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({ "status": "ok" }))
+/// Always 200 while the process serves; the body tells a peer how long ago
+/// this node last reached its store ([`crate::peers::Health`]).
+async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(crate::peers::Health::of(&state))
 }
 
 async fn readyz(state: web::Data<AppState>) -> HttpResponse {
     if state.draining.load(Ordering::SeqCst) {
         HttpResponse::ServiceUnavailable().json(serde_json::json!({ "status": "draining" }))
+    } else if state.store.is_cut_off() {
+        HttpResponse::ServiceUnavailable().json(serde_json::json!({ "status": "cut_off" }))
     } else {
         HttpResponse::Ok().json(serde_json::json!({ "status": "ready" }))
     }

@@ -33,6 +33,8 @@ pub mod cluster;
 pub mod http;
 pub mod link;
 pub mod metrics;
+pub mod partition;
+pub mod peers;
 pub mod room_actor;
 pub mod route;
 pub mod session;
@@ -281,8 +283,13 @@ pub struct AppState {
     pub router: cluster::Router,
     /// Set once the node drains.
     pub draining: AtomicBool,
-    /// Fires when the node drains (sessions close with 1012).
+    /// Fires when the node drains (its background loops end).
     pub shutdown_rx: watch::Receiver<bool>,
+    /// Tells every socket of this node to close with 1012 (a drain, or the
+    /// node cut off from its store): sessions watch it, not `shutdown_rx`.
+    pub close_sockets: watch::Sender<peers::CloseAll>,
+    /// When the store was last reached; whether the node is cut off.
+    pub store: peers::StoreHealth,
 }
 
 /// Services a node can be given instead of the defaults (tests, and the
@@ -379,6 +386,8 @@ pub async fn run_with(
         router: cluster::Router::default(),
         draining: AtomicBool::new(false),
         shutdown_rx,
+        close_sockets: watch::channel(peers::CloseAll::No).0,
+        store: peers::StoreHealth::default(),
     });
     let data = web::Data::from(state.clone());
     // The Mini App at `/`, mounted after the API so `/ws`, `/api/*`,
@@ -431,6 +440,7 @@ pub async fn run_with(
     actix_rt::spawn(cluster::sweep_loop(state.clone()));
     actix_rt::spawn(cluster::beat_loop(state.clone()));
     actix_rt::spawn(cluster::watch_loop(state.clone()));
+    actix_rt::spawn(peers::cut_off_loop(state.clone()));
     shutdown.await;
     let started = std::time::Instant::now();
     tracing::info!(rooms = state.rooms.all().len(), "draining");
@@ -456,6 +466,7 @@ pub async fn run_with(
         "rooms handed off"
     );
     let _ = shutdown_tx.send(true);
+    let _ = state.close_sockets.send(peers::CloseAll::Drain);
     if let Err(e) = state.backplane.leave().await {
         tracing::warn!(error = %e, "could not leave the cluster cleanly");
     }

@@ -1,8 +1,8 @@
 //! Prometheus metrics (prefix `tabula_`, base units, histograms).
 
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts,
-    Registry, TextEncoder,
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 /// Every metric of a node.
@@ -44,6 +44,11 @@ pub struct Metrics {
     pub link_faults: IntCounterVec,
     /// Backplane (Redis) errors by operation.
     pub backplane_errors: IntCounterVec,
+    /// 1 while this node has closed its sockets because it alone is cut
+    /// off from the store ([`crate::partition`]).
+    pub cut_off: IntGauge,
+    /// Times this node found itself alone cut off from the store.
+    pub cut_offs: IntCounter,
 }
 
 const FAST: &[f64] = &[
@@ -155,6 +160,16 @@ impl Metrics {
             "Backplane errors by operation",
             &["op"],
         );
+        let cut_off = IntGauge::new(
+            "tabula_node_cut_off",
+            "1 while this node is cut off from the store alone and refuses sockets",
+        )
+        .expect("metric");
+        let cut_offs = IntCounter::new(
+            "tabula_node_cut_offs_total",
+            "Times this node found itself alone cut off from the store and closed its sockets",
+        )
+        .expect("metric");
         for c in [
             Box::new(connections.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(rooms.clone()),
@@ -173,6 +188,8 @@ impl Metrics {
             Box::new(reroutes.clone()),
             Box::new(link_faults.clone()),
             Box::new(backplane_errors.clone()),
+            Box::new(cut_off.clone()),
+            Box::new(cut_offs.clone()),
         ] {
             registry.register(c).expect("unique metric names");
         }
@@ -195,6 +212,8 @@ impl Metrics {
             reroutes,
             link_faults,
             backplane_errors,
+            cut_off,
+            cut_offs,
         }
     }
 

@@ -21,6 +21,7 @@ use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc;
 
 use crate::cluster::NodeMsg;
+use crate::peers::CloseAll;
 use crate::room_actor::{Detach, Join, not_joined};
 use crate::route::{NEXT_CONN, Outbound, RemoteOut};
 use crate::{AppState, Located};
@@ -613,6 +614,14 @@ fn restart_msg() -> ServerMsg {
     )
 }
 
+fn cut_off_msg() -> ServerMsg {
+    ServerMsg::error(
+        ErrorCode::ShuttingDown,
+        "this node is cut off from its store; reconnect to another",
+        None,
+    )
+}
+
 fn restart_reason() -> CloseReason {
     CloseReason {
         code: CloseCode::Restart,
@@ -639,11 +648,13 @@ pub async fn run_session(
     let abuse = s.abuse_strikes;
     let mut strikes = 0u32;
     let (tx, mut rx) = mpsc::unbounded_channel::<Outbound>();
-    let mut shutdown_rx = state.shutdown_rx.clone();
+    // Marks what was already sent as seen: only a later drain or cut-off
+    // closes this socket.
+    let mut close_rx = state.close_sockets.subscribe();
     // One future for the socket's life: a `changed()` made anew at every
     // turn of the loop registered and dropped a waiter each time (a lock
     // and an unlock per message, 1.5 % of a stressed node's CPU).
-    let shutdown = shutdown_rx.changed();
+    let shutdown = close_rx.changed();
     tokio::pin!(shutdown);
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -764,7 +775,12 @@ pub async fn run_session(
                     Box::pin(sess.tick()).await;
                 }
                 _ = &mut shutdown => {
-                    let _ = send(&mut session, &restart_msg()).await;
+                    let msg = if *state.close_sockets.borrow() == CloseAll::CutOff {
+                        cut_off_msg()
+                    } else {
+                        restart_msg()
+                    };
+                    let _ = send(&mut session, &msg).await;
                     close = Some(restart_reason());
                     break;
                 }

@@ -205,6 +205,22 @@ pub struct ClusterSettings {
     pub takeover_grace_ms: u64,
     /// The longest a draining node spends handing its rooms off, ms.
     pub drain_grace_ms: u64,
+    /// The other nodes, as `host:port` names of their HTTP listeners, each
+    /// resolved to all of its addresses (in Kubernetes one headless
+    /// Service name gives every pod; this node's own entry is recognised
+    /// by its answer and left out). A node cut off from the store asks
+    /// them whether they reach it, to tell its own partition from an
+    /// outage everyone shares ([`crate::partition`]). Empty: never close
+    /// sockets for a store fault.
+    #[serde(default)]
+    pub peers: Vec<String>,
+    /// How long a peer's answer (DNS, then `GET /healthz`) is awaited, ms.
+    #[serde(default = "default_peer_timeout_ms")]
+    pub peer_timeout_ms: u64,
+}
+
+fn default_peer_timeout_ms() -> u64 {
+    300
 }
 
 /// `[web]`: the Mini App (`web/`) served at `/`.
@@ -338,7 +354,8 @@ impl Settings {
                     .separator("__")
                     .try_parsing(true)
                     .list_separator(",")
-                    .with_list_parse_key("redis.urls"),
+                    .with_list_parse_key("redis.urls")
+                    .with_list_parse_key("cluster.peers"),
             );
         }
         let s: Settings = b.build()?.try_deserialize()?;
@@ -440,6 +457,18 @@ impl Settings {
         if c.sweep_interval_ms < 50 {
             return bad("cluster.sweep_interval_ms", "must be at least 50");
         }
+        if c.peer_timeout_ms == 0 || c.peer_timeout_ms >= self.redis.lease_ms {
+            return bad(
+                "cluster.peer_timeout_ms",
+                "must be positive and shorter than redis.lease_ms",
+            );
+        }
+        if let Some(p) = c.peers.iter().find(|p| !valid_peer(p)) {
+            return bad(
+                "cluster.peers",
+                &format!("{p:?} is not host:port (a name or an address, and a port)"),
+            );
+        }
         if self.redis.lease_ms < 300 {
             return bad("redis.lease_ms", "must be at least 300");
         }
@@ -482,9 +511,58 @@ impl Settings {
     }
 }
 
+/// `host:port`: a DNS name or an address (IPv6 in brackets), and a port.
+fn valid_peer(p: &str) -> bool {
+    let Some((host, port)) = p.rsplit_once(':') else {
+        return false;
+    };
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'))
+        && port.parse::<u16>().is_ok_and(|p| p > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peers_are_host_and_port() {
+        for ok in [
+            "10.0.0.2:8080",
+            "tabula-peers.default.svc:8080",
+            "[::1]:8080",
+        ] {
+            assert!(valid_peer(ok), "{ok}");
+        }
+        for bad in [
+            "10.0.0.2",
+            "host:",
+            ":8080",
+            "host:0",
+            "a b:80",
+            "http://x:80",
+        ] {
+            assert!(!valid_peer(bad), "{bad}");
+        }
+        let mut s = Settings::defaults();
+        s.cluster.peers = vec!["tabula-peers:8080".into(), "nowhere".into()];
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("cluster.peers") && e.contains("nowhere"), "{e}");
+        let mut s = Settings::defaults();
+        s.cluster.peer_timeout_ms = s.redis.lease_ms;
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("cluster.peer_timeout_ms")
+        );
+    }
 
     #[test]
     fn defaults_are_valid() {

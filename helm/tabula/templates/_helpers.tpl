@@ -96,7 +96,7 @@ computed from it.
 {{- $cfg := deepCopy .Values.config -}}
 {{- $derived := dict
   "server" (dict "listen" (printf "0.0.0.0:%d" (int .Values.containerPort)))
-  "cluster" (dict "backplane" "redis")
+  "cluster" (dict "backplane" "redis" "peers" (list (printf "%s-peers.%s.svc:%d" (include "tabula.fullname" .) .Release.Namespace (int .Values.containerPort))))
   "redis" (dict "cluster" (and (not .Values.devRedis.enabled) .Values.externalRedis.cluster.enabled))
 -}}
 {{- range $section, $keys := .Values.extraConfig -}}
