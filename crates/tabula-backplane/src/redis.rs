@@ -1,5 +1,6 @@
-//! The Redis backplane: [`RedisBackplane`] implements [`Backplane`] on a
-//! single Redis instance or a Redis Cluster.
+//! The Redis backplane: [`RedisBackplane`] implements the four parts of
+//! the [`Backplane`](crate::Backplane) on a single Redis instance or a
+//! Redis Cluster.
 //!
 //! # Runtime
 //!
@@ -29,14 +30,14 @@
 //! | `P:stats:{player}` | string | PlayerStats JSON |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
-//! A room released idle ([`Backplane::release_idle`]) has its three keys
+//! A room released idle ([`RoomStore::release_idle`]) has its three keys
 //! and its invite expire after the keep (`PEXPIRE`); a claim before then
 //! removes the expiry (`PERSIST`).
 //!
 //! The indexes (`owned`, `needs-owner`, `nodes`) live in other slots than
 //! the rooms, so they are updated by separate, non-atomic commands; the
-//! sweep ([`Backplane::orphans`]) re-checks each room's `owner` field, and
-//! [`Backplane::claim`] is a compare-and-set on the room hash, so a stale
+//! sweep ([`RoomStore::orphans`]) re-checks each room's `owner` field, and
+//! [`RoomStore::claim`] is a compare-and-set on the room hash, so a stale
 //! index can only cost an extra look, never a double owner.
 
 use std::fmt;
@@ -53,8 +54,8 @@ use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 use tokio::sync::mpsc;
 
 use crate::{
-    Backplane, BackplaneError, Inbound, Lease, Result, RoomAppend, RoomEntry, RoomId, StoredRoom,
-    Ticket,
+    Archive, BackplaneError, Inbound, Lease, Lobby, NodeBus, Result, RoomAppend, RoomEntry, RoomId,
+    RoomStore, StoredRoom, Ticket,
 };
 
 /// How the Redis backplane connects (deserialised from the node's config).
@@ -982,58 +983,7 @@ async fn inbox_task(
     }
 }
 
-impl Backplane for RedisBackplane {
-    fn node_id(&self) -> &str {
-        &self.node
-    }
-
-    fn lease(&self) -> Duration {
-        self.lease
-    }
-
-    fn heartbeat(&self) -> BoxFuture<'_, Result<()>> {
-        Box::pin(async move {
-            let ms = u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX);
-            self.q::<()>(
-                redis::cmd("SET")
-                    .arg(self.node_key(&self.node))
-                    .arg(now_ms())
-                    .arg("PX")
-                    .arg(ms),
-            )
-            .await?;
-            self.mark_seen().await
-        })
-    }
-
-    fn node_alive(&self, node: &str) -> BoxFuture<'_, Result<bool>> {
-        let node = node.to_string();
-        Box::pin(async move { self.alive(&node).await })
-    }
-
-    fn leave(&self) -> BoxFuture<'_, Result<()>> {
-        Box::pin(async move {
-            self.q::<()>(redis::cmd("DEL").arg(self.node_key(&self.node)))
-                .await?;
-            // Hand the rooms still owned to the sweep at once (the owned
-            // index leaves with the registry entry).
-            let owned_key = self.owned_key(&self.node);
-            let rooms: Vec<String> = self.q(redis::cmd("SMEMBERS").arg(&owned_key)).await?;
-            for room in rooms {
-                let owner: Option<String> = self
-                    .q(redis::cmd("HGET").arg(self.room_key(&room)).arg("owner"))
-                    .await?;
-                if owner.as_deref() == Some(self.node.as_str()) {
-                    self.q::<()>(redis::cmd("SADD").arg(self.needs_key()).arg(&room))
-                        .await?;
-                }
-            }
-            self.q::<()>(redis::cmd("DEL").arg(&owned_key)).await?;
-            self.q::<()>(redis::cmd("ZREM").arg(self.nodes_key()).arg(&self.node))
-                .await
-        })
-    }
-
+impl RoomStore for RedisBackplane {
     fn register(&self, entry: RoomEntry) -> BoxFuture<'_, Result<()>> {
         Box::pin(async move {
             let json = to_json(&entry)?;
@@ -1176,6 +1126,59 @@ impl Backplane for RedisBackplane {
         let id = id.to_string();
         Box::pin(async move { self.load_inner(&id).await })
     }
+}
+
+impl NodeBus for RedisBackplane {
+    fn node_id(&self) -> &str {
+        &self.node
+    }
+
+    fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    fn heartbeat(&self) -> BoxFuture<'_, Result<()>> {
+        Box::pin(async move {
+            let ms = u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX);
+            self.q::<()>(
+                redis::cmd("SET")
+                    .arg(self.node_key(&self.node))
+                    .arg(now_ms())
+                    .arg("PX")
+                    .arg(ms),
+            )
+            .await?;
+            self.mark_seen().await
+        })
+    }
+
+    fn node_alive(&self, node: &str) -> BoxFuture<'_, Result<bool>> {
+        let node = node.to_string();
+        Box::pin(async move { self.alive(&node).await })
+    }
+
+    fn leave(&self) -> BoxFuture<'_, Result<()>> {
+        Box::pin(async move {
+            self.q::<()>(redis::cmd("DEL").arg(self.node_key(&self.node)))
+                .await?;
+            // Hand the rooms still owned to the sweep at once (the owned
+            // index leaves with the registry entry).
+            let owned_key = self.owned_key(&self.node);
+            let rooms: Vec<String> = self.q(redis::cmd("SMEMBERS").arg(&owned_key)).await?;
+            for room in rooms {
+                let owner: Option<String> = self
+                    .q(redis::cmd("HGET").arg(self.room_key(&room)).arg("owner"))
+                    .await?;
+                if owner.as_deref() == Some(self.node.as_str()) {
+                    self.q::<()>(redis::cmd("SADD").arg(self.needs_key()).arg(&room))
+                        .await?;
+                }
+            }
+            self.q::<()>(redis::cmd("DEL").arg(&owned_key)).await?;
+            self.q::<()>(redis::cmd("ZREM").arg(self.nodes_key()).arg(&self.node))
+                .await
+        })
+    }
 
     fn send(&self, node: &str, message: String) -> BoxFuture<'_, Result<()>> {
         let channel = self.inbox_channel(node);
@@ -1194,7 +1197,9 @@ impl Backplane for RedisBackplane {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
     }
+}
 
+impl Lobby for RedisBackplane {
     fn match_or_wait(&self, key: &str, ticket: Ticket) -> BoxFuture<'_, Result<Option<Ticket>>> {
         let queue = self.queue_key(key);
         Box::pin(async move {
@@ -1242,7 +1247,9 @@ impl Backplane for RedisBackplane {
                 .await
         })
     }
+}
 
+impl Archive for RedisBackplane {
     fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>> {
         let key = self.records_key(room);
         Box::pin(async move {
