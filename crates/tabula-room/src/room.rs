@@ -8,12 +8,13 @@ use serde::{Deserialize, Serialize};
 use crate::error::RoomError;
 use crate::event::{
     Audience, BotNeed, ChatAuthor, EndReason, Envelope, Event, GameResult, Phase, PlayerDelta,
-    PlayerResult, ResultKind,
+    PlayerResult,
 };
 use crate::fair::game_server_seed;
-use crate::game::{Game, GameKind, GameOptions, GameSetup, StartPosition};
+use crate::game::{Game, GameOptions, GameSetup, StartPosition};
+use crate::narration::{self, Fact};
 use crate::record::GameRecord;
-use crate::types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake, points_ru};
+use crate::types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake};
 use crate::view::Recent;
 
 /// How many of its latest events a room keeps for `resume`
@@ -797,13 +798,7 @@ impl Room {
             out.push((Audience::All, Event::SeatFreed { seat, player }));
         }
         out.push((Audience::All, Event::BotSeated { seat, level }));
-        out.push((
-            Audience::All,
-            Event::Chat {
-                from: ChatAuthor::Arbiter,
-                text: "Игрок покинул игру; его место занял компьютер.".to_string(),
-            },
-        ));
+        narration::arbiter(out, Fact::BotTookSeat);
         true
     }
 
@@ -819,7 +814,7 @@ impl Room {
             out.push((
                 Audience::Seat(seat.other()),
                 Event::OpponentLeft {
-                    message: "Соперник покинул игру.".to_string(),
+                    message: narration::opponent_left(),
                 },
             ));
         }
@@ -904,46 +899,13 @@ impl Room {
             self.score[w.index()] += r.points;
         }
         // The arbiter: how it ended, then the kind of win (seed 002).
-        let loser = r.winner.map(SeatId::other);
-        let name = |s: SeatId| match (kind_game, s) {
-            (GameKind::Thud, SeatId::A) => "Первый игрок",
-            (GameKind::Thud, SeatId::B) => "Второй игрок",
-            (_, SeatId::A) => "Белые",
-            (_, SeatId::B) => "Чёрные",
-        };
-        let how = match (r.reason, loser) {
-            (EndReason::Resigned, Some(l)) => Some(format!("{} сдаются.", name(l))),
-            (EndReason::StoodUp, Some(l)) => {
-                Some(format!("{} встали из-за стола — это поражение.", name(l)))
-            }
-            (EndReason::Disconnected, Some(l)) => Some(format!(
-                "{} покинули игру и не вернулись вовремя — это поражение.",
-                name(l)
-            )),
-            (EndReason::Dropped, Some(l)) => Some(format!("{} отказались от удвоения.", name(l))),
-            _ => None,
-        };
-        let chat = |text: String| {
-            (
-                Audience::All,
-                Event::Chat {
-                    from: ChatAuthor::Arbiter,
-                    text,
-                },
-            )
-        };
-        if let Some(h) = how {
-            out.push(chat(h));
-        }
-        let line = match (r.kind, r.thud_totals) {
-            (ResultKind::Draw, Some([a, b])) => format!("Ничья: {a} : {b}."),
-            (ResultKind::ThudTotals, Some([a, b])) => format!(
-                "Победа: {} ({a} : {b}).",
-                name(r.winner.unwrap_or(SeatId::A)).to_lowercase()
-            ),
-            (k, _) => format!("Победа: {} ({})", k.name_ru(), points_ru(r.points)),
-        };
-        out.push(chat(line));
+        narration::arbiter(
+            out,
+            Fact::GameOver {
+                seats: game.seats(),
+                result: &r,
+            },
+        );
         // game_over to each seat (seed 000).
         for seat in SeatId::BOTH {
             let result = match r.winner {
@@ -951,15 +913,8 @@ impl Room {
                 Some(w) if w == seat => PlayerResult::Win,
                 Some(_) => PlayerResult::Lose,
             };
-            let amount = match &self.config.stake {
-                Some(s) => format!("{} {}", s.amount * u64::from(r.points), s.currency),
-                None => format!("{} pt", r.points),
-            };
-            let message = match result {
-                PlayerResult::Win => format!("WIN {amount}."),
-                PlayerResult::Lose => format!("LOST {amount}."),
-                PlayerResult::Draw => "DRAW.".to_string(),
-            };
+            let message =
+                narration::game_over_message(result, r.points, self.config.stake.as_ref());
             out.push((
                 Audience::Seat(seat),
                 Event::GameOver {
@@ -1036,7 +991,7 @@ impl Room {
         });
         // The match.
         let n = self.config.match_length.max(1);
-        let over = kind_game == GameKind::Thud || n == 1 || self.score.iter().any(|&s| s >= n);
+        let over = game.one_game() || n == 1 || self.score.iter().any(|&s| s >= n);
         if over {
             self.phase = Phase::Finished;
             let winner = match self.score[0].cmp(&self.score[1]) {
