@@ -61,17 +61,7 @@ pub enum ResultKind {
 impl ResultKind {
     /// The Russian name used in the arbiter's line.
     pub fn name_ru(self) -> &'static str {
-        match self {
-            ResultKind::Oin => "оин",
-            ResultKind::Mars => "марс",
-            ResultKind::Koks => "кокс",
-            ResultKind::Single => "обычная",
-            ResultKind::Gammon => "гаммон",
-            ResultKind::Backgammon => "бэкгаммон",
-            ResultKind::Drop => "отказ от удвоения",
-            ResultKind::ThudTotals => "по сумме очков",
-            ResultKind::Draw => "ничья",
-        }
+        crate::narration::kind_ru(self)
     }
 
     /// Whether this counts as a mars for statistics (the loser bore off

@@ -39,6 +39,7 @@ pub mod fair;
 mod error;
 mod event;
 mod game;
+mod narration;
 mod record;
 mod room;
 mod stats;
@@ -53,8 +54,9 @@ pub use event::{
 pub use game::{
     Action, BoardView, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition,
 };
+pub use narration::points_ru;
 pub use record::{GameRecord, PlayedTurn, VerifiedGame, VerifyError, played_turns, verify};
 pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};
 pub use stats::{LevelStats, PlayerStats};
-pub use types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake, points_ru};
+pub use types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake};
 pub use view::{MovesView, RoomView, SeatView, ToAct};

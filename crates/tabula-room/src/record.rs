@@ -214,6 +214,16 @@ pub enum PlayedTurn {
     },
 }
 
+impl PlayedTurn {
+    /// No step played yet.
+    pub(crate) fn is_unplayed(&self) -> bool {
+        match self {
+            PlayedTurn::LongNardy { steps, .. } => steps.is_empty(),
+            PlayedTurn::Backgammon { steps, .. } => steps.is_empty(),
+        }
+    }
+}
+
 /// The turns of a finished long nardy or backgammon game with at least one
 /// step, in order. The record is [`verify`]ed first; Thud! records have no
 /// dice turns (empty).

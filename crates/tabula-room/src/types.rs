@@ -201,17 +201,6 @@ pub struct Stake {
     pub currency: String,
 }
 
-/// Russian plural of «очко» for `n`: 1 очко, 2 очка, 5 очков, 21 очко.
-pub fn points_ru(n: u32) -> String {
-    let word = match (n % 10, n % 100) {
-        (_, 11..=14) => "очков",
-        (1, _) => "очко",
-        (2..=4, _) => "очка",
-        _ => "очков",
-    };
-    format!("{n} {word}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,14 +210,5 @@ mod tests {
         let s: Vec<Spot> = serde_json::from_str(r#"[24, "off", "bar"]"#).unwrap();
         assert_eq!(s, vec![Spot::Point(24), Spot::Off, Spot::Bar]);
         assert_eq!(serde_json::to_string(&s).unwrap(), r#"[24,"off","bar"]"#);
-    }
-
-    #[test]
-    fn russian_points_plural() {
-        assert_eq!(points_ru(1), "1 очко");
-        assert_eq!(points_ru(2), "2 очка");
-        assert_eq!(points_ru(5), "5 очков");
-        assert_eq!(points_ru(11), "11 очков");
-        assert_eq!(points_ru(21), "21 очко");
     }
 }

@@ -187,7 +187,8 @@ impl Room {
                 ..
             })
         );
-        let thud = self.config().options.game == GameKind::Thud;
+        // Games without dice (Thud!) show no cube, dice or moves.
+        let thud = game.is_some_and(|g| !g.uses_dice());
         let seats = SeatId::BOTH.map(|s| self.seat_view(s));
         RoomView {
             version: self.version(),

@@ -1,0 +1,155 @@
+//! What a room is made of and fed: its configuration, the commands, the
+//! inputs a snapshot keeps.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{GameOptions, StartPosition};
+use crate::types::{Actor, BotLevel, SeatId, Spot, Stake};
+
+/// How a room is set up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RoomConfig {
+    /// The game and its variant options.
+    pub options: GameOptions,
+    /// The stake shown in `game_over` messages (per point).
+    pub stake: Option<Stake>,
+    /// Match length in points (1 = a single game). Thud! is always one game.
+    pub match_length: u32,
+    /// The cube is used when `match_length` is at least this (default 3).
+    pub cube_from_match_length: u32,
+    /// Disconnect grace period in milliseconds (default 30 000).
+    pub grace_ms: u64,
+    /// A bot in seat B at this level.
+    pub bot: Option<BotLevel>,
+    /// When a seated player leaves a game in progress (the disconnect
+    /// grace runs out, or `leave` / stand up), a bot at this level takes
+    /// the seat and plays on, instead of the game being forfeited.
+    pub replace_leaver: Option<BotLevel>,
+    /// The secret master seed; each game's server seed is derived from it
+    /// ([`crate::fair::game_server_seed`]).
+    pub master_seed: String,
+    /// The longest chat line in characters (default 500).
+    pub chat_max_chars: usize,
+    /// Start every game from this position (tests, lessons).
+    pub start_position: Option<StartPosition>,
+    /// Scripted dice instead of the fair derivation (tests and training
+    /// only; the game records carry the script).
+    pub dice_script: Option<Vec<[u8; 2]>>,
+}
+
+impl Default for RoomConfig {
+    fn default() -> RoomConfig {
+        RoomConfig {
+            options: GameOptions::default(),
+            stake: None,
+            match_length: 1,
+            cube_from_match_length: 3,
+            grace_ms: 30_000,
+            bot: None,
+            replace_leaver: None,
+            master_seed: String::new(),
+            chat_max_chars: 500,
+            start_position: None,
+            dice_script: None,
+        }
+    }
+}
+
+/// A command to the room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Command {
+    /// Take a seat (`None`: the first free one).
+    Sit {
+        /// The seat wanted.
+        seat: Option<SeatId>,
+    },
+    /// Watch.
+    Spectate,
+    /// Leave the seat; during a game this is a resignation (seed 002).
+    StandUp,
+    /// Leave the room; during a game the opponent wins and gets
+    /// `opponentLeft`.
+    Leave,
+    /// Ready to start (seed 002).
+    Ready,
+    /// Set one's client seed for the next game.
+    SetClientSeed {
+        /// The seed.
+        seed: String,
+    },
+    /// Roll the dice.
+    RollDice,
+    /// One step (seed 000's `move {from, to}`).
+    Move {
+        /// From.
+        from: Spot,
+        /// To.
+        to: Spot,
+    },
+    /// A Thud! move in notation (`Da6-b6`, `Th7-h6xg5`).
+    ThudMove {
+        /// The move.
+        notation: String,
+    },
+    /// Resign the game.
+    Resign,
+    /// Offer a double.
+    Double,
+    /// Take the double.
+    Take,
+    /// Drop the double.
+    Drop,
+    /// Thud!: propose to end the round.
+    ProposeEnd,
+    /// Thud!: accept the proposal.
+    AcceptEnd,
+    /// Thud!: decline (or withdraw) the proposal.
+    DeclineEnd,
+    /// A chat line.
+    Chat {
+        /// The text.
+        text: String,
+    },
+    /// The player's connection came back.
+    Connected,
+    /// The player's connection dropped.
+    Disconnected,
+}
+
+/// One accepted input, as kept in a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Input {
+    /// An accepted command.
+    Apply {
+        /// The command.
+        command: Command,
+        /// Who sent it.
+        actor: Actor,
+        /// When.
+        now: u64,
+    },
+    /// A tick that fired a timer.
+    Tick {
+        /// When.
+        now: u64,
+    },
+}
+
+/// A room snapshot: the configuration and every accepted input. The room is
+/// a deterministic function of these, so [`Room::restore`] replays them
+/// and gets the exact room back, mid-turn included, with the same event
+/// log and version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomSnapshot {
+    /// The configuration.
+    pub config: RoomConfig,
+    /// Accepted inputs in order.
+    pub inputs: Vec<Input>,
+    /// The room version at the snapshot (checked on restore).
+    pub version: u64,
+}

@@ -1,0 +1,395 @@
+//! The room: seats, Ready, games of a match, timers, the event log.
+//!
+//! * `mod.rs` — [`Room`]: its state, accessors, [`Room::apply`] /
+//!   [`Room::tick`] (each accepted input logged for the snapshot), the
+//!   event log, [`Room::snapshot`] / [`Room::restore`].
+//! * `input.rs` — what a room is made of and fed: [`RoomConfig`],
+//!   [`Command`], [`Input`], [`RoomSnapshot`].
+//! * `commands.rs` — one command's effect: seats, spectators, Ready,
+//!   seeds, the game's commands, chat, connections, forfeits.
+//! * `games.rs` — a match's games: starting one, bot prompts after each
+//!   input, the end of one (arbiter lines, `gameOver`, records, stats,
+//!   match score and the Crawford game).
+
+mod commands;
+mod games;
+mod input;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RoomError;
+use crate::event::{Audience, BotNeed, EndReason, Envelope, Event, Phase};
+use crate::game::Game;
+use crate::record::GameRecord;
+use crate::types::{Actor, BotLevel, PlayerId, SeatId};
+use crate::view::Recent;
+
+pub use input::{Command, Input, RoomConfig, RoomSnapshot};
+/// How many of its latest events a room keeps for `resume`
+/// ([`Room::events_since`]). A client further behind gets the full state
+/// instead. Why a bound: a long nardy game emits ~600 events, a third of
+/// them `possibleMoves` with a string per offered sequence, ~200 KB of
+/// heap by the end of one game; kept whole, a room's log grew with every
+/// game of a match. 128 events are a few minutes of human play, more than
+/// the disconnect grace lets a player miss.
+pub const EVENT_LOG_KEEP: usize = 128;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Occupant {
+    Human {
+        player: PlayerId,
+        ready: bool,
+        deadline: Option<u64>,
+    },
+    Bot {
+        level: BotLevel,
+        ready: bool,
+    },
+}
+
+impl Occupant {
+    fn ready(&self) -> bool {
+        match self {
+            Occupant::Human { ready, .. } | Occupant::Bot { ready, .. } => *ready,
+        }
+    }
+
+    fn set_ready(&mut self, r: bool) {
+        match self {
+            Occupant::Human { ready, .. } | Occupant::Bot { ready, .. } => *ready = r,
+        }
+    }
+
+    fn player(&self) -> Option<&PlayerId> {
+        match self {
+            Occupant::Human { player, .. } => Some(player),
+            Occupant::Bot { .. } => None,
+        }
+    }
+
+    fn bot_level(&self) -> Option<BotLevel> {
+        match self {
+            Occupant::Bot { level, .. } => Some(*level),
+            Occupant::Human { .. } => None,
+        }
+    }
+}
+
+type Out = Vec<(Audience, Event)>;
+
+/// A room: one table, two seats, spectators, a match of games.
+#[derive(Debug, Clone)]
+pub struct Room {
+    config: RoomConfig,
+    version: u64,
+    phase: Phase,
+    seats: [Option<Occupant>; 2],
+    spectators: Vec<PlayerId>,
+    client_seeds: [String; 2],
+    game: Option<Game>,
+    game_number: u32,
+    score: [u32; 2],
+    crawford_now: bool,
+    crawford_done: bool,
+    /// The latest [`EVENT_LOG_KEEP`] events.
+    log: VecDeque<Envelope>,
+    /// What the view needs from events the log may have dropped.
+    recent: Recent,
+    inputs: Vec<Input>,
+    records: Vec<GameRecord>,
+    last_prompt: Option<(SeatId, BotNeed, u32, usize)>,
+}
+
+impl Room {
+    /// A new room, waiting for players. A configured bot takes seat B (the
+    /// log starts with `botSeated`).
+    pub fn new(config: RoomConfig) -> Room {
+        let mut room = Room {
+            config,
+            version: 0,
+            phase: Phase::WaitingForPlayer,
+            seats: [None, None],
+            spectators: Vec::new(),
+            client_seeds: [String::new(), String::new()],
+            game: None,
+            game_number: 0,
+            score: [0, 0],
+            crawford_now: false,
+            crawford_done: false,
+            log: VecDeque::new(),
+            recent: Recent::default(),
+            inputs: Vec::new(),
+            records: Vec::new(),
+            last_prompt: None,
+        };
+        if let Some(level) = room.config.bot {
+            room.seats[1] = Some(Occupant::Bot {
+                level,
+                ready: false,
+            });
+            room.emit(vec![(
+                Audience::All,
+                Event::BotSeated {
+                    seat: SeatId::B,
+                    level,
+                },
+            )]);
+        }
+        room
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &RoomConfig {
+        &self.config
+    }
+
+    /// The current version (the version of the last event).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The event log: the latest [`EVENT_LOG_KEEP`] events, oldest first.
+    pub fn log(&self) -> &VecDeque<Envelope> {
+        &self.log
+    }
+
+    /// The events after `version`, oldest first (for `resume {version}`),
+    /// or `None` when they cannot all be given: `version` is ahead of the
+    /// room, or so far behind that the log has dropped some of them.
+    pub fn events_since(&self, version: u64) -> Option<impl ExactSizeIterator<Item = &Envelope>> {
+        // Versions rise by one per event, so the log holds exactly the
+        // versions after `kept_from`.
+        let kept_from = self.version - self.log.len() as u64;
+        if version > self.version || version < kept_from {
+            return None;
+        }
+        let skip = usize::try_from(version - kept_from).ok()?;
+        Some(self.log.range(skip..))
+    }
+
+    pub(crate) fn recent(&self) -> &Recent {
+        &self.recent
+    }
+
+    /// The game being played (or the last one).
+    pub fn game(&self) -> Option<&Game> {
+        self.game.as_ref()
+    }
+
+    /// The match score of seats A and B.
+    pub fn score(&self) -> [u32; 2] {
+        self.score
+    }
+
+    /// Records of the finished games.
+    pub fn records(&self) -> &[GameRecord] {
+        &self.records
+    }
+
+    /// The seat of a player, if seated.
+    pub fn seat_of(&self, player: &PlayerId) -> Option<SeatId> {
+        SeatId::BOTH
+            .into_iter()
+            .find(|s| self.seats[s.index()].as_ref().and_then(Occupant::player) == Some(player))
+    }
+
+    /// The player in a seat (`None` for empty or bot seats).
+    pub fn player_in(&self, seat: SeatId) -> Option<&PlayerId> {
+        self.seats[seat.index()].as_ref().and_then(Occupant::player)
+    }
+
+    /// The bot level of a seat, if a bot holds it.
+    pub fn bot_in(&self, seat: SeatId) -> Option<BotLevel> {
+        self.seats[seat.index()]
+            .as_ref()
+            .and_then(Occupant::bot_level)
+    }
+
+    /// 1-based number of the current (or last) game; 0 before the first.
+    pub fn game_number(&self) -> u32 {
+        self.game_number
+    }
+
+    /// A seat as everyone may see it.
+    pub fn seat_view(&self, seat: SeatId) -> crate::view::SeatView {
+        let occ = self.seats[seat.index()].as_ref();
+        crate::view::SeatView {
+            player: occ.and_then(Occupant::player).cloned(),
+            bot: occ.and_then(Occupant::bot_level),
+            ready: occ.is_some_and(Occupant::ready),
+            disconnect_deadline: match occ {
+                Some(Occupant::Human { deadline, .. }) => *deadline,
+                _ => None,
+            },
+        }
+    }
+
+    /// The spectators.
+    pub fn spectators(&self) -> &[PlayerId] {
+        &self.spectators
+    }
+
+    /// When [`Room::tick`] should next be called (a disconnect deadline).
+    pub fn next_deadline(&self) -> Option<u64> {
+        if self.phase != Phase::Playing {
+            return None;
+        }
+        self.seats
+            .iter()
+            .filter_map(|s| match s {
+                Some(Occupant::Human { deadline, .. }) => *deadline,
+                _ => None,
+            })
+            .min()
+    }
+
+    /// A snapshot that [`Room::restore`] turns back into this room.
+    pub fn snapshot(&self) -> RoomSnapshot {
+        RoomSnapshot {
+            config: self.config.clone(),
+            inputs: self.inputs.clone(),
+            version: self.version,
+        }
+    }
+
+    /// How many inputs the room has accepted (the length of
+    /// [`RoomSnapshot::inputs`]).
+    pub fn input_count(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// The inputs accepted after the first `n`: what an incremental
+    /// snapshot appends to a stored one that holds `n` (empty when `n` is
+    /// past the end).
+    pub fn inputs_since(&self, n: usize) -> &[Input] {
+        self.inputs.get(n..).unwrap_or_default()
+    }
+
+    /// Rebuilds a room from a snapshot by replaying its inputs.
+    pub fn restore(snapshot: &RoomSnapshot) -> Result<Room, RoomError> {
+        let mut room = Room::new(snapshot.config.clone());
+        for (i, input) in snapshot.inputs.iter().enumerate() {
+            match input {
+                Input::Apply {
+                    command,
+                    actor,
+                    now,
+                } => {
+                    room.apply(command.clone(), actor.clone(), *now)
+                        .map_err(|e| RoomError::BadSnapshot(format!("input {i}: {e}")))?;
+                }
+                Input::Tick { now } => {
+                    if room.tick(*now).is_empty() {
+                        return Err(RoomError::BadSnapshot(format!(
+                            "input {i}: tick fired nothing"
+                        )));
+                    }
+                }
+            }
+        }
+        if room.version != snapshot.version {
+            return Err(RoomError::BadSnapshot(format!(
+                "replay reached version {}, snapshot says {}",
+                room.version, snapshot.version
+            )));
+        }
+        Ok(room)
+    }
+
+    fn emit(&mut self, out: Out) -> Vec<Envelope> {
+        let mut v = Vec::with_capacity(out.len());
+        for (to, event) in out {
+            self.version += 1;
+            let e = Envelope {
+                version: self.version,
+                to,
+                event: Arc::new(event),
+            };
+            self.recent.observe(&e);
+            if self.log.len() == EVENT_LOG_KEEP
+                && let Some(old) = self.log.pop_front()
+            {
+                self.recent.dropped(old);
+            }
+            self.log.push_back(e.clone());
+            v.push(e);
+        }
+        v
+    }
+
+    /// Applies a command at time `now` (millis). A refused command changes
+    /// nothing. An accepted one returns its events, already in the log.
+    pub fn apply(
+        &mut self,
+        command: Command,
+        actor: Actor,
+        now: u64,
+    ) -> Result<Vec<Envelope>, RoomError> {
+        let mut out = Vec::new();
+        self.handle(&command, &actor, now, &mut out)?;
+        self.after(&mut out);
+        if out.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.inputs.push(Input::Apply {
+            command,
+            actor,
+            now,
+        });
+        Ok(self.emit(out))
+    }
+
+    /// Fires timers due at `now`: a player disconnected past the grace
+    /// period loses (mars if none borne off, else oin).
+    pub fn tick(&mut self, now: u64) -> Vec<Envelope> {
+        let mut out = Vec::new();
+        if self.phase == Phase::Playing {
+            for seat in SeatId::BOTH {
+                let due = matches!(
+                    &self.seats[seat.index()],
+                    Some(Occupant::Human { deadline: Some(d), .. }) if *d <= now
+                );
+                if due && self.phase == Phase::Playing {
+                    if let Some(Occupant::Human { deadline, .. }) = &mut self.seats[seat.index()] {
+                        *deadline = None;
+                    }
+                    if !self.bot_replaces(seat, &mut out) {
+                        self.forfeit(seat, EndReason::Disconnected, &mut out);
+                    }
+                }
+            }
+        }
+        self.after(&mut out);
+        if out.is_empty() {
+            return Vec::new();
+        }
+        self.inputs.push(Input::Tick { now });
+        self.emit(out)
+    }
+
+    fn actor_seat(&self, actor: &Actor) -> Result<SeatId, RoomError> {
+        match actor {
+            Actor::Player(p) => self.seat_of(p).ok_or(RoomError::NotSeated),
+            Actor::Bot(s) => match self.seats[s.index()] {
+                Some(Occupant::Bot { .. }) => Ok(*s),
+                _ => Err(RoomError::NotABot(*s)),
+            },
+        }
+    }
+
+    fn playing(&mut self) -> Result<&mut Game, RoomError> {
+        if self.phase != Phase::Playing {
+            return Err(RoomError::GameNotStarted);
+        }
+        self.game.as_mut().ok_or(RoomError::GameNotStarted)
+    }
+}
