@@ -39,6 +39,7 @@ pub mod fair;
 mod error;
 mod event;
 mod game;
+mod policy;
 mod record;
 mod room;
 mod stats;
@@ -52,6 +53,9 @@ pub use event::{
 };
 pub use game::{
     Action, BoardView, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition,
+};
+pub use policy::{
+    BotRequest, DEFAULT_HINT_ROLLOUTS, HintRefusal, MAX_HINT_ROLLOUTS, hint_rollouts, hint_seed,
 };
 pub use record::{GameRecord, PlayedTurn, VerifiedGame, VerifyError, played_turns, verify};
 pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};
