@@ -121,9 +121,16 @@ impl<T> RoomHost<T> {
                 }
                 let ready = self.unsent.iter().take_while(|u| u.upto <= w.count).count();
                 if ready > 0 {
-                    let batches: Vec<Unsent> = self.unsent.drain(..ready).collect();
-                    for u in batches {
+                    // The written batches out of the list and the rest back
+                    // in, without allocating when all are written (the
+                    // usual case); the emptied list keeps its capacity.
+                    let mut batches = std::mem::take(&mut self.unsent);
+                    self.unsent = batches.split_off(ready);
+                    for u in batches.drain(..) {
                         self.dispatch(u, fx);
+                    }
+                    if self.unsent.is_empty() {
+                        self.unsent = batches;
                     }
                     self.after_dispatch(fx);
                 }

@@ -287,3 +287,38 @@ fn the_lease_lost_stops_the_room_at_once() {
         (In::LeaseLost, &[]),
     ]);
 }
+
+#[test]
+fn a_write_due_while_another_is_under_way_follows_it() {
+    let mut r = two_seated();
+    r.table(&[
+        (
+            In::Cmd(1, 5, chat("hi")),
+            &["#cmd/accepted", "write append 2+1"],
+        ),
+        // (Under actix the write holds the mailbox; the host does not rely
+        // on it.)
+        (In::Cmd(2, 1, chat("b")), &["#cmd/accepted"]),
+        (In::Persist, &[]),
+        // The first write covers the first chat only: it goes out, and the
+        // next write (whole, as Persist asked) carries the second.
+        (
+            In::Ok,
+            &[
+                "1: [chat]#5",
+                "2: [chat]",
+                "latency",
+                "cancel Room",
+                "write whole 4",
+            ],
+        ),
+        (
+            In::Ok,
+            &["1: [chat]", "2: [chat]#1", "latency", "cancel Room"],
+        ),
+        (
+            In::Cmd(1, 6, chat("c")),
+            &["#cmd/accepted", "write append 4+1"],
+        ),
+    ]);
+}
