@@ -6,18 +6,18 @@
 //! pushes [`Effect`]s into a buffer the caller reuses; the actix actor
 //! ([`crate::room_actor`]) only executes them. No actix, no tokio, no
 //! store, no clock: the decisions are tested as tables of inputs → effects
-//! (`host/tests.rs`).
+//! (`host/tests/`).
 //!
-//! * [`admit`](self): joins, commands, `resume`, `hint`, detaches —
+//! * `admit.rs`: joins, commands, `resume`, `hint`, detaches —
 //!   refused while fenced, handing off or unloading, answered
 //!   `unavailable` while unpersisted, duplicate `seq`s re-acked.
-//! * [`persist`](self): every accepted input is written before its events
+//! * `persist.rs`: every accepted input is written before its events
 //!   go to anyone (an append of the new inputs, or the whole room after a
 //!   gap, a store restart or [`COMPACT_EVERY`] appends); a refused write
 //!   is either the fence (stop, nothing sent) or the store being
 //!   unavailable (retry, refuse commands until a write succeeds); drain and
 //!   idle unload.
-//! * [`fanout`](self): the written events to every connection (each
+//! * `fanout.rs`: the written events to every connection (each
 //!   serialised once for all), records and stats to the store, the room's
 //!   timer, and the bot that must act next.
 //!
