@@ -40,6 +40,7 @@ mod error;
 mod event;
 mod game;
 mod narration;
+mod policy;
 mod record;
 mod room;
 mod stats;
@@ -55,6 +56,9 @@ pub use game::{
     Action, BoardView, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition,
 };
 pub use narration::points_ru;
+pub use policy::{
+    BotRequest, DEFAULT_HINT_ROLLOUTS, HintRefusal, MAX_HINT_ROLLOUTS, hint_rollouts, hint_seed,
+};
 pub use record::{GameRecord, PlayedTurn, VerifiedGame, VerifyError, played_turns, verify};
 pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};
 pub use stats::{LevelStats, PlayerStats};

@@ -228,6 +228,38 @@ fn parse_step(s: &str) -> Option<(Spot, Spot)> {
     Some((a.parse().ok()?, b.trim_end_matches('*').parse().ok()?))
 }
 
+/// The hint plays for a turn, in the wire's notation (the same as
+/// `possibleMoves`).
+pub fn hint_plays(
+    turn: &tabula_room::PlayedTurn,
+    rollouts: u32,
+    seed: u64,
+) -> Vec<tabula_protocol::HintPlay> {
+    use tabula_bots::hint;
+    use tabula_protocol::HintPlay;
+    let wire = |play: String, h: (f64, f64, u32)| HintPlay {
+        play,
+        win: h.0,
+        equity: h.1,
+        rollouts: h.2,
+    };
+    match turn {
+        tabula_room::PlayedTurn::LongNardy {
+            dice, start, steps, ..
+        } => hint::long_nardy_after(start, *dice, steps, rollouts, seed)
+            .into_iter()
+            .map(|h| wire(hint::long_notation(&h.play), (h.win, h.equity, h.rollouts)))
+            .collect(),
+        tabula_room::PlayedTurn::Backgammon {
+            dice, start, steps, ..
+        } => hint::backgammon_after(start, *dice, steps, rollouts, seed)
+            .into_iter()
+            .map(|h| wire(hint::bg_notation(&h.play), (h.win, h.equity, h.rollouts)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;

@@ -30,6 +30,7 @@
 pub mod auth;
 pub mod bot;
 pub mod cluster;
+pub mod host;
 pub mod http;
 pub mod link;
 pub mod metrics;

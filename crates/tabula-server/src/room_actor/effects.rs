@@ -1,0 +1,260 @@
+//! Carrying out the host's effects: the one place the room touches the
+//! channels, the backplane, timers and threads.
+
+use std::time::{Duration, Instant};
+
+use actix::prelude::*;
+use tabula_backplane::StoredRoom;
+
+use super::{RoomActor, Tx, game_label, now_ms, phase_label};
+use crate::bot::{BotFactory, TabulaBots, hint_plays};
+use crate::host::{Count, Effect, HintJob, Think, Timer, Write};
+
+impl RoomActor {
+    /// Carries out what the host decided.
+    pub(super) fn run(&mut self, ctx: &mut Context<Self>) {
+        let mut fx = std::mem::take(&mut self.fx);
+        for e in fx.drain(..) {
+            self.exec(e, ctx);
+        }
+        self.fx = fx;
+        self.update_gauge();
+    }
+
+    pub(super) fn exec(&mut self, e: Effect<Tx>, ctx: &mut Context<Self>) {
+        match e {
+            Effect::Send { conn, out } => {
+                if let Some(tx) = self.host.tx(conn) {
+                    let _ = tx.send(out);
+                }
+            }
+            Effect::Last { tx, out } => {
+                let _ = tx.send(out);
+            }
+            Effect::Write(w) => self.write(w, ctx),
+            Effect::Handoff {
+                stored,
+                needs_owner,
+            } => {
+                ctx.spawn(self.handoff(*stored, needs_owner));
+            }
+            Effect::ReleaseIdle => self.release_idle(ctx),
+            Effect::Set { timer, at } => {
+                self.cancel(timer, ctx);
+                let wait = Duration::from_millis(at.saturating_sub(now_ms()));
+                let h = ctx.run_later(wait, move |act, ctx| {
+                    act.timers[timer.index()] = None;
+                    act.fire(timer, at, ctx);
+                });
+                self.timers[timer.index()] = Some(h);
+            }
+            Effect::Cancel(timer) => self.cancel(timer, ctx),
+            Effect::Think(t) => self.think(*t, ctx),
+            Effect::Hint(h) => self.hint(*h, ctx),
+            Effect::RecordStats { player, delta } => {
+                let bp = self.deps.backplane.clone();
+                actix::spawn(async move {
+                    if let Err(e) = bp.record_stats(player, delta).await {
+                        tracing::warn!(error = %e, "statistics not recorded");
+                    }
+                });
+            }
+            Effect::SaveRecord { game_number, json } => {
+                let bp = self.deps.backplane.clone();
+                let id = self.host.id().to_string();
+                actix::spawn(async move {
+                    if let Err(e) = bp.save_record(&id, game_number, json).await {
+                        tracing::warn!(room = %id, error = %e, "game record not stored");
+                    }
+                });
+            }
+            Effect::Count(c) => self.count(c),
+            Effect::Latency(received) => self
+                .deps
+                .metrics
+                .command_latency
+                .observe(received.elapsed().as_secs_f64()),
+            Effect::Stop => ctx.stop(),
+        }
+    }
+
+    fn cancel(&mut self, timer: Timer, ctx: &mut Context<Self>) {
+        if let Some(h) = self.timers[timer.index()].take() {
+            ctx.cancel_future(h);
+        }
+    }
+
+    fn fire(&mut self, timer: Timer, at: u64, ctx: &mut Context<Self>) {
+        let now = now_ms();
+        match timer {
+            Timer::Room => self.host.tick(at, now, &mut self.fx),
+            Timer::Idle => self.host.idle(now, &mut self.fx),
+            Timer::Retry => self.host.retry(&mut self.fx),
+            Timer::Grace => self.host.grace(now, &mut self.fx),
+        }
+        self.run(ctx);
+    }
+
+    /// A write, holding every other input until its result is in.
+    fn write(&mut self, w: Write, ctx: &mut Context<Self>) {
+        let bp = self.deps.backplane.clone();
+        let id = self.host.id().to_string();
+        let epoch = self.epoch;
+        let started = Instant::now();
+        let write = async move {
+            match w {
+                Write::Whole(stored) => bp.save_snapshot(&id, epoch, *stored).await,
+                Write::Append(append) => bp.append_inputs(&id, epoch, append).await,
+            }
+        };
+        ctx.wait(write.into_actor(self).map(move |res, act, ctx| {
+            act.deps
+                .metrics
+                .snapshot_latency
+                .observe(started.elapsed().as_secs_f64());
+            act.host.written(res, now_ms(), &mut act.fx);
+            act.run(ctx);
+        }));
+    }
+
+    /// The drain's final snapshot and release.
+    pub(super) fn handoff(
+        &self,
+        stored: StoredRoom,
+        needs_owner: bool,
+    ) -> ResponseActFuture<Self, ()> {
+        let bp = self.deps.backplane.clone();
+        let id = self.host.id().to_string();
+        let epoch = self.epoch;
+        Box::pin(
+            async move {
+                let saved = bp.save_snapshot(&id, epoch, stored).await;
+                if let Err(e) = &saved {
+                    tracing::warn!(room = %id, error = %e, "final snapshot refused");
+                }
+                let released = saved.is_ok() && bp.release(&id, epoch, needs_owner).await.is_ok();
+                (saved.is_ok(), released)
+            }
+            .into_actor(self)
+            .map(|(saved, released), act, ctx| {
+                act.host.handed_off(saved, released, &mut act.fx);
+                act.run(ctx);
+            }),
+        )
+    }
+
+    /// The idle room's release, holding every other input meanwhile.
+    fn release_idle(&mut self, ctx: &mut Context<Self>) {
+        let bp = self.deps.backplane.clone();
+        let id = self.host.id().to_string();
+        let epoch = self.epoch;
+        let keep = self.deps.forget_after;
+        ctx.wait(
+            async move { bp.release_idle(&id, epoch, keep).await }
+                .into_actor(self)
+                .map(|res, act, ctx| {
+                    act.host.idle_released(res, now_ms(), &mut act.fx);
+                    act.run(ctx);
+                }),
+        );
+    }
+
+    /// A bot thinks off the actor, after the configured delay.
+    fn think(&mut self, t: Think, ctx: &mut Context<Self>) {
+        let Think {
+            seat,
+            level,
+            need,
+            fallback,
+            seed,
+            input,
+        } = t;
+        let mut brain = match self.brains.remove(&seat) {
+            Some(b) if !fallback => b,
+            _ if fallback => TabulaBots { step_by_step: true }.make(level, seed),
+            _ => self.deps.bots.make(level, seed),
+        };
+        let delay = self.deps.bot_delay;
+        let game = game_label(self.host.room().config().options.game);
+        let think = async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            let t = Instant::now();
+            let r = tokio::task::spawn_blocking(move || {
+                let cmds = brain.act(&input);
+                (brain, cmds)
+            })
+            .await;
+            (r, t.elapsed())
+        };
+        ctx.spawn(think.into_actor(self).map(move |(r, took), act, ctx| {
+            act.deps
+                .metrics
+                .bot_think
+                .with_label_values(&[game])
+                .observe(took.as_secs_f64());
+            let cmds = r.ok().map(|(brain, cmds)| {
+                act.brains.insert(seat, brain);
+                cmds
+            });
+            act.host
+                .bot_answered(seat, need, cmds, now_ms(), &mut act.fx);
+            act.run(ctx);
+        }));
+    }
+
+    /// A hint's rollouts off the actor.
+    fn hint(&mut self, h: HintJob, ctx: &mut Context<Self>) {
+        let HintJob {
+            conn,
+            seq,
+            turn,
+            rollouts,
+            seed,
+        } = h;
+        let think = tokio::task::spawn_blocking(move || hint_plays(&turn, rollouts, seed));
+        let started = Instant::now();
+        ctx.spawn(think.into_actor(self).map(move |r, act, ctx| {
+            let plays = r.ok();
+            if plays.is_some() {
+                act.deps
+                    .metrics
+                    .command_latency
+                    .observe(started.elapsed().as_secs_f64());
+            }
+            act.host.hint_answered(conn, seq, plays, &mut act.fx);
+            act.run(ctx);
+        }));
+    }
+
+    fn count(&self, c: Count) {
+        let m = &self.deps.metrics;
+        match c {
+            Count::Command { kind, outcome } => {
+                m.commands.with_label_values(&[kind, outcome]).inc();
+            }
+            Count::Fenced => m.fenced.with_label_values(&["snapshot"]).inc(),
+            Count::StoreError(op) => m.backplane_errors.with_label_values(&[op]).inc(),
+            Count::Release(why) => m.releases.with_label_values(&[why]).inc(),
+            Count::GameFinished(kind) => {
+                let game = game_label(self.host.room().config().options.game);
+                m.games_finished.with_label_values(&[game, &kind]).inc();
+            }
+        }
+    }
+
+    fn update_gauge(&mut self) {
+        let room = self.host.room();
+        let now = (
+            game_label(room.config().options.game),
+            phase_label(room.phase()),
+        );
+        if now != self.gauge {
+            let m = &self.deps.metrics.rooms;
+            m.with_label_values(&[self.gauge.0, self.gauge.1]).dec();
+            m.with_label_values(&[now.0, now.1]).inc();
+            self.gauge = now;
+        }
+    }
+}
