@@ -3,8 +3,8 @@
 //!
 //! * WebSockets use [`actix_ws`], the crate the actix maintainers name as
 //!   the successor of the deprecated `actix-web-actors`.
-//! * Each room is a [`room_actor::RoomActor`] owning a
-//!   [`tabula_room::Room`]; rooms are spread round-robin over
+//! * Each room is a [`room_actor::RoomActor`] executing the effects of a
+//!   [`host::RoomHost`], which owns the [`tabula_room::Room`]; rooms are spread round-robin over
 //!   `server.room_arbiters` arbiters, not pinned to the worker that
 //!   accepted the socket. Every accepted input is written as a snapshot
 //!   through the [`tabula_backplane::Backplane`] before its events are sent.

@@ -1,8 +1,8 @@
 //! The types that pass between a session, a room and the cluster's
 //! routing, below all three: a room sends a session [`Outbound`]s (of
 //! [`OutItem`]s), whether the session is a local socket or a proxy for a
-//! socket on another node. `room_actor`, `session` and `cluster` import
-//! this module; it imports none of them.
+//! socket on another node. `host`, `room_actor`, `session` and `cluster`
+//! import this module; it imports none of them.
 
 use std::sync::atomic::AtomicU64;
 
