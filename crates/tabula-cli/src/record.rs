@@ -75,25 +75,6 @@ fn game_options(game: Game, raw: &[String]) -> anyhow::Result<GameOptions> {
     Ok(o)
 }
 
-/// `24-18`, `5-off`, `bar/22*`, `6/off` → (from, to).
-fn parse_step(s: &str) -> anyhow::Result<(Spot, Spot)> {
-    let spot = |p: &str| -> anyhow::Result<Spot> {
-        let p = p.trim_end_matches('*');
-        Ok(match p {
-            "off" => Spot::Off,
-            "bar" => Spot::Bar,
-            n => Spot::Point(
-                n.parse()
-                    .with_context(|| format!("bad point in step {s:?}"))?,
-            ),
-        })
-    };
-    let (a, b) = s
-        .split_once(['-', '/'])
-        .with_context(|| format!("bad step {s:?}"))?;
-    Ok((spot(a)?, spot(b)?))
-}
-
 /// Plays one complete game between two uniformly random players and
 /// returns its record.
 pub fn play_game(game: Game, seed: u64, raw_options: &[String]) -> anyhow::Result<GameRecord> {
@@ -171,7 +152,7 @@ pub fn play_game(game: Game, seed: u64, raw_options: &[String]) -> anyhow::Resul
                         })
                         .context("no possibleMoves event before a move")?;
                     let step = steps.choose(&mut rng).context("no legal step offered")?;
-                    let (from, to) = parse_step(step)?;
+                    let (from, to) = Spot::parse_step(step).map_err(anyhow::Error::msg)?;
                     Command::Move { from, to }
                 }
             }

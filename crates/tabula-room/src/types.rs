@@ -182,6 +182,26 @@ impl std::str::FromStr for Spot {
     }
 }
 
+impl Spot {
+    /// A step written as text, as the room's `possibleMoves` and records
+    /// write them and as tools and bots answer: `24-18` and `5-off` (seed
+    /// 000), `bar/22*` and `6/off` (standard backgammon notation; a hit mark
+    /// `*` is ignored). The one reader of step notation at the room's edge
+    /// (the engines keep their own typed steps).
+    pub fn parse_step(s: &str) -> Result<(Spot, Spot), String> {
+        let t = s.trim().trim_end_matches('*');
+        let (a, b) = t
+            .split_once(['-', '/'])
+            .ok_or_else(|| format!("not a step: {s:?} (FROM-TO like 24-18 or bar/22)"))?;
+        let spot = |p: &str| {
+            p.trim_end_matches('*')
+                .parse::<Spot>()
+                .map_err(|_| format!("not a step: {s:?} (bad point {p:?})"))
+        };
+        Ok((spot(a)?, spot(b)?))
+    }
+}
+
 impl fmt::Display for Spot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -204,6 +224,27 @@ pub struct Stake {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steps_read_both_notations_and_refuse_the_rest() {
+        use Spot::{Bar, Off, Point};
+        let ok: &[(&str, (Spot, Spot))] = &[
+            ("24-18", (Point(24), Point(18))),
+            ("5-off", (Point(5), Off)),
+            ("5-OFF", (Point(5), Off)),
+            ("bar/22*", (Bar, Point(22))),
+            ("13/7*", (Point(13), Point(7))),
+            ("6/off", (Point(6), Off)),
+            (" 24-18 ", (Point(24), Point(18))),
+        ];
+        for (text, want) in ok {
+            assert_eq!(Spot::parse_step(text), Ok(*want), "{text}");
+        }
+        for bad in ["", "24", "24-", "-18", "24-x", "24:18", "300-1", "a/b"] {
+            let e = Spot::parse_step(bad).unwrap_err();
+            assert!(e.contains("not a step"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn spot_reads_numbers_and_names() {

@@ -154,7 +154,7 @@ impl TabulaBrain {
         }
         moves
             .and_then(|m| m.first_steps.first())
-            .and_then(|s| parse_step(s))
+            .and_then(|s| Spot::parse_step(s).ok())
             .map(|(from, to)| vec![Command::Move { from, to }])
             .unwrap_or_default()
     }
@@ -219,13 +219,6 @@ fn bg_move((from, to): (u8, u8)) -> Command {
         from: spot(from),
         to: spot(to),
     }
-}
-
-/// `24-18`, `5-off`, `bar/22*`, `6/off` → (from, to).
-fn parse_step(s: &str) -> Option<(Spot, Spot)> {
-    let s = s.trim_end_matches('*');
-    let (a, b) = s.split_once(['-', '/'])?;
-    Some((a.parse().ok()?, b.trim_end_matches('*').parse().ok()?))
 }
 
 /// The hint plays for a turn, in the wire's notation (the same as

@@ -139,11 +139,10 @@ impl Table {
     }
 }
 
-/// `24-18`, `5-off`, `bar/22*`, `6/off` → (from, to).
+/// `24-18`, `5-off`, `bar/22*`, `6/off` → (from, to), through the room's
+/// one step reader.
 pub fn parse_step(s: &str) -> (Spot, Spot) {
-    let s = s.trim_end_matches('*');
-    let (a, b) = s.split_once(['-', '/']).expect("a step");
-    (a.parse().unwrap(), b.trim_end_matches('*').parse().unwrap())
+    Spot::parse_step(s).expect("a step")
 }
 
 pub fn has(events: &[Event], pred: impl Fn(&Event) -> bool) -> bool {
