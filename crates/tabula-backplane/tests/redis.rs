@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use redis::Commands;
 use tabula_backplane::{
-    Backplane, BackplaneError, Inbound, Lease, RedisBackplane, RedisConfig, RoomAppend, RoomEntry,
-    StoredRoom, Ticket,
+    Archive, BackplaneError, Inbound, Lease, Lobby, NodeBus, RedisBackplane, RedisConfig,
+    RoomAppend, RoomEntry, RoomStore, StoredRoom, Ticket,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;

@@ -483,6 +483,7 @@ pub async fn run_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tabula_backplane::RoomStore;
 
     fn entry(id: &str, invite: &str) -> RoomEntry {
         RoomEntry {

@@ -5,9 +5,11 @@
 //! the way make the front node ask for a full state. Every game still ends,
 //! and its record holds exactly the moves the players saw acknowledged.
 //!
-//! The same wrapper can also make the store refuse snapshot writes, as an
-//! unreachable Redis does: the room must then hold back what it could not
-//! persist and refuse new commands with `unavailable`.
+//! A second wrapper, of the room store only, makes it refuse snapshot
+//! writes, as an unreachable Redis does: the room must then hold back what
+//! it could not persist and refuse new commands with `unavailable`. Each
+//! fake implements only its concern; [`Parts`] takes the rest from the
+//! in-process backplane.
 
 mod common;
 
@@ -19,28 +21,25 @@ use common::{Client, http_async, next_command, state};
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tabula_backplane::{
-    Backplane, BackplaneError, InProcess, Inbound, Lease, RoomAppend, RoomEntry, RoomId,
-    StoredRoom, Ticket,
+    Backplane, BackplaneError, InProcess, Inbound, Lease, NodeBus, Parts, RoomAppend, RoomEntry,
+    RoomId, RoomStore, StoredRoom,
 };
-use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 use tabula_server::{Services, Settings};
 use tokio::sync::mpsc;
 
 type R<T> = tabula_backplane::Result<T>;
 
-/// An in-process backplane whose `send` loses every `every`-th routed
-/// command or outbound message, and whose snapshot writes fail while
-/// `down` is set.
+/// An in-process bus whose `send` loses every `every`-th routed command
+/// or outbound message.
 #[derive(Debug)]
-struct Lossy {
-    inner: InProcess,
+struct LossyBus {
+    inner: Arc<InProcess>,
     every: u64,
     count: AtomicU64,
     dropped: Arc<AtomicU64>,
-    down: Arc<AtomicBool>,
 }
 
-impl Backplane for Lossy {
+impl NodeBus for LossyBus {
     fn node_id(&self) -> &str {
         self.inner.node_id()
     }
@@ -56,6 +55,29 @@ impl Backplane for Lossy {
     fn leave(&self) -> BoxFuture<'_, R<()>> {
         self.inner.leave()
     }
+    fn send(&self, node: &str, message: String) -> BoxFuture<'_, R<()>> {
+        let routed = message.contains(r#""t":"out""#) || message.contains(r#""t":"cmd""#);
+        if routed && self.count.fetch_add(1, Ordering::Relaxed) % self.every == self.every - 1 {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            // Lost on the way, as pub/sub may lose it: the sender cannot tell.
+            return Box::pin(std::future::ready(Ok(())));
+        }
+        self.inner.send(node, message)
+    }
+    fn take_inbox(&self) -> Option<mpsc::UnboundedReceiver<Inbound>> {
+        self.inner.take_inbox()
+    }
+}
+
+/// An in-process room store whose snapshot writes fail while `down` is
+/// set.
+#[derive(Debug)]
+struct FlakyStore {
+    inner: Arc<InProcess>,
+    down: Arc<AtomicBool>,
+}
+
+impl RoomStore for FlakyStore {
     fn register(&self, entry: RoomEntry) -> BoxFuture<'_, R<()>> {
         self.inner.register(entry)
     }
@@ -99,42 +121,6 @@ impl Backplane for Lossy {
     fn load_snapshot(&self, id: &str) -> BoxFuture<'_, R<Option<StoredRoom>>> {
         self.inner.load_snapshot(id)
     }
-    fn send(&self, node: &str, message: String) -> BoxFuture<'_, R<()>> {
-        let routed = message.contains(r#""t":"out""#) || message.contains(r#""t":"cmd""#);
-        if routed && self.count.fetch_add(1, Ordering::Relaxed) % self.every == self.every - 1 {
-            self.dropped.fetch_add(1, Ordering::Relaxed);
-            // Lost on the way, as pub/sub may lose it: the sender cannot tell.
-            return Box::pin(std::future::ready(Ok(())));
-        }
-        self.inner.send(node, message)
-    }
-    fn take_inbox(&self) -> Option<mpsc::UnboundedReceiver<Inbound>> {
-        self.inner.take_inbox()
-    }
-    fn match_or_wait(&self, key: &str, ticket: Ticket) -> BoxFuture<'_, R<Option<Ticket>>> {
-        self.inner.match_or_wait(key, ticket)
-    }
-    fn cancel_ticket(&self, key: &str, ticket: u64) -> BoxFuture<'_, R<bool>> {
-        self.inner.cancel_ticket(key, ticket)
-    }
-    fn deliver_match(&self, ticket: u64, room: String) -> BoxFuture<'_, R<()>> {
-        self.inner.deliver_match(ticket, room)
-    }
-    fn poll_match(&self, ticket: u64) -> BoxFuture<'_, R<Option<String>>> {
-        self.inner.poll_match(ticket)
-    }
-    fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, R<()>> {
-        self.inner.save_record(room, game, record)
-    }
-    fn records(&self, room: &str) -> BoxFuture<'_, R<Vec<String>>> {
-        self.inner.records(room)
-    }
-    fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, R<()>> {
-        self.inner.record_stats(player, delta)
-    }
-    fn stats(&self, player: &str) -> BoxFuture<'_, R<PlayerStats>> {
-        self.inner.stats(player)
-    }
 }
 
 fn start(settings: Settings, backplane: Arc<dyn Backplane>) -> common::Node {
@@ -161,12 +147,16 @@ async fn games_routed_over_a_lossy_channel_end_with_every_acknowledged_move_once
     let shared = InProcess::new("owner");
     let front = shared.member("front");
     let lossy = |inner: InProcess, every: u64| -> Arc<dyn Backplane> {
-        Arc::new(Lossy {
-            inner,
+        let inner = Arc::new(inner);
+        let bus = Arc::new(LossyBus {
+            inner: inner.clone(),
             every,
             count: AtomicU64::new(0),
             dropped: dropped.clone(),
-            down: Arc::default(),
+        });
+        Arc::new(Parts {
+            bus,
+            ..Parts::of(inner)
         })
     };
     let owner = start(settings.clone(), lossy(shared, 9));
@@ -265,14 +255,16 @@ async fn games_routed_over_a_lossy_channel_end_with_every_acknowledged_move_once
 #[tokio::test]
 async fn a_room_that_cannot_persist_holds_its_events_and_refuses_new_commands() {
     let down = Arc::new(AtomicBool::new(false));
+    let inner = Arc::new(InProcess::new("solo"));
+    let store = Arc::new(FlakyStore {
+        inner: inner.clone(),
+        down: down.clone(),
+    });
     let node = start(
         common::test_settings(),
-        Arc::new(Lossy {
-            inner: InProcess::new("solo"),
-            every: u64::MAX,
-            count: AtomicU64::new(0),
-            dropped: Arc::default(),
-            down: down.clone(),
+        Arc::new(Parts {
+            store,
+            ..Parts::of(inner)
         }),
     );
     let (status, v) = http_async(

@@ -1,0 +1,169 @@
+//! The in-process backplane: everything in this process's memory, one
+//! [`State`] behind one mutex. [`InProcess`] is one node's view of it;
+//! [`InProcess::member`] adds nodes sharing the state (tests of routing
+//! and failover without Redis).
+//!
+//! Each concern's trait is implemented in its own file ([`store`],
+//! [`bus`], [`lobby`], [`archive`]); this file holds the state they share
+//! (a claim reads the bus's liveness, forgetting a room drops its
+//! archived records).
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
+use tabula_room::PlayerStats;
+use tokio::sync::mpsc;
+
+use crate::{
+    BackplaneError, Inbound, Lease, NodeId, Result, RoomEntry, RoomId, StoredRoom, Ticket,
+};
+
+mod archive;
+mod bus;
+mod lobby;
+mod store;
+#[cfg(test)]
+mod tests;
+
+/// The in-process store's maps keyed by room id or invite code: looked up
+/// on every write a room makes (SipHash there was ~1 % of a stressed node).
+/// foldhash, seeded per process; the keys are ids and codes the server drew
+/// (`register`), so a client cannot choose what gets inserted.
+type ByRoom<V> = HashMap<RoomId, V, foldhash::fast::RandomState>;
+
+#[derive(Debug, Default)]
+struct State {
+    rooms: ByRoom<RoomEntry>,
+    invites: ByRoom<RoomId>,
+    owners: ByRoom<Lease>,
+    epochs: ByRoom<u64>,
+    snapshots: ByRoom<StoredRoom>,
+    needs_owner: HashSet<RoomId, foldhash::fast::RandomState>,
+    stats: HashMap<String, PlayerStats>,
+    beats: HashMap<NodeId, Instant>,
+    inboxes: HashMap<NodeId, mpsc::UnboundedSender<Inbound>>,
+    queues: HashMap<String, Vec<Ticket>>,
+    taken: HashSet<u64>,
+    delivered: HashMap<u64, String>,
+    records: ByRoom<BTreeMap<u32, String>>,
+    /// Rooms released idle, by when they are deleted, oldest first (a
+    /// node's `keep` is fixed, so release order is deadline order).
+    forget: VecDeque<(Instant, RoomId)>,
+    /// The deadline of each room still due for deletion (a claim takes it
+    /// out; its entry in `forget` is then stale).
+    forget_at: ByRoom<Instant>,
+}
+
+impl State {
+    fn alive(&self, node: &str, lease: Duration) -> bool {
+        self.beats.get(node).is_some_and(|t| t.elapsed() < lease)
+    }
+
+    /// Deletes the rooms whose `release_idle` keep has run out. Runs on
+    /// every access: with nothing due it is one comparison.
+    fn purge(&mut self, now: Instant) {
+        while let Some(&(at, _)) = self.forget.front()
+            && at <= now
+        {
+            let Some((at, id)) = self.forget.pop_front() else {
+                break;
+            };
+            if self.forget_at.get(&id) != Some(&at) {
+                continue;
+            }
+            self.forget_at.remove(&id);
+            if let Some(e) = self.rooms.remove(&id)
+                && self.invites.get(&e.invite) == Some(&id)
+            {
+                self.invites.remove(&e.invite);
+            }
+            self.owners.remove(&id);
+            self.epochs.remove(&id);
+            self.snapshots.remove(&id);
+            self.needs_owner.remove(&id);
+            self.records.remove(&id);
+        }
+    }
+}
+
+/// The in-process backplane: everything in this process's memory. One
+/// node by default; [`InProcess::member`] adds nodes sharing the state.
+#[derive(Debug)]
+pub struct InProcess {
+    node: NodeId,
+    lease: Duration,
+    state: Arc<Mutex<State>>,
+    inbox: Mutex<Option<mpsc::UnboundedReceiver<Inbound>>>,
+}
+
+impl InProcess {
+    /// A new, empty backplane for node `node` (lease 3 s).
+    pub fn new(node: impl Into<NodeId>) -> InProcess {
+        InProcess::with_state(node.into(), Duration::from_secs(3), Arc::default())
+    }
+
+    fn with_state(node: NodeId, lease: Duration, state: Arc<Mutex<State>>) -> InProcess {
+        let (tx, rx) = mpsc::unbounded_channel();
+        {
+            let mut g = state.lock().unwrap_or_else(PoisonError::into_inner);
+            g.inboxes.insert(node.clone(), tx);
+            g.beats.insert(node.clone(), Instant::now());
+        }
+        InProcess {
+            node,
+            lease,
+            state,
+            inbox: Mutex::new(Some(rx)),
+        }
+    }
+
+    /// Another node sharing this backplane's state (same lease).
+    pub fn member(&self, node: impl Into<NodeId>) -> InProcess {
+        InProcess::with_state(node.into(), self.lease, self.state.clone())
+    }
+
+    /// The same backplane with another lease (tests of expiry).
+    pub fn with_lease(self, lease: Duration) -> InProcess {
+        InProcess { lease, ..self }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+        let mut g = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        g.purge(Instant::now());
+        f(&mut g)
+    }
+
+    fn release_in(&self, s: &mut State, id: &str, epoch: u64, needs_owner: bool) -> Result<()> {
+        match s.owners.get(id) {
+            Some(l) if l.epoch == epoch && l.node == self.node => {
+                s.owners.remove(id);
+                *s.epochs.entry(id.to_string()).or_insert(0) += 1;
+                if needs_owner {
+                    s.needs_owner.insert(id.to_string());
+                }
+                Ok(())
+            }
+            _ => Err(BackplaneError::Fenced {
+                room: id.to_string(),
+                epoch,
+            }),
+        }
+    }
+
+    /// `Fenced` unless this node owns `id` at `epoch`.
+    fn check_fence(&self, s: &State, id: &str, epoch: u64) -> Result<()> {
+        match s.owners.get(id) {
+            Some(l) if l.epoch == epoch && l.node == self.node => Ok(()),
+            _ => Err(BackplaneError::Fenced {
+                room: id.to_string(),
+                epoch,
+            }),
+        }
+    }
+}
+
+fn ready<'a, T: Send + 'a>(v: T) -> BoxFuture<'a, T> {
+    Box::pin(std::future::ready(v))
+}

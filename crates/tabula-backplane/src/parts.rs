@@ -1,0 +1,136 @@
+//! A backplane assembled from one implementation per concern: [`Parts`].
+//!
+//! A test fake then implements only the concern it fakes (a bus that
+//! loses messages, a store that refuses writes) and takes the other parts
+//! from a real backplane.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
+use tokio::sync::mpsc;
+
+use crate::{
+    Archive, Backplane, Inbound, Lease, Lobby, NodeBus, Result, RoomAppend, RoomEntry, RoomId,
+    RoomStore, StoredRoom, Ticket,
+};
+
+/// A [`Backplane`] whose every call goes to the part for its concern.
+///
+/// The parts must speak for one node (see [`Backplane`]): normally they
+/// are one backplane, some of them wrapped.
+#[derive(Debug, Clone)]
+pub struct Parts {
+    /// Directory, ownership, snapshots.
+    pub store: Arc<dyn RoomStore>,
+    /// Node id, liveness, inboxes.
+    pub bus: Arc<dyn NodeBus>,
+    /// Quick match.
+    pub lobby: Arc<dyn Lobby>,
+    /// Records and statistics.
+    pub archive: Arc<dyn Archive>,
+}
+
+impl Parts {
+    /// All four parts from one backplane (replace some afterwards:
+    /// `Parts { bus, ..Parts::of(inner) }`).
+    pub fn of<B: Backplane>(backplane: Arc<B>) -> Parts {
+        Parts {
+            store: backplane.clone(),
+            bus: backplane.clone(),
+            lobby: backplane.clone(),
+            archive: backplane,
+        }
+    }
+}
+
+impl RoomStore for Parts {
+    fn register(&self, entry: RoomEntry) -> BoxFuture<'_, Result<()>> {
+        self.store.register(entry)
+    }
+    fn lookup(&self, id: &str) -> BoxFuture<'_, Result<Option<RoomEntry>>> {
+        self.store.lookup(id)
+    }
+    fn resolve_invite(&self, code: &str) -> BoxFuture<'_, Result<Option<RoomEntry>>> {
+        self.store.resolve_invite(code)
+    }
+    fn claim(&self, id: &str) -> BoxFuture<'_, Result<Lease>> {
+        self.store.claim(id)
+    }
+    fn release(&self, id: &str, epoch: u64, needs_owner: bool) -> BoxFuture<'_, Result<()>> {
+        self.store.release(id, epoch, needs_owner)
+    }
+    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, Result<()>> {
+        self.store.release_idle(id, epoch, keep)
+    }
+    fn owner(&self, id: &str) -> BoxFuture<'_, Result<Option<Lease>>> {
+        self.store.owner(id)
+    }
+    fn orphans(&self) -> BoxFuture<'_, Result<Vec<RoomId>>> {
+        self.store.orphans()
+    }
+    fn save_snapshot(&self, id: &str, epoch: u64, room: StoredRoom) -> BoxFuture<'_, Result<()>> {
+        self.store.save_snapshot(id, epoch, room)
+    }
+    fn append_inputs(&self, id: &str, epoch: u64, append: RoomAppend) -> BoxFuture<'_, Result<()>> {
+        self.store.append_inputs(id, epoch, append)
+    }
+    fn load_snapshot(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredRoom>>> {
+        self.store.load_snapshot(id)
+    }
+}
+
+impl NodeBus for Parts {
+    fn node_id(&self) -> &str {
+        self.bus.node_id()
+    }
+    fn lease(&self) -> Duration {
+        self.bus.lease()
+    }
+    fn heartbeat(&self) -> BoxFuture<'_, Result<()>> {
+        self.bus.heartbeat()
+    }
+    fn node_alive(&self, node: &str) -> BoxFuture<'_, Result<bool>> {
+        self.bus.node_alive(node)
+    }
+    fn leave(&self) -> BoxFuture<'_, Result<()>> {
+        self.bus.leave()
+    }
+    fn send(&self, node: &str, message: String) -> BoxFuture<'_, Result<()>> {
+        self.bus.send(node, message)
+    }
+    fn take_inbox(&self) -> Option<mpsc::UnboundedReceiver<Inbound>> {
+        self.bus.take_inbox()
+    }
+}
+
+impl Lobby for Parts {
+    fn match_or_wait(&self, key: &str, ticket: Ticket) -> BoxFuture<'_, Result<Option<Ticket>>> {
+        self.lobby.match_or_wait(key, ticket)
+    }
+    fn cancel_ticket(&self, key: &str, ticket: u64) -> BoxFuture<'_, Result<bool>> {
+        self.lobby.cancel_ticket(key, ticket)
+    }
+    fn deliver_match(&self, ticket: u64, room: String) -> BoxFuture<'_, Result<()>> {
+        self.lobby.deliver_match(ticket, room)
+    }
+    fn poll_match(&self, ticket: u64) -> BoxFuture<'_, Result<Option<String>>> {
+        self.lobby.poll_match(ticket)
+    }
+}
+
+impl Archive for Parts {
+    fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>> {
+        self.archive.save_record(room, game, record)
+    }
+    fn records(&self, room: &str) -> BoxFuture<'_, Result<Vec<String>>> {
+        self.archive.records(room)
+    }
+    fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, Result<()>> {
+        self.archive.record_stats(player, delta)
+    }
+    fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>> {
+        self.archive.stats(player)
+    }
+}

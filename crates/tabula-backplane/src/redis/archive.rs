@@ -1,0 +1,83 @@
+//! [`Archive`] on Redis: a room's records are a hash in the room's slot
+//! (so they expire with it); a player's statistics are one JSON string,
+//! updated by compare-and-set.
+
+use deadpool_redis::redis;
+use futures_util::future::BoxFuture;
+use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
+
+use super::{CAS_RETRIES, RedisBackplane, corrupt, parse, to_json, unavailable};
+use crate::{Archive, Result};
+
+impl RedisBackplane {
+    async fn stats_inner(&self, player: &str) -> Result<(String, PlayerStats)> {
+        let raw: Option<String> = self
+            .q(redis::cmd("GET").arg(self.stats_key(player)))
+            .await?;
+        match raw {
+            Some(s) => {
+                let st = parse("player stats", &s)?;
+                Ok((s, st))
+            }
+            None => Ok((String::new(), PlayerStats::default())),
+        }
+    }
+
+    async fn record_stats_inner(&self, player: PlayerId, delta: PlayerDelta) -> Result<()> {
+        // Optimistic: read, add in Rust (PlayerStats::record is the one
+        // definition of the accumulation), compare-and-set in Lua (one
+        // key, so it works on a cluster where MULTI cannot be routed).
+        let key = self.stats_key(&player.0);
+        for _ in 0..CAS_RETRIES {
+            let (old, mut st) = self.stats_inner(&player.0).await?;
+            st.record(&delta);
+            let new = to_json(&st)?;
+            let ok: i64 = self.eval(&self.scripts.cas, &[&key], &[&old, &new]).await?;
+            if ok == 1 {
+                return Ok(());
+            }
+            tokio::task::yield_now().await;
+        }
+        Err(unavailable(format!(
+            "stats of {} kept being raced",
+            player.0
+        )))
+    }
+}
+
+impl Archive for RedisBackplane {
+    fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>> {
+        let key = self.records_key(room);
+        Box::pin(async move {
+            self.q::<()>(redis::cmd("HSET").arg(&key).arg(game).arg(record))
+                .await
+        })
+    }
+
+    fn records(&self, room: &str) -> BoxFuture<'_, Result<Vec<String>>> {
+        let key = self.records_key(room);
+        Box::pin(async move {
+            let all: std::collections::BTreeMap<String, String> =
+                self.q(redis::cmd("HGETALL").arg(&key)).await?;
+            let mut v = all
+                .into_iter()
+                .map(|(g, r)| {
+                    g.parse::<u32>()
+                        .map(|g| (g, r))
+                        .map_err(|e| corrupt("game number", e))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            v.sort_by_key(|(g, _)| *g);
+            Ok(v.into_iter().map(|(_, r)| r).collect())
+        })
+    }
+
+    fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, Result<()>> {
+        Box::pin(self.record_stats_inner(player, delta))
+    }
+
+    fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>> {
+        let player = player.to_string();
+        Box::pin(async move { self.stats_inner(&player).await.map(|(_, s)| s) })
+    }
+}

@@ -1,0 +1,272 @@
+//! The Redis backplane: [`RedisBackplane`] implements the four parts of
+//! the [`Backplane`](crate::Backplane) on a single Redis instance or a
+//! Redis Cluster.
+//!
+//! # Runtime
+//!
+//! [`RedisBackplane::connect`] must be called inside a tokio runtime (a
+//! current-thread one is fine: actix's) that lives as long as the
+//! backplane: it spawns the task that owns the inbox subscription, and the
+//! pooled connections spawn their drivers on it.
+//!
+//! # Key layout
+//!
+//! Every key of one room carries the hash tag `{rid}`, so a room's keys
+//! share one Cluster slot and its Lua scripts may touch them together.
+//! `P` is [`RedisConfig::prefix`].
+//!
+//! | key | type | content |
+//! |---|---|---|
+//! | `P:room:{rid}` | hash | `entry` (RoomEntry JSON), `owner` (node or empty), `epoch`, `ver`, `snap` (StoredRoom JSON), `n` (inputs held: the snapshot's plus the log's), `seqs` (the latest seqs JSON, after appends) |
+//! | `P:room:{rid}:log` | list | inputs appended since `snap` (Input JSON each); cleared by the next whole write |
+//! | `P:room:{rid}:records` | hash | game number → record |
+//! | `P:invite:{CODE}` | string | room id |
+//! | `P:node:{id}` | string | liveness, expires after the lease |
+//! | `P:nodes` | sorted set | node → last beat (ms); the orphan sweep's registry |
+//! | `P:owned:{node}` | set | rooms the node claimed (an index, re-checked) |
+//! | `P:needs-owner` | set | rooms released with `needs_owner` |
+//! | `P:mm:{hex(key)}` | list | waiting tickets (JSON), oldest first |
+//! | `P:ticket:{id}` | string | delivered match room, expires after 5 min |
+//! | `P:stats:{player}` | string | PlayerStats JSON |
+//! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
+//!
+//! A room released idle ([`RoomStore::release_idle`]) has its three keys
+//! and its invite expire after the keep (`PEXPIRE`); a claim before then
+//! removes the expiry (`PERSIST`).
+//!
+//! The indexes (`owned`, `needs-owner`, `nodes`) live in other slots than
+//! the rooms, so they are updated by separate, non-atomic commands; the
+//! sweep ([`RoomStore::orphans`]) re-checks each room's `owner` field, and
+//! [`RoomStore::claim`] is a compare-and-set on the room hash, so a stale
+//! index can only cost an extra look, never a double owner.
+//!
+//! # Files
+//!
+//! This file: the configuration, [`RedisBackplane`] and its
+//! [`connect`](RedisBackplane::connect), and the functions of the key
+//! table above (one per key). `conn.rs`: the shared multiplexed connection
+//! and the bounded calls on it. `scripts.rs`: the Lua scripts, each with
+//! its contract. One file per concern's trait: `store.rs` ([`RoomStore`]:
+//! directory, ownership, snapshots), `bus.rs` ([`NodeBus`]: liveness and
+//! the pub/sub inbox), `lobby.rs` ([`Lobby`]), `archive.rs` ([`Archive`]).
+//!
+//! [`RoomStore`]: crate::RoomStore
+//! [`RoomStore::release_idle`]: crate::RoomStore::release_idle
+//! [`RoomStore::orphans`]: crate::RoomStore::orphans
+//! [`RoomStore::claim`]: crate::RoomStore::claim
+//! [`Lobby`]: crate::Lobby
+//! [`Archive`]: crate::Archive
+
+use std::fmt;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use deadpool_redis::redis::{self, RedisError};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use crate::{BackplaneError, Inbound, NodeBus, Result};
+
+use bus::{PubSubTarget, inbox_task, subscribe};
+use conn::{Pool, Shared, bounded};
+use scripts::Scripts;
+
+mod archive;
+mod bus;
+mod conn;
+mod lobby;
+mod scripts;
+mod store;
+
+/// How the Redis backplane connects (deserialised from the node's config).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct RedisConfig {
+    /// A single instance, e.g. `redis://127.0.0.1:6379`.
+    pub url: String,
+    /// Use a Redis Cluster (seeded by `urls`) instead of `url`.
+    pub cluster: bool,
+    /// Seed nodes of the Redis Cluster.
+    pub urls: Vec<String>,
+    /// The pool's size: the most command connections (the backplane shares
+    /// one and takes another only after one fails; pub/sub has its own).
+    pub pool_size: usize,
+    /// Bound of every call, in ms; a call over it fails with
+    /// [`BackplaneError::Unavailable`].
+    pub timeout_ms: u64,
+    /// The liveness lease, in ms.
+    pub lease_ms: u64,
+    /// Prefix of every key and channel, so several clusters can share one
+    /// Redis. Must not contain `{` or `}` (they would break the hash tags).
+    pub prefix: String,
+}
+
+impl Default for RedisConfig {
+    fn default() -> Self {
+        RedisConfig {
+            url: "redis://127.0.0.1:6379".into(),
+            cluster: false,
+            urls: Vec::new(),
+            pool_size: 16,
+            timeout_ms: 1000,
+            lease_ms: 3000,
+            prefix: "tabula".into(),
+        }
+    }
+}
+
+/// The Redis backplane. See the [module docs](self) for the key layout.
+pub struct RedisBackplane {
+    node: String,
+    lease: Duration,
+    timeout: Duration,
+    prefix: String,
+    cluster: bool,
+    pool: Pool,
+    shared: Mutex<Shared>,
+    scripts: Scripts,
+    inbox: Mutex<Option<mpsc::UnboundedReceiver<Inbound>>>,
+}
+
+impl fmt::Debug for RedisBackplane {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisBackplane")
+            .field("node", &self.node)
+            .field("lease", &self.lease)
+            .field("prefix", &self.prefix)
+            .field("cluster", &self.cluster)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn unavailable(e: impl fmt::Display) -> BackplaneError {
+    BackplaneError::Unavailable(e.to_string())
+}
+
+fn redis_err(e: RedisError) -> BackplaneError {
+    unavailable(e)
+}
+
+fn corrupt(what: &str, e: impl fmt::Display) -> BackplaneError {
+    BackplaneError::Corrupt(format!("{what}: {e}"))
+}
+
+fn parse<T: serde::de::DeserializeOwned>(what: &str, s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(|e| corrupt(what, e))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    // Serialising our own plain data cannot fail in practice; still no panic.
+    serde_json::to_string(v).map_err(|e| corrupt("serialise", e))
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+fn hex(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Retries of the optimistic loops (claim, stats).
+const CAS_RETRIES: usize = 64;
+
+impl RedisBackplane {
+    /// Connects, subscribes to this node's inbox and records this node's
+    /// first heartbeat. Must run inside a tokio runtime that outlives the
+    /// backplane (the inbox task is spawned on it).
+    pub async fn connect(config: RedisConfig, node: impl Into<String>) -> Result<RedisBackplane> {
+        let node = node.into();
+        if config.prefix.contains(['{', '}']) {
+            return Err(unavailable("the key prefix must not contain braces"));
+        }
+        let timeout = Duration::from_millis(config.timeout_ms.max(1));
+        let mut pool_config = deadpool_redis::PoolConfig::new(config.pool_size.max(1));
+        pool_config.timeouts = deadpool_redis::Timeouts {
+            wait: Some(timeout),
+            create: Some(timeout),
+            recycle: Some(timeout),
+        };
+        let runtime = Some(deadpool_redis::Runtime::Tokio1);
+        let (pool, target) = if config.cluster {
+            let mut c = deadpool_redis::cluster::Config::from_urls(config.urls.clone());
+            c.pool = Some(pool_config);
+            let pool = c.create_pool(runtime).map_err(unavailable)?;
+            (
+                Pool::Cluster(pool),
+                PubSubTarget::Cluster(config.urls.clone()),
+            )
+        } else {
+            let mut c = deadpool_redis::Config::from_url(config.url.clone());
+            c.pool = Some(pool_config);
+            let pool = c.create_pool(runtime).map_err(unavailable)?;
+            let client = redis::Client::open(config.url.as_str()).map_err(redis_err)?;
+            (Pool::Single(pool), PubSubTarget::Single(client))
+        };
+        let b = RedisBackplane {
+            lease: Duration::from_millis(config.lease_ms.max(1)),
+            timeout,
+            prefix: config.prefix,
+            cluster: config.cluster,
+            pool,
+            shared: Mutex::new(Shared::default()),
+            scripts: Scripts::new(),
+            inbox: Mutex::new(None),
+            node,
+        };
+        b.heartbeat().await?;
+        // Subscribe before returning, so messages sent to this node right
+        // after `connect` are not lost.
+        let channel = b.inbox_channel(&b.node);
+        let sub = bounded(timeout, subscribe(&target, &channel)).await?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(inbox_task(target, channel, timeout, sub, tx));
+        *b.inbox.lock().unwrap_or_else(PoisonError::into_inner) = Some(rx);
+        Ok(b)
+    }
+
+    fn room_key(&self, id: &str) -> String {
+        format!("{}:room:{{{id}}}", self.prefix)
+    }
+    fn log_key(&self, id: &str) -> String {
+        format!("{}:room:{{{id}}}:log", self.prefix)
+    }
+    fn records_key(&self, id: &str) -> String {
+        format!("{}:room:{{{id}}}:records", self.prefix)
+    }
+    fn invite_key(&self, code: &str) -> String {
+        format!("{}:invite:{{{code}}}", self.prefix)
+    }
+    fn node_key(&self, node: &str) -> String {
+        format!("{}:node:{{{node}}}", self.prefix)
+    }
+    fn nodes_key(&self) -> String {
+        format!("{}:nodes", self.prefix)
+    }
+    fn owned_key(&self, node: &str) -> String {
+        format!("{}:owned:{{{node}}}", self.prefix)
+    }
+    fn needs_key(&self) -> String {
+        format!("{}:needs-owner", self.prefix)
+    }
+    fn queue_key(&self, key: &str) -> String {
+        // Hex: the match key may hold braces, which would break the tag.
+        format!("{}:mm:{{{}}}", self.prefix, hex(key))
+    }
+    fn ticket_key(&self, id: u64) -> String {
+        format!("{}:ticket:{{{id}}}", self.prefix)
+    }
+    fn stats_key(&self, player: &str) -> String {
+        format!("{}:stats:{{{player}}}", self.prefix)
+    }
+    fn inbox_channel(&self, node: &str) -> String {
+        format!("{}:inbox:{{{node}}}", self.prefix)
+    }
+}

@@ -1,0 +1,162 @@
+//! The Lua scripts, each with its contract (keys, arguments, reply) above
+//! its text. Each touches the keys of one hash slot only (one room's, or
+//! one other key), so it runs on a Redis Cluster too.
+
+use deadpool_redis::redis::Script;
+
+/// The Lua scripts; each touches the keys of one hash slot only.
+pub(super) struct Scripts {
+    pub(super) claim: Script,
+    pub(super) release: Script,
+    pub(super) release_idle: Script,
+    pub(super) save: Script,
+    pub(super) append: Script,
+    pub(super) load: Script,
+    pub(super) register: Script,
+    pub(super) match_or_wait: Script,
+    pub(super) cancel: Script,
+    pub(super) cas: Script,
+}
+
+impl Scripts {
+    pub(super) fn new() -> Scripts {
+        Scripts {
+            // KEYS[1] room, KEYS[2] its log, KEYS[3] its records; ARGV:
+            // owner read before, me. The owner must still be what the
+            // caller checked (liveness is another slot, so it was checked
+            // outside). → {epoch, entry JSON if the room was due for
+            // deletion (its invite, another slot, is kept by the caller),
+            // else ''}; {-1, ''} raced.
+            claim: Script::new(
+                r"
+local cur = redis.call('HGET', KEYS[1], 'owner') or ''
+if cur ~= ARGV[1] then return {-1, ''} end
+local e = redis.call('HINCRBY', KEYS[1], 'epoch', 1)
+redis.call('HSET', KEYS[1], 'owner', ARGV[2])
+local entry = ''
+if redis.call('PTTL', KEYS[1]) >= 0 then
+  entry = redis.call('HGET', KEYS[1], 'entry') or ''
+  for i = 1, 3 do redis.call('PERSIST', KEYS[i]) end
+end
+return {e, entry}",
+            ),
+            // KEYS[1] room, KEYS[2] its log, KEYS[3] its records; ARGV: me,
+            // epoch, keep ms. → the entry JSON ('' fenced): its invite
+            // (another slot) expires with it, set by the caller.
+            release_idle: Script::new(
+                r"
+local owner = redis.call('HGET', KEYS[1], 'owner')
+local ep = redis.call('HGET', KEYS[1], 'epoch')
+if owner ~= ARGV[1] or ep ~= ARGV[2] then return '' end
+redis.call('HSET', KEYS[1], 'owner', '')
+redis.call('HINCRBY', KEYS[1], 'epoch', 1)
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+return redis.call('HGET', KEYS[1], 'entry') or ''",
+            ),
+            // KEYS[1] room; ARGV: me, epoch.
+            release: Script::new(
+                r"
+local owner = redis.call('HGET', KEYS[1], 'owner')
+local ep = redis.call('HGET', KEYS[1], 'epoch')
+if owner ~= ARGV[1] or ep ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'owner', '')
+redis.call('HINCRBY', KEYS[1], 'epoch', 1)
+return 1",
+            ),
+            // KEYS[1] room, KEYS[2] its log (cleared: the snapshot holds
+            // it now); ARGV: me, epoch, version, snap JSON, entry JSON,
+            // inputs held (`n`). → -1 fenced, -2 stale version, 1
+            // ownership re-established, 0 ok.
+            save: Script::new(
+                r"
+local owner = redis.call('HGET', KEYS[1], 'owner')
+local ep = redis.call('HGET', KEYS[1], 'epoch')
+local restored = 0
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  -- The store lost the room entirely (restarted without persistence).
+  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', ARGV[2], 'entry', ARGV[5])
+  restored = 1
+elseif owner ~= ARGV[1] or ep ~= ARGV[2] then
+  return -1
+end
+local ver = tonumber(redis.call('HGET', KEYS[1], 'ver') or '')
+if ver and ver > tonumber(ARGV[3]) then return -2 end
+redis.call('HSET', KEYS[1], 'ver', ARGV[3], 'snap', ARGV[4], 'n', ARGV[6])
+redis.call('HDEL', KEYS[1], 'seqs')
+redis.call('DEL', KEYS[2])
+return restored",
+            ),
+            // KEYS[1] room, KEYS[2] its log; ARGV: me, epoch, version,
+            // base, seqs JSON, input JSON... → {code, stored}: 0 ok,
+            // -1 fenced, -2 stale version, -3 gap (stored inputs; -1 when
+            // the store holds no snapshot).
+            append: Script::new(
+                r"
+if redis.call('HEXISTS', KEYS[1], 'snap') == 0 then return {-3, -1} end
+local h = redis.call('HMGET', KEYS[1], 'owner', 'epoch', 'ver', 'n')
+if h[1] ~= ARGV[1] or h[2] ~= ARGV[2] then return {-1, 0} end
+local ver = tonumber(h[3] or '')
+if ver and ver > tonumber(ARGV[3]) then return {-2, 0} end
+local n = tonumber(h[4] or '-1')
+if n ~= tonumber(ARGV[4]) then return {-3, n} end
+if #ARGV > 5 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 6)) end
+redis.call('HSET', KEYS[1], 'ver', ARGV[3], 'n', n + #ARGV - 5, 'seqs', ARGV[5])
+return {0, n + #ARGV - 5}",
+            ),
+            // KEYS[1] room, KEYS[2] its log → {} or {snap, ver, seqs,
+            // input...}: one consistent read of both keys.
+            load: Script::new(
+                r"
+local h = redis.call('HMGET', KEYS[1], 'snap', 'ver', 'seqs')
+if not h[1] then return {} end
+local out = {h[1], h[2] or '', h[3] or ''}
+local log = redis.call('LRANGE', KEYS[2], 0, -1)
+for i = 1, #log do out[#out + 1] = log[i] end
+return out",
+            ),
+            // KEYS[1] room; ARGV: entry JSON.
+            register: Script::new(
+                r"
+if redis.call('HEXISTS', KEYS[1], 'entry') == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'entry', ARGV[1])
+return 1",
+            ),
+            // KEYS[1] queue; ARGV: ticket JSON, player. Unreadable entries
+            // are skipped, not fatal.
+            match_or_wait: Script::new(
+                r"
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+for _, raw in ipairs(items) do
+  local ok, t = pcall(cjson.decode, raw)
+  if ok and type(t) == 'table' and type(t.player) == 'string' and t.player ~= ARGV[2] then
+    redis.call('LREM', KEYS[1], 1, raw)
+    return raw
+  end
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+return false",
+            ),
+            // KEYS[1] queue; ARGV: the JSON prefix `{"id":N,` (ids are
+            // compared as text: Lua numbers lose u64 precision).
+            cancel: Script::new(
+                r"
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+local n = 0
+for _, raw in ipairs(items) do
+  if string.sub(raw, 1, #ARGV[1]) == ARGV[1] then
+    n = n + redis.call('LREM', KEYS[1], 0, raw)
+  end
+end
+return n",
+            ),
+            // KEYS[1]; ARGV: old value ('' = none), new value.
+            cas: Script::new(
+                r"
+local cur = redis.call('GET', KEYS[1]) or ''
+if cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1",
+            ),
+        }
+    }
+}
