@@ -44,7 +44,11 @@ pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// tight bounds — how long a player waits while its node is killed or
 /// drained — that hold on a 2-core machine only when nothing else runs:
 /// another test's nodes and games on the same cores would stretch the
-/// pauses and fail them by chance. So every test takes this lock first
+/// pauses and fail them by chance (each cluster scenario runs a Redis and
+/// three nodes; the pause figures mean something only on a machine that is
+/// not also running other clusters), and the partition scenarios build
+/// network namespaces and links of fixed names, one network at a time.
+/// So every test takes this lock first
 /// ([`one`] in async tests, [`one_blocking`] in plain ones) and they run
 /// one at a time. A tokio mutex is not poisoned by a test that panics
 /// holding it, so one failure does not fail the rest.
