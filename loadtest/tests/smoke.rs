@@ -3,29 +3,15 @@
 //! status, plus the other modes (a bot seat, Thud!, Telegram `initData`)
 //! briefly, and the harness's own refusals of bad arguments.
 
-use std::net::SocketAddr;
 use std::process::Command;
 
 use tabula_server::Settings;
+use tabula_tests::{Node, start};
 
-struct Node {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn start(bot_token: Option<&str>) -> Node {
+/// A node on a free port (the system tests' support), as the harness's CI
+/// run meets one: the defaults, no bot delay, 1000 messages a second per
+/// socket, and Telegram login when given a bot token.
+fn local_node(bot_token: Option<&str>) -> Node {
     let mut s = Settings::defaults();
     s.bots.delay_ms = 0;
     s.server.rate_per_sec = 1000;
@@ -34,23 +20,7 @@ fn start(bot_token: Option<&str>) -> Node {
     if let Some(t) = bot_token {
         s.auth.bot_token = Some(tabula_server::settings::Secret(t.to_string()));
     }
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::spawn(move || {
-        actix_rt::System::new().block_on(async move {
-            tabula_server::run(listener, s, async {
-                let _ = rx.await;
-            })
-            .await
-            .unwrap();
-        });
-    });
-    Node {
-        addr,
-        stop: Some(tx),
-        thread: Some(thread),
-    }
+    start(s)
 }
 
 fn load(args: &[&str]) -> (i32, serde_json::Value, String) {
@@ -79,7 +49,7 @@ fn load(args: &[&str]) -> (i32, serde_json::Value, String) {
 
 #[test]
 fn smoke_a_few_hundred_matches_meet_their_thresholds() {
-    let node = start(None);
+    let node = local_node(None);
     let url = node.addr.to_string();
     let (code, r, text) = load(&[
         "--url",
@@ -126,7 +96,7 @@ fn smoke_a_few_hundred_matches_meet_their_thresholds() {
 
 #[test]
 fn several_harness_processes_report_as_one_and_run_chaos_once() {
-    let node = start(None);
+    let node = local_node(None);
     let url = node.addr.to_string();
     let marks = std::env::temp_dir().join(format!("tabula-load-chaos-{}", std::process::id()));
     let _ = std::fs::remove_file(&marks);
@@ -179,7 +149,7 @@ fn several_harness_processes_report_as_one_and_run_chaos_once() {
 fn with_affinity_both_sockets_of_a_match_go_to_its_rooms_node() {
     // Two nodes that share nothing: a socket on the wrong one cannot find
     // the room, so only affinity plays without errors.
-    let (a, b) = (start(None), start(None));
+    let (a, b) = (local_node(None), local_node(None));
     let (ua, ub) = (a.addr.to_string(), b.addr.to_string());
     let base = [
         "--url",
@@ -209,7 +179,7 @@ fn with_affinity_both_sockets_of_a_match_go_to_its_rooms_node() {
 
 #[test]
 fn bots_thud_and_telegram_init_data_work_too() {
-    let node = start(None);
+    let node = local_node(None);
     let url = node.addr.to_string();
     let (code, r, text) = load(&[
         "--url",
@@ -250,7 +220,7 @@ fn bots_thud_and_telegram_init_data_work_too() {
     assert_eq!(code, 0, "{text}");
 
     let token = "123456:load-test-token";
-    let node = start(Some(token));
+    let node = local_node(Some(token));
     let url = node.addr.to_string();
     let (code, r, text) = load(&[
         "--url",

@@ -38,6 +38,7 @@ pub mod partition;
 pub mod peers;
 pub mod room_actor;
 pub mod route;
+pub mod serve;
 pub mod session;
 pub mod settings;
 

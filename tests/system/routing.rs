@@ -11,7 +11,7 @@
 //! fake implements only its concern; [`Parts`] takes the rest from the
 //! in-process backplane.
 
-mod common;
+use tabula_tests as common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -141,6 +141,7 @@ async fn call(c: &mut Client, cmd: Value) -> Value {
 
 #[tokio::test]
 async fn games_routed_over_a_lossy_channel_end_with_every_acknowledged_move_once() {
+    let _one = common::one().await;
     let mut settings = common::test_settings();
     settings.cluster.route_timeout_ms = 100;
     let dropped = Arc::new(AtomicU64::new(0));
@@ -254,6 +255,7 @@ async fn games_routed_over_a_lossy_channel_end_with_every_acknowledged_move_once
 
 #[tokio::test]
 async fn a_room_that_cannot_persist_holds_its_events_and_refuses_new_commands() {
+    let _one = common::one().await;
     let down = Arc::new(AtomicBool::new(false));
     let inner = Arc::new(InProcess::new("solo"));
     let store = Arc::new(FlakyStore {

@@ -1,9 +1,10 @@
-//! The README's run command, as a newcomer uses it: the real `tabula-server`
-//! binary, configured only by `config/default.toml` and `TABULA__…`
+//! The README's run command, as a newcomer uses it: the real binary
+//! (`tabula-node`: `tabula-server`'s main, `tabula_server::serve::main`),
+//! configured only by `config/default.toml` and `TABULA__…`
 //! variables, played by a scripted client to `game_over`, then stopped with
 //! SIGTERM, which it must survive gracefully (exit 0, readiness gone first).
 
-mod common;
+use tabula_tests as common;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,8 +32,8 @@ impl Drop for Server {
 }
 
 fn spawn(port: u16) -> Server {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let child = Command::new(env!("CARGO_BIN_EXE_tabula-server"))
+    let root = common::ROOT;
+    let child = Command::new(env!("CARGO_BIN_EXE_tabula-node"))
         .current_dir(root)
         .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
         .env("TABULA__BOTS__DELAY_MS", "0")
@@ -59,6 +60,7 @@ fn wait_healthy(addr: std::net::SocketAddr) {
 
 #[tokio::test]
 async fn the_run_command_serves_a_whole_game_and_stops_gracefully_on_sigterm() {
+    let _one = common::one().await;
     let port = free_port();
     let mut server = spawn(port);
     let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();

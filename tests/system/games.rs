@@ -1,6 +1,6 @@
 //! Whole games over real sockets against a node on port 0.
 
-mod common;
+use tabula_tests as common;
 
 use common::*;
 use serde_json::{Value, json};
@@ -31,6 +31,7 @@ async fn two_players(
 
 #[tokio::test]
 async fn two_clients_play_a_complete_long_nardy_game() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let (room, mut a, mut b) = two_players(
         node.addr,
@@ -66,6 +67,7 @@ async fn two_clients_play_a_complete_long_nardy_game() {
 
 #[tokio::test]
 async fn a_client_plays_a_complete_game_against_a_bot() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let room = create_room(
         node.addr,
@@ -157,6 +159,7 @@ fn metric(text: &str, name: &str) -> f64 {
 
 #[tokio::test]
 async fn a_backgammon_game_runs_to_the_end() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let (room, mut a, mut b) =
         two_players(node.addr, json!({"game": "backgammon"}), ["dave", "erin"]).await;
@@ -171,6 +174,7 @@ async fn a_backgammon_game_runs_to_the_end() {
 
 #[tokio::test]
 async fn a_thud_game_runs_to_the_end() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let (room, mut a, mut b) = two_players(
         node.addr,
@@ -191,6 +195,7 @@ async fn a_thud_game_runs_to_the_end() {
 
 #[tokio::test]
 async fn quick_match_pairs_two_players_and_offers_a_bot_after_the_wait() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let addr = node.addr;
     let body = json!({"game": "long_nardy"});
@@ -238,6 +243,7 @@ async fn quick_match_pairs_two_players_and_offers_a_bot_after_the_wait() {
 
 #[tokio::test]
 async fn health_ready_and_metrics() {
+    let _one = common::one().await;
     let node = start(test_settings());
     assert_eq!(http_async(node.addr, "GET", "/healthz", None).await.0, 200);
     assert_eq!(http_async(node.addr, "GET", "/readyz", None).await.0, 200);
@@ -298,6 +304,7 @@ fn seat<'c>(
 
 #[tokio::test]
 async fn a_match_with_the_doubling_cube_runs_over_sockets() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let addr = node.addr;
     let (room, mut a, mut b) = two_players(
@@ -384,6 +391,7 @@ async fn a_match_with_the_doubling_cube_runs_over_sockets() {
 
 #[tokio::test]
 async fn hints_rank_the_plays_of_a_roll_against_a_bot() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let addr = node.addr;
     let room = create_room(
@@ -469,6 +477,7 @@ async fn hints_rank_the_plays_of_a_roll_against_a_bot() {
 
 #[tokio::test]
 async fn a_bot_replaces_a_player_who_leaves_when_the_room_allows_it() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let addr = node.addr;
     let bad = http_async(

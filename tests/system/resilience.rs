@@ -1,6 +1,6 @@
 //! Disconnects, resume, forfeit and bad input over real sockets.
 
-mod common;
+use tabula_tests as common;
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +22,7 @@ async fn seated(addr: std::net::SocketAddr, names: [&str; 2]) -> (String, Client
 
 #[tokio::test]
 async fn a_client_resumes_within_the_grace_period_without_losing_a_move() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let (room, mut a, mut b) = seated(node.addr, ["hal", "ivy"]).await;
     // Play a few commands so there is history.
@@ -74,6 +75,7 @@ async fn a_client_resumes_within_the_grace_period_without_losing_a_move() {
 
 #[tokio::test]
 async fn resume_replays_the_missed_events_in_order_or_sends_the_full_state() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let (_room, mut a, mut b) = seated(node.addr, ["lea", "max"]).await;
     // Everything the game's start sent A, read first.
@@ -122,6 +124,7 @@ async fn resume_replays_the_missed_events_in_order_or_sends_the_full_state() {
 
 #[tokio::test]
 async fn a_client_that_does_not_come_back_forfeits() {
+    let _one = common::one().await;
     let mut s = test_settings();
     s.rooms.grace_ms = 300;
     let node = start(s);
@@ -136,6 +139,7 @@ async fn a_client_that_does_not_come_back_forfeits() {
 
 #[tokio::test]
 async fn bad_input_gets_error_codes_and_the_connection_survives() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let (room, mut a, mut b) = seated(node.addr, ["lee", "max"]).await;
     let code = |v: &serde_json::Value| v["code"].as_str().unwrap_or("").to_string();
@@ -211,6 +215,7 @@ async fn bad_input_gets_error_codes_and_the_connection_survives() {
 
 #[tokio::test]
 async fn floods_are_rate_limited_then_closed() {
+    let _one = common::one().await;
     let mut s = test_settings();
     s.server.rate_per_sec = 1;
     s.server.rate_burst = 3;
@@ -276,6 +281,7 @@ async fn until_unloaded(addr: std::net::SocketAddr, n: f64) {
 
 #[tokio::test]
 async fn an_idle_room_leaves_memory_and_the_next_join_restores_it() {
+    let _one = common::one().await;
     let node = unloading_node(86_400_000);
     let finished = r#"tabula_rooms{game="long_nardy",state="finished"}"#;
     // Given a game whose players stay attached past unload_after
@@ -311,6 +317,7 @@ async fn an_idle_room_leaves_memory_and_the_next_join_restores_it() {
 
 #[tokio::test]
 async fn a_waiting_room_unloaded_while_empty_takes_its_player_back() {
+    let _one = common::one().await;
     let node = unloading_node(86_400_000);
     // Given a room whose one seated player left before anyone else came
     let room = create_room(node.addr, json!({"game": "backgammon"})).await;
@@ -351,6 +358,7 @@ async fn a_waiting_room_unloaded_while_empty_takes_its_player_back() {
 
 #[tokio::test]
 async fn an_unloaded_room_nobody_joins_is_forgotten() {
+    let _one = common::one().await;
     let node = unloading_node(1000);
     // Given a room its one player left
     let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
@@ -383,6 +391,7 @@ async fn an_unloaded_room_nobody_joins_is_forgotten() {
 
 #[tokio::test]
 async fn a_game_whose_players_left_is_not_unloaded_before_it_ends() {
+    let _one = common::one().await;
     let mut s = test_settings();
     s.rooms.unload_after_ms = 1000;
     s.rooms.grace_ms = 3000;
@@ -409,6 +418,7 @@ async fn a_game_whose_players_left_is_not_unloaded_before_it_ends() {
 /// for the client's FIN held the connection for a second after the close.)
 #[tokio::test]
 async fn a_draining_node_closes_its_sockets_right_after_the_notice() {
+    let _one = common::one().await;
     let mut node = start(test_settings());
     let (_room, mut a, _b) = seated(node.addr, ["drain_a", "drain_b"]).await;
     node.begin_stop();

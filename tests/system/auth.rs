@@ -1,65 +1,17 @@
 //! Telegram `initData` and session tokens over real sockets.
 
-mod common;
+use tabula_tests as common;
 
 use std::net::SocketAddr;
 
+use common::telegram::{enc, init_data, now};
 use common::*;
-use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
-use sha2::Sha256;
 use tabula_server::settings::Secret;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::{Error as WsError, http::HeaderValue};
 
 const BOT: &str = "7654321:socket-test-bot-token";
-
-fn hmac(key: &[u8], msg: &[u8]) -> Vec<u8> {
-    let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).unwrap();
-    m.update(msg);
-    m.finalize().into_bytes().to_vec()
-}
-
-/// Percent-encodes everything but unreserved characters.
-fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-/// `initData` for Telegram user `id`, signed as Telegram signs it for `bot`.
-fn init_data(bot: &str, id: u64) -> String {
-    let fields = [
-        ("auth_date", now().to_string()),
-        ("query_id", "AAHdF6IQAAAAAN0XohDhrOrc".to_string()),
-        ("user", format!(r#"{{"id":{id},"first_name":"Ann"}}"#)),
-    ];
-    let check = fields
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let hash = hex::encode(hmac(&hmac(b"WebAppData", bot.as_bytes()), check.as_bytes()));
-    let mut q: Vec<String> = fields
-        .iter()
-        .map(|(k, v)| format!("{k}={}", enc(v)))
-        .collect();
-    q.push(format!("hash={hash}"));
-    q.join("&")
-}
 
 fn telegram_settings() -> tabula_server::Settings {
     let mut s = test_settings();
@@ -107,6 +59,7 @@ async fn open(
 
 #[tokio::test]
 async fn telegram_login_then_token_reconnect() {
+    let _one = common::one().await;
     let node = start(telegram_settings());
     let q = format!("initData={}", enc(&init_data(BOT, 279_058_397)));
     let (mut c, w) = open(node.addr, &q, &[]).await.expect("initData accepted");
@@ -152,10 +105,11 @@ async fn telegram_login_then_token_reconnect() {
 
 #[tokio::test]
 async fn bad_credentials_are_refused_with_401() {
+    let _one = common::one().await;
     let node = start(telegram_settings());
     // Signed with another bot's token.
     let q = format!("initData={}", enc(&init_data("1:another-bot", 42)));
-    let (status, body) = open(node.addr, &q, &[]).await.err().expect("refused");
+    let (status, body) = open(node.addr, &q, &[]).await.expect_err("refused");
     assert_eq!(status, 401);
     assert_eq!(body["error"]["code"], "unauthorized", "{body}");
     let msg = body["error"]["message"].as_str().unwrap();
@@ -163,8 +117,7 @@ async fn bad_credentials_are_refused_with_401() {
     // A forged token.
     let (status, body) = open(node.addr, "token=v1.dGc6NDI.1.9999999999.AAAA", &[])
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert_eq!(status, 401);
     assert!(
         body["error"]["message"]
@@ -176,13 +129,13 @@ async fn bad_credentials_are_refused_with_401() {
     // A bot token is configured, so guests are off.
     let (status, _) = open(node.addr, "guest=alice", &[])
         .await
-        .err()
-        .expect("guests refused");
+        .expect_err("guests refused");
     assert_eq!(status, 401);
 }
 
 #[tokio::test]
 async fn guests_get_a_token_in_the_default_config() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let (_, w) = open(node.addr, "guest=alice", &[]).await.unwrap();
     assert_eq!(w["player"], "guest:alice");
@@ -193,7 +146,7 @@ async fn guests_get_a_token_in_the_default_config() {
     assert_eq!(w["player"], "guest:alice");
     // No bot token here: initData is refused as not configured.
     let q = format!("initData={}", enc(&init_data(BOT, 42)));
-    let (status, body) = open(node.addr, &q, &[]).await.err().expect("refused");
+    let (status, body) = open(node.addr, &q, &[]).await.expect_err("refused");
     assert_eq!(status, 401);
     assert!(
         body["error"]["message"]
@@ -208,6 +161,7 @@ async fn guests_get_a_token_in_the_default_config() {
 /// (third-party validation) with the key it is configured with.
 #[tokio::test]
 async fn third_party_init_data_is_checked_by_its_ed25519_signature() {
+    let _one = common::one().await;
     use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
     use ed25519_dalek::{Signer, SigningKey};
 
@@ -257,15 +211,13 @@ async fn third_party_init_data_is_checked_by_its_ed25519_signature() {
     let other_bot = sign(BOT_ID + 1, &fields);
     let (status, body) = open(node.addr, &format!("initData={}", enc(&other_bot)), &[])
         .await
-        .err()
-        .expect("another bot's data refused");
+        .expect_err("another bot's data refused");
     assert_eq!(status, 401, "{body}");
     // Tampered after signing: refused.
     let tampered = good.replace("5000131393", "5000131394");
     let (status, body) = open(node.addr, &format!("initData={}", enc(&tampered)), &[])
         .await
-        .err()
-        .expect("tampered data refused");
+        .expect_err("tampered data refused");
     assert_eq!(status, 401, "{body}");
     assert!(
         body["error"]["message"]

@@ -1,5 +1,22 @@
-//! A node on port 0 and WebSocket clients for the socket tests.
-#![allow(dead_code)]
+//! The system tests' one support library (`tests/system` and
+//! `loadtest/tests` use it):
+//!
+//! * a node in this process on a free port ([`start`], [`start_with`]:
+//!   [`Node`] stops it on drop; [`test_settings`]), plain HTTP ([`http`],
+//!   [`http_async`]) and a protocol client ([`Client`]) that checks every
+//!   event's version follows the last;
+//! * [`next_command`] / [`play_out`]: a game driven to its end from the
+//!   room's state;
+//! * [`cluster`]: our own `redis-server` on a free port, and players that
+//!   survive their node (reconnect elsewhere, re-join, resend the same
+//!   `seq`) whose acknowledged moves are checked against the stored record;
+//! * [`telegram`]: `initData` signed as Telegram signs it;
+//! * [`one`] / [`one_blocking`]: the lock every system test holds.
+//!
+//! The node *processes* the multi-process tests start are the binary
+//! `tabula-node` of this package (`src/bin/tabula-node.rs`, the server's own
+//! `main`), found by a test as `env!("CARGO_BIN_EXE_tabula-node")`, run in
+//! [`ROOT`] so that `config/` and `web/` are the repository's.
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -13,11 +30,48 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 pub mod cluster;
+pub mod telegram;
 
+/// The repository's root (`config/`, `web/`, `helm/` are under it).
+pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// The lock every system test holds for its whole run.
+///
+/// The system tests are one test binary, whose tests libtest runs on
+/// several threads at once. They used to be nine binaries run one after
+/// another, and the multi-process scenarios (a cluster of node processes,
+/// chaos, the chart's drain, network partitions) measure pauses against
+/// tight bounds — how long a player waits while its node is killed or
+/// drained — that hold on a 2-core machine only when nothing else runs:
+/// another test's nodes and games on the same cores would stretch the
+/// pauses and fail them by chance (each cluster scenario runs a Redis and
+/// three nodes; the pause figures mean something only on a machine that is
+/// not also running other clusters), and the partition scenarios build
+/// network namespaces and links of fixed names, one network at a time.
+/// So every test takes this lock first
+/// ([`one`] in async tests, [`one_blocking`] in plain ones) and they run
+/// one at a time. A tokio mutex is not poisoned by a test that panics
+/// holding it, so one failure does not fail the rest.
+pub static ONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Waits for [`ONE`]; hold the guard until the test ends
+/// (`let _one = common::one().await;`).
+pub async fn one() -> tokio::sync::MutexGuard<'static, ()> {
+    ONE.lock().await
+}
+
+/// [`one`] for a test that is not async (not inside a runtime).
+pub fn one_blocking() -> tokio::sync::MutexGuard<'static, ()> {
+    ONE.blocking_lock()
+}
+
+/// How long [`Client::recv`] waits for a message.
 pub const WAIT: Duration = Duration::from_secs(10);
 
 /// A running node; stops when dropped.
+#[derive(Debug)]
 pub struct Node {
+    /// Where it listens.
     pub addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -43,6 +97,8 @@ impl Drop for Node {
     }
 }
 
+/// The defaults with no bot delay, rate limits no test reaches, a quick
+/// shutdown, and a bot seated after 300 ms of matchmaking.
 pub fn test_settings() -> Settings {
     let mut s = Settings::defaults();
     s.bots.delay_ms = 0;
@@ -53,6 +109,7 @@ pub fn test_settings() -> Settings {
     s
 }
 
+/// A node in this process on a free port, with the default services.
 pub fn start(settings: Settings) -> Node {
     start_with(settings, tabula_server::Services::default())
 }
@@ -96,6 +153,7 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> 
     (status, v)
 }
 
+/// [`http`] on a blocking thread.
 pub async fn http_async(
     addr: SocketAddr,
     method: &str,
@@ -108,25 +166,35 @@ pub async fn http_async(
         .unwrap()
 }
 
+/// `POST /api/rooms` with `body`, which must answer 201; the room's id.
 pub async fn create_room(addr: SocketAddr, body: Value) -> String {
     let (status, v) = http_async(addr, "POST", "/api/rooms", Some(body)).await;
     assert_eq!(status, 201, "{v}");
     v["roomId"].as_str().unwrap().to_string()
 }
 
+/// A client's WebSocket.
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A socket client that remembers everything it received.
+#[derive(Debug)]
 pub struct Client {
+    /// The socket.
     pub ws: Ws,
+    /// Its guest name (or a label), named in failures.
     pub name: String,
+    /// The last `seq` sent.
     pub seq: u64,
+    /// Every JSON message received, in order.
     pub seen: Vec<Value>,
+    /// The room version last seen (each event's must exceed it).
     pub last_version: u64,
+    /// The seat the last `state` gave it.
     pub seat: Option<String>,
 }
 
 impl Client {
+    /// Opens `/ws?guest=<guest>` and takes its `welcome`.
     pub async fn connect(addr: SocketAddr, guest: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?guest={guest}"))
             .await
@@ -145,6 +213,7 @@ impl Client {
         c
     }
 
+    /// Sends a frame as it is.
     pub async fn send_raw(&mut self, m: Message) {
         self.ws.send(m).await.unwrap();
     }
@@ -164,6 +233,7 @@ impl Client {
             .unwrap_or_else(|| panic!("{}: nothing received", self.name))
     }
 
+    /// The next JSON message, or `None` after `wait` or on a close.
     pub async fn try_recv(&mut self, wait: Duration) -> Option<Value> {
         loop {
             let m = tokio::time::timeout(wait, self.ws.next())
@@ -230,12 +300,14 @@ impl Client {
         }
     }
 
+    /// Joins `room`; its `state` or the error.
     pub async fn join(&mut self, room: &str) -> Value {
         self.send(json!({"type": "join", "room": room})).await;
         self.until(|m| m["type"] == "state" || m["type"] == "error")
             .await
     }
 
+    /// Whether any message received so far satisfies `pred`.
     pub fn saw(&self, pred: impl Fn(&Value) -> bool) -> bool {
         self.seen.iter().any(pred)
     }

@@ -3,7 +3,7 @@
 //! test-only `startPosition` of `POST /api/rooms` (refused unless
 //! `testing.allow_start_position`).
 
-mod common;
+use tabula_tests as common;
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -70,6 +70,7 @@ fn web_fixture(name: &str) -> PathBuf {
 
 #[tokio::test]
 async fn the_app_is_served_at_root_with_cache_headers_after_the_api() {
+    let _one = common::one().await;
     let dir = web_fixture("serve");
     let mut s = test_settings();
     s.web.dir = dir.to_string_lossy().into_owned();
@@ -148,6 +149,7 @@ async fn the_app_is_served_at_root_with_cache_headers_after_the_api() {
 
 #[tokio::test]
 async fn a_missing_web_dir_leaves_the_api_only() {
+    let _one = common::one().await;
     let mut s = test_settings();
     s.web.dir = "/nonexistent/tabula-web-dir".into();
     let node = start(s);
@@ -159,6 +161,7 @@ async fn a_missing_web_dir_leaves_the_api_only() {
 
 #[tokio::test]
 async fn the_repository_web_client_is_served_by_default() {
+    let _one = common::one().await;
     // `web` relative to the working directory or the checkout (cargo test
     // runs in the crate directory, `cargo run` in the repository root).
     let node = start(test_settings());
@@ -186,6 +189,7 @@ fn near_end() -> Value {
 
 #[tokio::test]
 async fn start_position_is_refused_unless_the_test_switch_is_on() {
+    let _one = common::one().await;
     let node = start(test_settings());
     let body = json!({"game": "long_nardy", "startPosition": near_end()});
     let (status, v) = http_async(node.addr, "POST", "/api/rooms", Some(body)).await;
@@ -197,6 +201,7 @@ async fn start_position_is_refused_unless_the_test_switch_is_on() {
 
 #[tokio::test]
 async fn start_position_starts_the_game_there_and_the_summary_counts_it() {
+    let _one = common::one().await;
     let mut s = test_settings();
     s.testing.allow_start_position = true;
     let node = start(s);

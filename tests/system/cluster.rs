@@ -1,18 +1,18 @@
 //! The cluster on real processes: our own `redis-server` on a free port and
-//! three `tabula-server` nodes with `cluster.backplane = "redis"`. Players
+//! three node processes (`tabula-node`, the `tabula-server` main) with `cluster.backplane = "redis"`. Players
 //! sit on one node while their room is owned by another; owners are killed
 //! (`kill -9`), paused past their lease (SIGSTOP/SIGCONT) and drained
 //! (SIGTERM) in the middle of games. Every game must reach its end, and the
 //! stored record of every game must hold exactly the moves each player saw
 //! acknowledged: none lost, none applied twice.
 //!
-//! The pauses players saw are printed (`cargo test -p tabula-server --test
-//! cluster -- --nocapture`) and bounded by assertions.
+//! The pauses players saw are printed (`cargo test -p tabula-tests --test
+//! system cluster:: -- --nocapture`) and bounded by assertions.
 
 // The measured pauses are this test's report.
 #![allow(clippy::print_stdout)]
 
-mod common;
+use tabula_tests as common;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -26,11 +26,6 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use tokio_tungstenite::tungstenite::Message;
-
-/// One scenario at a time: each runs a Redis and three nodes, and the pause
-/// figures mean something only on a machine that is not also running seven
-/// other clusters.
-static SERIAL: Mutex<()> = Mutex::const_new(());
 
 fn signal(pid: u32, sig: &str) {
     let ok = Command::new("kill")
@@ -85,9 +80,9 @@ impl Node {
             spec.dir.as_path(),
         );
         let port = free_port();
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        let root = common::ROOT;
         let log = dir.join(format!("{name}.log"));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tabula-server"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tabula-node"));
         if let Some(urls) = &spec.cluster_urls {
             cmd.env("TABULA__REDIS__CLUSTER", "true")
                 .env("TABULA__REDIS__URLS", urls);
@@ -390,13 +385,13 @@ async fn games_through(
 
 #[tokio::test]
 async fn players_on_two_nodes_play_whole_games_owned_by_a_third() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     whole_games(Cluster::start("plain", false)).await;
 }
 
 #[tokio::test]
 async fn on_a_redis_cluster_players_on_two_nodes_play_whole_games_owned_by_a_third() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     whole_games(Cluster::start_on_redis_cluster("rcplain")).await;
 }
 
@@ -465,13 +460,13 @@ async fn whole_games(c: Cluster) {
 
 #[tokio::test]
 async fn kill_9_of_the_owner_loses_no_acknowledged_move() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     kill_9(Cluster::start("kill", false), "kill -9").await;
 }
 
 #[tokio::test]
 async fn on_a_redis_cluster_kill_9_of_the_owner_loses_no_acknowledged_move() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     kill_9(
         Cluster::start_on_redis_cluster("rckill"),
         "Redis Cluster, kill -9",
@@ -513,7 +508,7 @@ async fn kill_9(mut c: Cluster, label: &str) {
 
 #[tokio::test]
 async fn a_paused_owner_is_fenced_and_no_game_forks() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let c = Cluster::start("stop", false);
     let pid = c.nodes[2].pid();
     c.down(2);
@@ -540,7 +535,7 @@ async fn a_paused_owner_is_fenced_and_no_game_forks() {
 
 #[tokio::test]
 async fn sigterm_drain_hands_rooms_off_in_well_under_a_second() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let mut c = Cluster::start("drain", false);
     let pid = c.nodes[2].pid();
     let table = c.table.clone();
@@ -596,13 +591,13 @@ async fn redis_restart(name: &str, aof: bool) {
 
 #[tokio::test]
 async fn redis_restart_with_aof_loses_no_acknowledged_move() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     redis_restart("aof", true).await;
 }
 
 #[tokio::test]
 async fn redis_restart_without_persistence_recovers() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     redis_restart("noaof", false).await;
 }
 
@@ -611,7 +606,7 @@ async fn redis_restart_without_persistence_recovers() {
 /// and its disconnect timers run there: the game ends by forfeit.
 #[tokio::test]
 async fn the_sweep_takes_over_a_room_nobody_returns_to_and_its_forfeit_timers_run() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let mut c = Cluster::start_env(
         "sweep",
         false,
@@ -828,7 +823,7 @@ fn waiting_cluster(name: &str, aof: bool) -> Cluster {
 /// grace finds them attached, and the games go on.
 #[tokio::test]
 async fn kill_9_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let mut c = waiting_cluster("waitkill", false);
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(3500), |c| {
         c.down(2);
@@ -851,7 +846,7 @@ async fn kill_9_of_the_owner_while_its_players_only_wait_costs_nobody_his_game()
 /// silence the links that moved.
 #[tokio::test]
 async fn sigstop_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let mut c = waiting_cluster("waitstop", false);
     let pid = c.nodes[2].pid();
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4000), move |c| {
@@ -869,7 +864,7 @@ async fn sigstop_of_the_owner_while_its_players_only_wait_costs_nobody_his_game(
 /// the links are re-established, so nobody is left without his turn.
 #[tokio::test]
 async fn redis_restart_while_the_players_only_wait_costs_nobody_his_game() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let mut c = waiting_cluster("waitredis", true);
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4500), |c| {
         c.redis.kill();
@@ -884,7 +879,7 @@ async fn redis_restart_while_the_players_only_wait_costs_nobody_his_game() {
 /// out) and resumes while the players wait.
 #[tokio::test]
 async fn redis_paused_5_s_while_the_players_only_wait_costs_nobody_his_game() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let mut c = waiting_cluster("waitrstop", false);
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(4000), |c| {
         let pid = c.redis.child.as_ref().unwrap().id();
@@ -900,7 +895,7 @@ async fn redis_paused_5_s_while_the_players_only_wait_costs_nobody_his_game() {
 /// rooms are handed off and the players' nodes follow them.
 #[tokio::test]
 async fn sigterm_of_the_owner_while_its_players_only_wait_costs_nobody_his_game() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let mut c = waiting_cluster("waitterm", false);
     let pid = c.nodes[2].pid();
     let worst = waiting_players_through(&mut c, 3, Duration::from_millis(2000), move |c| {
@@ -919,7 +914,7 @@ async fn sigterm_of_the_owner_while_its_players_only_wait_costs_nobody_his_game(
 /// reaches its natural end with every acknowledged move, once.
 #[tokio::test]
 async fn two_nodes_killed_in_turn_end_no_game_by_forfeit() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let mut c = Cluster::start("twokills", false);
     let (pid3, pid1) = (c.nodes[2].pid(), c.nodes[0].pid());
     let table = c.table.clone();

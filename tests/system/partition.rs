@@ -29,7 +29,7 @@
 // The measured pauses are this test's report.
 #![allow(clippy::print_stdout)]
 
-mod common;
+use tabula_tests as common;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -41,11 +41,7 @@ use common::cluster::{Game, Nodes, scratch};
 use common::http;
 use futures_util::StreamExt;
 use serde_json::Value;
-use tokio::sync::Mutex;
 use tokio_tungstenite::tungstenite::Message;
-
-/// One scenario at a time (each builds its own network).
-static SERIAL: Mutex<()> = Mutex::const_new(());
 
 const LEASE_MS: u64 = 1000;
 const PORT: u16 = 8080;
@@ -253,13 +249,13 @@ impl Cluster {
             .map(|i| format!("{}:{PORT}", net.backend(i)))
             .collect();
         let peers = peers.join(",");
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        let root = common::ROOT;
         let nodes: Vec<Proc> = (1..=3)
             .map(|i| {
                 let log = dir.join(format!("n{i}.log"));
                 let child = Command::new("ip")
                     .args(["netns", "exec", &net.ns(&i.to_string())])
-                    .arg(env!("CARGO_BIN_EXE_tabula-server"))
+                    .arg(env!("CARGO_BIN_EXE_tabula-node"))
                     .current_dir(root)
                     .env("TABULA__SERVER__LISTEN", format!("0.0.0.0:{PORT}"))
                     .env("TABULA__SERVER__RATE_PER_SEC", "10000")
@@ -423,7 +419,7 @@ async fn games(c: &Cluster) -> Vec<Game> {
 
 #[tokio::test]
 async fn a_node_cut_off_from_redis_sends_its_players_elsewhere_and_rejoins_when_the_link_returns() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let c = Cluster::start("a");
     let mut all = games(&c).await;
     // Node 1 loses its backend link: Redis and its peers are gone for it,
@@ -495,7 +491,7 @@ async fn a_node_cut_off_from_redis_sends_its_players_elsewhere_and_rejoins_when_
 #[tokio::test]
 async fn a_node_cut_off_from_its_clients_keeps_its_rooms_and_its_players_come_back_through_another()
 {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let c = Cluster::start("b");
     let mut all = games(&c).await;
     for g in &mut all {
@@ -540,7 +536,7 @@ async fn a_node_cut_off_from_its_clients_keeps_its_rooms_and_its_players_come_ba
 
 #[tokio::test]
 async fn redis_cut_off_from_every_node_closes_no_socket_and_costs_nobody_his_game() {
-    let _one = SERIAL.lock().await;
+    let _one = common::one().await;
     let c = Cluster::start("c");
     let mut all = games(&c).await;
     // Redis's own link goes for three leases: every node is cut off alike.

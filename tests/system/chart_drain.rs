@@ -21,7 +21,7 @@
 // The measured pause is this test's report.
 #![allow(clippy::print_stdout)]
 
-mod common;
+use tabula_tests as common;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use common::cluster::{Game, Nodes, Redis, free_port, scratch};
 use common::http;
 
-const VALUES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../helm/tabula/values.yaml");
+const VALUES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../helm/tabula/values.yaml");
 
 /// `key: value` leaves of a YAML file made of nested maps, as values.yaml
 /// is: (path, scalar). List items and their fields are skipped.
@@ -176,7 +176,7 @@ impl Node {
     fn start(name: &str, dir: &Path, redis: &Redis) -> Node {
         let port = free_port();
         let log = dir.join(format!("{name}.log"));
-        let child = Command::new(env!("CARGO_BIN_EXE_tabula-server"))
+        let child = Command::new(env!("CARGO_BIN_EXE_tabula-node"))
             .current_dir(dir)
             // As the chart's Deployment: the ConfigMap's file, the pod name,
             // the secrets and the Redis address from the environment.
@@ -241,6 +241,7 @@ impl Drop for Node {
 
 #[test]
 fn values_yaml_is_read_as_the_chart_reads_it() {
+    let _one = common::one_blocking();
     let text = "a:\n  # c\n  b: 5\n  l:\n    - name: x\n      b: 9\n  s: \"q\"\n  e: \"\"\nc:\n  d: e # note\n";
     let got = yaml_leaves(text);
     let want = [
@@ -281,6 +282,7 @@ fn values_yaml_is_read_as_the_chart_reads_it() {
 
 #[tokio::test]
 async fn a_node_stopped_as_the_chart_stops_it_loses_no_game() {
+    let _one = common::one().await;
     let chart = Chart::load();
     let grace = Duration::from_secs(chart.termination_grace_secs());
     let pre_stop = Duration::from_secs(chart.pre_stop_secs);

@@ -1,5 +1,5 @@
-//! The multi-process cluster harness shared by `cluster.rs` and
-//! `chart_drain.rs`: our own `redis-server`, and players that survive their
+//! The multi-process cluster harness (the system tests `cluster`,
+//! `chart_drain`, `partition`): our own `redis-server`, and players that survive their
 //! node (reconnect to another with backoff, re-join, resend the same `seq`)
 //! driving whole games whose stored records are then checked against the
 //! moves the players saw acknowledged.
@@ -14,8 +14,10 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use super::{Ws, http, next_command};
+use crate::{Ws, http, next_command};
 
+/// A port that was free a moment ago (node processes bind it by
+/// configuration, as an SRE would, not by port 0).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -24,6 +26,7 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// An empty scratch directory for this test process, `name` in it.
 pub fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tabula-cluster-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -32,19 +35,27 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 /// Our own redis-server, killed on drop.
+#[derive(Debug)]
 pub struct Redis {
+    /// Its port on 127.0.0.1.
     pub port: u16,
+    /// Its data directory.
     pub dir: PathBuf,
+    /// Whether it keeps an append-only file (fsync always).
     pub aof: bool,
+    /// Whether it runs in cluster mode.
     pub cluster: bool,
+    /// The process, while it runs.
     pub child: Option<Child>,
 }
 
 impl Redis {
+    /// A standalone server on a free port.
     pub fn start(name: &str, aof: bool) -> Redis {
         Redis::start_with(name, aof, false)
     }
 
+    /// [`Redis::start`], in cluster mode when `cluster`.
     pub fn start_with(name: &str, aof: bool, cluster: bool) -> Redis {
         let mut r = Redis {
             port: free_port(),
@@ -114,6 +125,7 @@ impl Redis {
         false
     }
 
+    /// Kills and reaps the process (its data stays).
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
@@ -121,6 +133,7 @@ impl Redis {
         }
     }
 
+    /// `redis://127.0.0.1:<port>`.
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
     }
@@ -135,6 +148,7 @@ impl Drop for Redis {
 /// Nodes a client may use, and which of them are gone.
 pub type Nodes = Arc<std::sync::Mutex<Vec<(SocketAddr, bool)>>>;
 
+/// The nodes not marked gone.
 pub fn live(nodes: &Nodes) -> Vec<SocketAddr> {
     nodes
         .lock()
@@ -157,12 +171,19 @@ fn note(v: &Value, end: &mut bool, disconnected: &mut bool) {
 /// A player that survives its node: on a dead or silent socket it
 /// reconnects to another node with backoff, re-joins, and resends its
 /// command with the same `seq`.
+#[derive(Debug)]
 pub struct Player {
+    /// Its guest name.
     pub name: String,
+    /// The room it plays in.
     pub room: String,
+    /// The node it tries first.
     pub home: SocketAddr,
+    /// The nodes it may fall back to.
     pub nodes: Nodes,
+    /// Its socket, while it has one.
     pub ws: Option<Ws>,
+    /// The last `seq` sent.
     pub seq: u64,
     /// `move` commands acknowledged, in order.
     pub moves: Vec<(Value, Value)>,
@@ -170,15 +191,18 @@ pub struct Player {
     pub worst: (Duration, Option<Instant>),
     /// Answers that arrived after `mark` (the disruption), first one.
     pub mark: Option<Instant>,
+    /// How long after `mark` the first message with a version came.
     pub first_after_mark: Option<Duration>,
     /// Reconnections in `call` (a lost or silent socket).
     pub reconnects: u32,
     /// Seen on the socket: `gameEnded`, and `playerDisconnected` of anyone.
     pub saw_end: bool,
+    /// See `saw_end`.
     pub saw_disconnected: bool,
 }
 
 impl Player {
+    /// A player not yet connected.
     pub fn new(name: &str, room: &str, home: SocketAddr, nodes: &Nodes) -> Player {
         Player {
             name: name.into(),
@@ -197,6 +221,8 @@ impl Player {
         }
     }
 
+    /// Connects to `home`, else any live node, with backoff, and joins
+    /// its room (panics after 20 s).
     pub async fn connect(&mut self) {
         let mut backoff = Duration::from_millis(20);
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -338,12 +364,17 @@ pub async fn room_state(nodes: &Nodes, room: &str) -> Value {
 }
 
 /// One game between two players, driven to its end.
+#[derive(Debug)]
 pub struct Game {
+    /// The room's id.
     pub room: String,
+    /// Seats a and b.
     pub players: [Player; 2],
 }
 
 impl Game {
+    /// A long nardy room created on `owner`, its players connected from
+    /// `homes` and ready.
     pub async fn new(owner: SocketAddr, homes: [SocketAddr; 2], nodes: &Nodes, tag: &str) -> Game {
         let (status, v) = tokio::task::spawn_blocking(move || {
             http(
