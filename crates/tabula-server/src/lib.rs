@@ -168,9 +168,11 @@ impl Rooms {
         let n = self.next.fetch_add(1, Ordering::Relaxed) % self.arbiters.len();
         let deps = self.deps.clone();
         let id = entry.id.clone();
-        let addr = RoomActor::start_in_arbiter(&self.arbiters[n], move |_| {
-            RoomActor::new(entry, room, epoch, seqs, taken_over, deps)
-        });
+        // Made here, not on the arbiter: it counts itself in `tabula_rooms`
+        // before the caller answers (a `POST /api/rooms` then scraped at
+        // once sees its room).
+        let actor = RoomActor::new(entry, room, epoch, seqs, taken_over, deps);
+        let addr = RoomActor::start_in_arbiter(&self.arbiters[n], move |_| actor);
         self.lock().insert(id, addr.clone());
         addr
     }

@@ -112,6 +112,11 @@ impl RoomActor {
             unload_after: deps.unload_after,
             takeover_grace: deps.takeover_grace,
         };
+        // Counted from here to `stopped` (made before its arbiter starts it).
+        deps.metrics
+            .rooms
+            .with_label_values(&[gauge.0, gauge.1])
+            .inc();
         RoomActor {
             host: RoomHost::new(entry, room, stored_seqs, taken_over, config),
             epoch,
@@ -129,11 +134,6 @@ impl Actor for RoomActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         ctx.set_mailbox_capacity(1024);
-        self.deps
-            .metrics
-            .rooms
-            .with_label_values(&[self.gauge.0, self.gauge.1])
-            .inc();
         self.host.start(now_ms(), &mut self.fx);
         self.run(ctx);
     }

@@ -156,7 +156,7 @@ computed from it.
 terminationGracePeriodSeconds: the preStop pause, then the node's whole
 shutdown (hand the rooms off within drain_grace_ms, leave the cluster within
 one Redis timeout, let in-flight HTTP finish within shutdown_timeout_secs),
-plus a margin. crates/tabula-server/tests/chart_drain.rs computes the same
+plus a margin. tests/system/chart_drain.rs computes the same
 sum from values.yaml and runs the drain within it.
 */}}
 {{- define "tabula.terminationGracePeriodSeconds" -}}
