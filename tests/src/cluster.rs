@@ -283,6 +283,35 @@ impl Player {
         note(v, &mut self.saw_end, &mut self.saw_disconnected);
     }
 
+    /// After his game ended: he was told (reading his socket for up to 2 s
+    /// if his answers did not already carry `gameEnded`), and he never saw
+    /// anyone marked disconnected. `logs` names the nodes' logs for the
+    /// failure message.
+    pub async fn assert_told_the_end_and_nobody_left(&mut self, logs: &str) {
+        if !self.saw_end
+            && let Some(ws) = self.ws.as_mut()
+        {
+            let until = Instant::now() + Duration::from_secs(2);
+            while let Ok(Some(Ok(m))) = tokio::time::timeout_at(until.into(), ws.next()).await {
+                if let Message::Text(t) = m
+                    && let Ok(v) = serde_json::from_str::<Value>(&t)
+                {
+                    note(&v, &mut self.saw_end, &mut self.saw_disconnected);
+                }
+            }
+        }
+        assert!(
+            self.saw_end,
+            "{} never received gameEnded; logs: {logs}",
+            self.name
+        );
+        assert!(
+            !self.saw_disconnected,
+            "{} saw a player marked disconnected; logs: {logs}",
+            self.name
+        );
+    }
+
     /// Sends `cmd` with a fresh seq until something answers that seq; a
     /// lost socket or 3 s of silence means: reconnect and resend the same
     /// seq.

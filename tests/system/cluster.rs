@@ -781,24 +781,7 @@ async fn waiting_players_through(
         // Every client learns the end (the last mover may have read it
         // with his answers; the other one reads it now).
         for p in &mut g.players {
-            if !p.saw_end {
-                let ws = p.ws.as_mut().unwrap();
-                for (_, v) in listen(ws, Instant::now() + Duration::from_secs(2)).await {
-                    p.saw(&v);
-                }
-            }
-            assert!(
-                p.saw_end,
-                "{} never received gameEnded; logs: {}",
-                p.name,
-                c.logs()
-            );
-            assert!(
-                !p.saw_disconnected,
-                "{} saw a player marked disconnected; logs: {}",
-                p.name,
-                c.logs()
-            );
+            p.assert_told_the_end_and_nobody_left(&c.logs()).await;
         }
     }
     worst

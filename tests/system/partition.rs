@@ -379,25 +379,7 @@ async fn finish(c: &Cluster, all: &mut [Game]) {
             c.logs()
         );
         for p in &mut g.players {
-            if !p.saw_end {
-                let ws = p.ws.as_mut().unwrap();
-                let (got, _) = listen(ws, Instant::now() + Duration::from_secs(2)).await;
-                for (_, v) in got {
-                    p.saw(&v);
-                }
-            }
-            assert!(
-                p.saw_end,
-                "{} never received gameEnded; logs: {}",
-                p.name,
-                c.logs()
-            );
-            assert!(
-                !p.saw_disconnected,
-                "{} saw a player marked disconnected; logs: {}",
-                p.name,
-                c.logs()
-            );
+            p.assert_told_the_end_and_nobody_left(&c.logs()).await;
         }
     }
 }
