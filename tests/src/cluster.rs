@@ -34,6 +34,43 @@ pub fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// The liveness lease of every multi-process cluster test, ms.
+pub const LEASE_MS: u64 = 1000;
+
+/// What every multi-process cluster test gives a `tabula-node` process:
+/// run from the repository root, listening on `listen`, the Redis
+/// backplane at `redis_url` as node `node_id`, a [`LEASE_MS`] lease, 300 ms
+/// route and Redis timeouts, a 200 ms sweep, no bot delay, rate limits out
+/// of the way, one session secret, logs at `TABULA_TEST_LOG` (default
+/// `info`). The caller adds its own settings, the output and the spawn.
+pub fn cluster_node<'a>(
+    cmd: &'a mut Command,
+    node_id: &str,
+    listen: &str,
+    redis_url: &str,
+) -> &'a mut Command {
+    cmd.current_dir(crate::ROOT)
+        .env("TABULA__SERVER__LISTEN", listen)
+        .env("TABULA__SERVER__RATE_PER_SEC", "10000")
+        .env("TABULA__SERVER__RATE_BURST", "10000")
+        .env("TABULA__CLUSTER__BACKPLANE", "redis")
+        .env("TABULA__CLUSTER__NODE_ID", node_id)
+        .env("TABULA__CLUSTER__ROUTE_TIMEOUT_MS", "300")
+        .env("TABULA__CLUSTER__SWEEP_INTERVAL_MS", "200")
+        .env("TABULA__REDIS__URL", redis_url)
+        .env("TABULA__REDIS__LEASE_MS", LEASE_MS.to_string())
+        .env("TABULA__REDIS__TIMEOUT_MS", "300")
+        .env("TABULA__BOTS__DELAY_MS", "0")
+        .env(
+            "TABULA__AUTH__SESSION_SECRET",
+            "cluster-test-secret-0123456789abcdef",
+        )
+        .env(
+            "RUST_LOG",
+            std::env::var("TABULA_TEST_LOG").unwrap_or_else(|_| "info".into()),
+        )
+}
+
 /// Our own redis-server, killed on drop.
 #[derive(Debug)]
 pub struct Redis {

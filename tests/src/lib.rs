@@ -326,16 +326,8 @@ pub async fn state(addr: SocketAddr, room: &str) -> Value {
 
 /// `24-18` / `bar/22*` / `5-off` → the `move` message.
 pub fn move_msg(step: &str) -> Value {
-    let s = step.trim_end_matches('*');
-    let (a, b) = s.split_once(['-', '/']).unwrap();
-    let spot = |x: &str| -> Value {
-        let x = x.trim_end_matches('*');
-        match x.parse::<u8>() {
-            Ok(n) => json!(n),
-            Err(_) => json!(x),
-        }
-    };
-    json!({"type": "move", "from": spot(a), "to": spot(b)})
+    let (from, to) = tabula_room::Spot::parse_step(step).expect("a step the room offered");
+    json!({"type": "move", "from": from, "to": to})
 }
 
 /// The command the player to act should send, from the full state.

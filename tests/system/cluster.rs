@@ -80,9 +80,9 @@ impl Node {
             spec.dir.as_path(),
         );
         let port = free_port();
-        let root = common::ROOT;
         let log = dir.join(format!("{name}.log"));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tabula-node"));
+        common::cluster::cluster_node(&mut cmd, name, &format!("127.0.0.1:{port}"), redis_url);
         if let Some(urls) = &spec.cluster_urls {
             cmd.env("TABULA__REDIS__CLUSTER", "true")
                 .env("TABULA__REDIS__URLS", urls);
@@ -91,28 +91,8 @@ impl Node {
             cmd.env(k, v);
         }
         let child = cmd
-            .current_dir(root)
-            .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
-            .env("TABULA__SERVER__RATE_PER_SEC", "10000")
-            .env("TABULA__SERVER__RATE_BURST", "10000")
-            .env("TABULA__CLUSTER__BACKPLANE", "redis")
-            .env("TABULA__CLUSTER__NODE_ID", name)
-            .env("TABULA__CLUSTER__ROUTE_TIMEOUT_MS", "300")
-            .env("TABULA__CLUSTER__SWEEP_INTERVAL_MS", "200")
             .env("TABULA__CLUSTER__DRAIN_GRACE_MS", "5000")
-            .env("TABULA__REDIS__URL", redis_url)
             .env("TABULA__REDIS__PREFIX", prefix)
-            .env("TABULA__REDIS__LEASE_MS", "1000")
-            .env("TABULA__REDIS__TIMEOUT_MS", "300")
-            .env("TABULA__BOTS__DELAY_MS", "0")
-            .env(
-                "TABULA__AUTH__SESSION_SECRET",
-                "cluster-test-secret-0123456789abcdef",
-            )
-            .env(
-                "RUST_LOG",
-                std::env::var("TABULA_TEST_LOG").unwrap_or_else(|_| "info".into()),
-            )
             .stdout(std::fs::File::create(&log).unwrap())
             .stderr(Stdio::null())
             .spawn()

@@ -37,13 +37,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::cluster::{Game, Nodes, scratch};
+use common::cluster::{Game, LEASE_MS, Nodes, cluster_node, scratch};
 use common::http;
 use futures_util::StreamExt;
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
 
-const LEASE_MS: u64 = 1000;
 const PORT: u16 = 8080;
 
 fn run(args: &[&str]) {
@@ -249,39 +248,18 @@ impl Cluster {
             .map(|i| format!("{}:{PORT}", net.backend(i)))
             .collect();
         let peers = peers.join(",");
-        let root = common::ROOT;
+        let redis_url = format!("redis://{}:6379", net.backend(100));
         let nodes: Vec<Proc> = (1..=3)
             .map(|i| {
                 let log = dir.join(format!("n{i}.log"));
-                let child = Command::new("ip")
-                    .args(["netns", "exec", &net.ns(&i.to_string())])
-                    .arg(env!("CARGO_BIN_EXE_tabula-node"))
-                    .current_dir(root)
-                    .env("TABULA__SERVER__LISTEN", format!("0.0.0.0:{PORT}"))
-                    .env("TABULA__SERVER__RATE_PER_SEC", "10000")
-                    .env("TABULA__SERVER__RATE_BURST", "10000")
-                    .env("TABULA__CLUSTER__BACKPLANE", "redis")
-                    .env("TABULA__CLUSTER__NODE_ID", format!("n{i}"))
-                    .env("TABULA__CLUSTER__ROUTE_TIMEOUT_MS", "300")
-                    .env("TABULA__CLUSTER__SWEEP_INTERVAL_MS", "200")
+                let mut cmd = Command::new("ip");
+                cmd.args(["netns", "exec", &net.ns(&i.to_string())])
+                    .arg(env!("CARGO_BIN_EXE_tabula-node"));
+                let listen = format!("0.0.0.0:{PORT}");
+                let child = cluster_node(&mut cmd, &format!("n{i}"), &listen, &redis_url)
                     .env("TABULA__CLUSTER__TAKEOVER_GRACE_MS", "1500")
                     .env("TABULA__CLUSTER__PEERS", &peers)
                     .env("TABULA__ROOMS__GRACE_MS", "2000")
-                    .env(
-                        "TABULA__REDIS__URL",
-                        format!("redis://{}:6379", net.backend(100)),
-                    )
-                    .env("TABULA__REDIS__LEASE_MS", LEASE_MS.to_string())
-                    .env("TABULA__REDIS__TIMEOUT_MS", "300")
-                    .env("TABULA__BOTS__DELAY_MS", "0")
-                    .env(
-                        "TABULA__AUTH__SESSION_SECRET",
-                        "partition-test-secret-0123456789abcdef",
-                    )
-                    .env(
-                        "RUST_LOG",
-                        std::env::var("TABULA_TEST_LOG").unwrap_or_else(|_| "info".into()),
-                    )
                     .stdout(std::fs::File::create(&log).unwrap())
                     .stderr(Stdio::null())
                     .spawn()
@@ -460,6 +438,47 @@ async fn a_node_cut_off_from_redis_sends_its_players_elsewhere_and_rejoins_when_
         "re-joined after {back:?}; logs: {}",
         c.logs()
     );
+    // Whoever is to move moves, and his opponent — who sent nothing since
+    // the cut, re-linked by his own node or re-joined through another —
+    // receives the move within a second.
+    for g in &mut all {
+        let st = common::cluster::room_state(&c.table, &g.room).await;
+        let (seat, cmd) = common::next_command(&st).expect("someone to act");
+        let (mover, waiter) = if seat == "a" { (0, 1) } else { (1, 0) };
+        let sent = Instant::now();
+        let answer = g.players[mover].call(cmd.clone()).await;
+        assert_ne!(answer["type"], "error", "{answer}");
+        if cmd["type"] == "move" {
+            let m = (cmd["from"].clone(), cmd["to"].clone());
+            g.players[mover].moves.push(m);
+        }
+        let version = answer["version"]
+            .as_u64()
+            .expect("the answer has a version");
+        let ws = g.players[waiter].ws.as_mut().expect("connected");
+        let (got, _) = listen(ws, sent + Duration::from_secs(3)).await;
+        for (_, v) in &got {
+            g.players[waiter].saw(v);
+        }
+        let took = got
+            .iter()
+            .find(|(_, v)| v["version"].as_u64().is_some_and(|x| x >= version))
+            .map(|(t, _)| t.duration_since(sent))
+            .unwrap_or_else(|| {
+                panic!(
+                    "room {}: {} never received his opponent's move; got {got:?}; logs: {}",
+                    g.room,
+                    g.players[waiter].name,
+                    c.logs()
+                )
+            });
+        assert!(
+            took < Duration::from_secs(1),
+            "room {}: the opponent's move took {took:?}; logs: {}",
+            g.room,
+            c.logs()
+        );
+    }
     finish(&c, &mut all).await;
     // The link returns: the node rejoins and serves whole games again.
     c.net.link(0, "bk", true);
