@@ -11,11 +11,14 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpRequest, HttpResponse, web};
-use serde::{Deserialize, Serialize};
 use tabula_backplane::{BackplaneError, RoomEntry, Ticket};
 use tabula_protocol::ErrorCode;
+use tabula_protocol::http::{
+    AuthQuery, BotSpec, ClientConfig, CreateRoom, ErrorBody, QuickMatch, Readiness, RoomCreated,
+    RoomState, RoomSummary,
+};
 use tabula_room::{
-    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition,
+    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, StartPosition,
 };
 
 use crate::AppState;
@@ -41,21 +44,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 /// The JSON error body: `{"error": {"code", "message"}}`.
 pub fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> HttpResponse {
-    HttpResponse::build(status).json(serde_json::json!({
-        "error": { "code": code, "message": message.into() }
-    }))
-}
-
-/// Credentials from the query string and headers.
-#[derive(Debug, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct AuthQuery {
-    /// Guest id.
-    pub guest: Option<String>,
-    /// Session token.
-    pub token: Option<String>,
-    /// Telegram initData.
-    pub init_data: Option<String>,
+    HttpResponse::build(status).json(ErrorBody::new(code, message))
 }
 
 fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
@@ -129,17 +118,20 @@ async fn ws(
 /// Always 200 while the process serves; the body tells a peer how long ago
 /// this node last reached its store ([`crate::peers::Health`]).
 async fn healthz(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(crate::peers::Health::of(&state))
+    HttpResponse::Ok().json(crate::peers::health(&state))
 }
 
 async fn readyz(state: web::Data<AppState>) -> HttpResponse {
-    if state.draining.load(Ordering::SeqCst) {
-        HttpResponse::ServiceUnavailable().json(serde_json::json!({ "status": "draining" }))
+    let (mut res, status) = if state.draining.load(Ordering::SeqCst) {
+        (HttpResponse::ServiceUnavailable(), "draining")
     } else if state.store.is_cut_off() {
-        HttpResponse::ServiceUnavailable().json(serde_json::json!({ "status": "cut_off" }))
+        (HttpResponse::ServiceUnavailable(), "cut_off")
     } else {
-        HttpResponse::Ok().json(serde_json::json!({ "status": "ready" }))
-    }
+        (HttpResponse::Ok(), "ready")
+    };
+    res.json(Readiness {
+        status: status.into(),
+    })
 }
 
 async fn metrics(state: web::Data<AppState>) -> HttpResponse {
@@ -148,76 +140,13 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         .body(state.metrics.render())
 }
 
-/// A bot seat: `{"level": 1}` or `{"level": "easy"}`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct BotSpec {
-    /// 1..=3 or easy / medium / hard.
-    pub level: serde_json::Value,
-}
-
-fn bot_level(v: &serde_json::Value) -> Option<BotLevel> {
-    match v {
-        serde_json::Value::Number(n) => n.as_u64().filter(|l| (1..=3).contains(l)).map(|l| l as u8),
-        serde_json::Value::String(s) => match s.to_ascii_lowercase().as_str() {
-            "easy" | "1" => Some(1),
-            "medium" | "2" => Some(2),
-            "hard" | "3" => Some(3),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// `POST /api/rooms`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateRoom {
-    /// `long_nardy`, `backgammon` or `thud`.
-    pub game: GameKind,
-    /// Variant options (`long`, `backgammon`, `backgammonOpening`, `thud`).
-    #[serde(default)]
-    pub options: Option<GameOptions>,
-    /// Stake per point.
-    #[serde(default)]
-    pub stake: Option<Stake>,
-    /// A bot in seat B.
-    #[serde(default)]
-    pub bot: Option<BotSpec>,
-    /// Match length in points (default 1).
-    #[serde(default)]
-    pub match_length: Option<u32>,
-    /// A bot at this level takes the seat of a player who leaves a game in
-    /// progress (disconnect grace over, or `leave`), instead of a forfeit.
-    #[serde(default)]
-    pub replace_leaver: Option<BotSpec>,
-    /// Test-only: every game of the room starts from this position (long
-    /// nardy: seed 000's JSON form; backgammon: `{"turn","white","black",
-    /// "bar","off"}`). Accepted only with `testing.allow_start_position`.
-    #[serde(default)]
-    pub start_position: Option<serde_json::Value>,
-}
-
-/// A created or found room.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RoomCreated {
-    /// Room id (for `join`).
-    pub room_id: String,
-    /// Invite code (also accepted by `join`).
-    pub invite: String,
-    /// The game.
-    pub game: GameKind,
-    /// The bot level in seat B, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bot: Option<BotLevel>,
-}
-
 fn created(e: &RoomEntry, bot: Option<BotLevel>) -> RoomCreated {
     RoomCreated {
         room_id: e.id.clone(),
         invite: e.invite.clone(),
         game: e.options.game,
         bot,
+        token: None,
     }
 }
 
@@ -226,7 +155,7 @@ fn spec_level(spec: Option<&BotSpec>, field: &str) -> Result<Option<BotLevel>, B
     let Some(b) = spec else {
         return Ok(None);
     };
-    bot_level(&b.level).map(Some).ok_or_else(|| {
+    b.level().map(Some).ok_or_else(|| {
         Box::new(error(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
@@ -390,11 +319,16 @@ async fn room_state(state: web::Data<AppState>, id: web::Path<String>) -> HttpRe
     if let Some(addr) = state.rooms.local(&entry.id)
         && let Ok(v) = addr.send(GetView).await
     {
-        return HttpResponse::Ok().json(serde_json::json!({ "roomId": id.as_str(), "state": v }));
+        return HttpResponse::Ok().json(RoomState {
+            room_id: id.to_string(),
+            state: Box::new(v),
+        });
     }
     match stored_room(&state, &entry.id).await {
-        Ok(room) => HttpResponse::Ok()
-            .json(serde_json::json!({ "roomId": id.as_str(), "state": room.view() })),
+        Ok(room) => HttpResponse::Ok().json(RoomState {
+            room_id: id.to_string(),
+            state: Box::new(room.view()),
+        }),
         Err(r) => r,
     }
 }
@@ -427,12 +361,12 @@ async fn room_summary(state: web::Data<AppState>, id: web::Path<String>) -> Http
         Err(r) => return r,
     };
     match stored_room(&state, &entry.id).await {
-        Ok(room) => HttpResponse::Ok().json(serde_json::json!({
-            "roomId": entry.id,
-            "gameNumber": room.game_number(),
-            "summary": room.game().map(|g| g.summary()),
-            "result": room.game().and_then(|g| g.result()),
-        })),
+        Ok(room) => HttpResponse::Ok().json(RoomSummary {
+            room_id: entry.id,
+            game_number: room.game_number(),
+            summary: room.game().map(|g| g.summary().clone()),
+            result: room.game().and_then(|g| g.result()).cloned(),
+        }),
         Err(r) => r,
     }
 }
@@ -483,10 +417,10 @@ pub async fn static_cache_headers(
 /// `GET /api/client-config`: what the Mini App needs to know about this
 /// deployment (its Telegram link, for invites).
 async fn client_config(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({
-        "telegramAppUrl": state.settings.web.telegram_app_url,
-        "guest": state.settings.auth.guest_enabled(),
-    }))
+    HttpResponse::Ok().json(ClientConfig {
+        telegram_app_url: state.settings.web.telegram_app_url.clone(),
+        guest: state.settings.auth.guest_enabled(),
+    })
 }
 
 async fn invite(state: web::Data<AppState>, code: web::Path<String>) -> HttpResponse {
@@ -509,17 +443,6 @@ async fn stats(state: web::Data<AppState>, id: web::Path<String>) -> HttpRespons
             e.to_string(),
         ),
     }
-}
-
-/// `POST /api/quickmatch`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct QuickMatch {
-    /// The game.
-    pub game: GameKind,
-    /// Its options (players are paired only on equal options).
-    #[serde(default)]
-    pub options: Option<GameOptions>,
 }
 
 async fn quickmatch(
@@ -579,7 +502,7 @@ async fn quickmatch(
                     if let Err(e) = bp.deliver_match(partner.id, json).await {
                         tracing::warn!(error = %e, "quick match not delivered to the partner");
                     }
-                    HttpResponse::Ok().json(with_token(&state, &player, json_of(&c)))
+                    HttpResponse::Ok().json(with_token(&state, &player, c))
                 }
                 Err(e) => unavailable(e),
             };
@@ -592,8 +515,8 @@ async fn quickmatch(
     let mut hard_deadline = deadline;
     loop {
         match bp.poll_match(ticket.id).await {
-            Ok(Some(json)) => match serde_json::from_str::<serde_json::Value>(&json) {
-                Ok(v) => return HttpResponse::Ok().json(with_token(&state, &player, v)),
+            Ok(Some(json)) => match serde_json::from_str::<RoomCreated>(&json) {
+                Ok(c) => return HttpResponse::Ok().json(with_token(&state, &player, c)),
                 Err(_) => {
                     return error(
                         StatusCode::INTERNAL_SERVER_ERROR,
@@ -634,20 +557,16 @@ async fn quickmatch(
     };
     let bot = cfg.bot;
     match state.rooms.create(cfg).await {
-        Ok(e) => HttpResponse::Ok().json(with_token(&state, &player, json_of(&created(&e, bot)))),
+        Ok(e) => HttpResponse::Ok().json(with_token(&state, &player, created(&e, bot))),
         Err(e) => unavailable(e),
     }
 }
 
-fn json_of(c: &RoomCreated) -> serde_json::Value {
-    serde_json::to_value(c).unwrap_or_default()
-}
-
 /// The quick-match answer carries the player's session token (when the
 /// node issues them), so the socket that follows can authenticate with it.
-fn with_token(state: &AppState, player: &PlayerId, mut v: serde_json::Value) -> serde_json::Value {
-    if let Some(t) = state.auth.issue_token(player) {
-        v["token"] = serde_json::Value::String(t);
+fn with_token(state: &AppState, player: &PlayerId, c: RoomCreated) -> RoomCreated {
+    RoomCreated {
+        token: state.auth.issue_token(player),
+        ..c
     }
-    v
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use tabula_protocol::http::Health;
 
 use crate::AppState;
 use crate::partition::{self, Decision, Peer};
@@ -77,32 +77,14 @@ impl StoreHealth {
     }
 }
 
-/// `GET /healthz`'s body: the process is alive (always 200), and what a
-/// peer needs to tell a shared store outage from its own partition.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Health {
-    /// Always `ok`.
-    pub status: String,
-    /// This node's id.
-    pub node: String,
-    /// Milliseconds since this node last reached its store.
-    #[serde(rename = "storeOkMsAgo")]
-    pub store_ok_ms_ago: u64,
-    /// Milliseconds its store calls had been succeeding without a failure
-    /// at that last success.
-    #[serde(rename = "storeUpMs")]
-    pub store_up_ms: u64,
-}
-
-impl Health {
-    /// This node's answer now.
-    pub fn of(state: &AppState) -> Health {
-        Health {
-            status: "ok".into(),
-            node: state.backplane.node_id().to_string(),
-            store_ok_ms_ago: u64::try_from(state.store.ago().as_millis()).unwrap_or(u64::MAX),
-            store_up_ms: u64::try_from(state.store.up_for().as_millis()).unwrap_or(u64::MAX),
-        }
+/// `GET /healthz`'s body now: the process is alive (always 200), and
+/// what a peer needs to tell a shared store outage from its own partition.
+pub fn health(state: &AppState) -> Health {
+    Health {
+        status: "ok".into(),
+        node: state.backplane.node_id().to_string(),
+        store_ok_ms_ago: u64::try_from(state.store.ago().as_millis()).unwrap_or(u64::MAX),
+        store_up_ms: u64::try_from(state.store.up_for().as_millis()).unwrap_or(u64::MAX),
     }
 }
 

@@ -6,45 +6,12 @@
 
 use std::sync::atomic::AtomicU64;
 
-use serde::{Deserialize, Serialize};
+pub use tabula_protocol::OutItem;
 use tabula_protocol::ServerMsg;
 
 /// Connection ids, unique within a process (sockets, and the proxies of
 /// remote sockets).
 pub static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
-
-/// One message for a socket, already JSON, with what the session notes of
-/// it (a batch item, and one more message of a node-to-node `Out`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct OutItem {
-    /// The `seq` it answers.
-    pub seq: Option<u64>,
-    /// The room version it carries.
-    pub version: Option<u64>,
-    /// The JSON text.
-    pub text: String,
-}
-
-impl From<tabula_protocol::Rendered> for OutItem {
-    fn from(r: tabula_protocol::Rendered) -> OutItem {
-        OutItem {
-            seq: r.seq,
-            version: Some(r.version),
-            text: r.text,
-        }
-    }
-}
-
-impl OutItem {
-    /// A message rendered for the wire.
-    pub fn of(m: &ServerMsg) -> OutItem {
-        OutItem {
-            seq: m.seq(),
-            version: m.version(),
-            text: m.to_json(),
-        }
-    }
-}
 
 /// What a room sends a session.
 #[derive(Debug)]

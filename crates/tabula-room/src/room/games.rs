@@ -58,30 +58,16 @@ impl Room {
         }
     }
 
+    /// The bot request due now ([`Room::bot_request`]), with where the
+    /// room stands (game, actions played), so that the same request is
+    /// announced once.
     fn bot_prompt(&self) -> Option<(SeatId, BotNeed, u32, usize)> {
-        match self.phase {
-            Phase::Finished => None,
-            Phase::WaitingForPlayer => {
-                let humans = self
-                    .seats
-                    .iter()
-                    .any(|s| matches!(s, Some(Occupant::Human { .. })));
-                SeatId::BOTH
-                    .into_iter()
-                    .find_map(|s| match &self.seats[s.index()] {
-                        Some(Occupant::Bot { ready: false, .. }) if humans => {
-                            Some((s, BotNeed::Ready, self.game_number, 0))
-                        }
-                        _ => None,
-                    })
-            }
-            Phase::Playing => {
-                let g = self.game.as_ref()?;
-                let (seat, need) = g.to_act()?;
-                self.bot_in(seat)?;
-                Some((seat, need, self.game_number, g.actions().len()))
-            }
-        }
+        let r = self.bot_request()?;
+        let played = match (&self.phase, &self.game) {
+            (Phase::Playing, Some(g)) => g.actions().len(),
+            _ => 0,
+        };
+        Some((r.seat, r.need, self.game_number, played))
     }
 
     fn end_game(&mut self, r: GameResult, out: &mut Out) {

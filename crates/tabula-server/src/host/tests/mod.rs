@@ -11,6 +11,7 @@ use tabula_room::{BotNeed, Command, GameKind, GameOptions, PlayerId, Room, RoomC
 use super::*;
 
 mod admission;
+mod golden;
 mod persistence;
 
 pub(super) const CFG: HostConfig = HostConfig {

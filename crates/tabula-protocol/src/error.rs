@@ -1,0 +1,168 @@
+//! The stable error codes of `error` messages and HTTP error bodies.
+
+use serde::{Deserialize, Serialize};
+use tabula_room::RoomError;
+
+/// Stable error codes (`error.code` on the wire and in HTTP error bodies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// The frame is not JSON.
+    BadJson,
+    /// The `type` is not one of the client messages.
+    UnknownType,
+    /// A known type with missing or wrong fields.
+    BadMessage,
+    /// A binary frame (only text frames are read).
+    BinaryFrame,
+    /// The frame is over the size limit.
+    FrameTooLarge,
+    /// Too many messages; slow down (repeated floods close the socket).
+    RateLimited,
+    /// A game command before `join`.
+    NotJoined,
+    /// No such room or invite code.
+    RoomNotFound,
+    /// The room is full.
+    RoomFull,
+    /// That seat is taken.
+    SeatTaken,
+    /// Already seated.
+    AlreadySeated,
+    /// The actor holds no seat.
+    NotSeated,
+    /// Already pressed Ready.
+    AlreadyReady,
+    /// No game is being played.
+    GameNotStarted,
+    /// Not allowed during a game.
+    GameInProgress,
+    /// The match is over.
+    MatchFinished,
+    /// It is not your turn.
+    NotYourTurn,
+    /// Roll first.
+    MustRollFirst,
+    /// Already rolled.
+    AlreadyRolled,
+    /// Not a command of this game.
+    WrongGame,
+    /// The engine refused the step or move.
+    IllegalMove,
+    /// The points cannot be a step of this game.
+    BadPoints,
+    /// Doubling is not in play.
+    NoCube,
+    /// The cube belongs to the opponent.
+    NotYourCube,
+    /// The cube is at 64.
+    CubeAtMaximum,
+    /// Doubling only before rolling on one's own turn.
+    NotTimeToDouble,
+    /// A double is pending.
+    DoublePending,
+    /// No double is pending.
+    NoDoublePending,
+    /// Client seeds are locked during a game.
+    SeedLocked,
+    /// Empty chat line.
+    ChatEmpty,
+    /// Chat line too long.
+    ChatTooLong,
+    /// Bad room options (HTTP create).
+    BadRequest,
+    /// Authentication failed or missing.
+    Unauthorized,
+    /// This socket was replaced by a newer one for the same player.
+    Replaced,
+    /// The node is shutting down.
+    ShuttingDown,
+    /// The room cannot persist moves right now (its store is unreachable);
+    /// nothing changed; retry shortly.
+    Unavailable,
+    /// Hints are not allowed in this room (only with a bot seat).
+    HintsDisabled,
+    /// A hint is for one's own turn, after rolling, before the first step.
+    NotTimeForHint,
+    /// Something went wrong on the node.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The code as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadJson => "bad_json",
+            ErrorCode::UnknownType => "unknown_type",
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::BinaryFrame => "binary_frame",
+            ErrorCode::FrameTooLarge => "frame_too_large",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::NotJoined => "not_joined",
+            ErrorCode::RoomNotFound => "room_not_found",
+            ErrorCode::RoomFull => "room_full",
+            ErrorCode::SeatTaken => "seat_taken",
+            ErrorCode::AlreadySeated => "already_seated",
+            ErrorCode::NotSeated => "not_seated",
+            ErrorCode::AlreadyReady => "already_ready",
+            ErrorCode::GameNotStarted => "game_not_started",
+            ErrorCode::GameInProgress => "game_in_progress",
+            ErrorCode::MatchFinished => "match_finished",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::MustRollFirst => "must_roll_first",
+            ErrorCode::AlreadyRolled => "already_rolled",
+            ErrorCode::WrongGame => "wrong_game",
+            ErrorCode::IllegalMove => "illegal_move",
+            ErrorCode::BadPoints => "bad_points",
+            ErrorCode::NoCube => "no_cube",
+            ErrorCode::NotYourCube => "not_your_cube",
+            ErrorCode::CubeAtMaximum => "cube_at_maximum",
+            ErrorCode::NotTimeToDouble => "not_time_to_double",
+            ErrorCode::DoublePending => "double_pending",
+            ErrorCode::NoDoublePending => "no_double_pending",
+            ErrorCode::SeedLocked => "seed_locked",
+            ErrorCode::ChatEmpty => "chat_empty",
+            ErrorCode::ChatTooLong => "chat_too_long",
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Replaced => "replaced",
+            ErrorCode::ShuttingDown => "shutting_down",
+            ErrorCode::Unavailable => "unavailable",
+            ErrorCode::HintsDisabled => "hints_disabled",
+            ErrorCode::NotTimeForHint => "not_time_for_hint",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+/// The stable code of a room refusal.
+pub fn room_error_code(e: &RoomError) -> ErrorCode {
+    match e {
+        RoomError::NotSeated | RoomError::NotABot(_) => ErrorCode::NotSeated,
+        RoomError::SeatTaken(_) => ErrorCode::SeatTaken,
+        RoomError::AlreadySeated => ErrorCode::AlreadySeated,
+        RoomError::RoomFull => ErrorCode::RoomFull,
+        RoomError::AlreadyReady => ErrorCode::AlreadyReady,
+        RoomError::GameNotStarted => ErrorCode::GameNotStarted,
+        RoomError::GameInProgress => ErrorCode::GameInProgress,
+        RoomError::MatchFinished => ErrorCode::MatchFinished,
+        RoomError::NotYourTurn => ErrorCode::NotYourTurn,
+        RoomError::MustRollFirst => ErrorCode::MustRollFirst,
+        RoomError::AlreadyRolled => ErrorCode::AlreadyRolled,
+        RoomError::WrongGame => ErrorCode::WrongGame,
+        RoomError::Illegal(_) => ErrorCode::IllegalMove,
+        RoomError::BadPoints { .. } => ErrorCode::BadPoints,
+        RoomError::NoCube => ErrorCode::NoCube,
+        RoomError::NotYourCube => ErrorCode::NotYourCube,
+        RoomError::CubeAtMaximum => ErrorCode::CubeAtMaximum,
+        RoomError::NotTimeToDouble => ErrorCode::NotTimeToDouble,
+        RoomError::DoublePending => ErrorCode::DoublePending,
+        RoomError::NoDoublePending => ErrorCode::NoDoublePending,
+        RoomError::SeedLocked => ErrorCode::SeedLocked,
+        RoomError::ChatEmpty => ErrorCode::ChatEmpty,
+        RoomError::ChatTooLong { .. } => ErrorCode::ChatTooLong,
+        RoomError::BadStartPosition(_) => ErrorCode::BadRequest,
+        _ => ErrorCode::Internal,
+    }
+}

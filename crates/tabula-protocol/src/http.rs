@@ -1,0 +1,196 @@
+//! The bodies of the HTTP API (`docs/protocol.md`, *HTTP*): what
+//! `POST /api/rooms` and `POST /api/quickmatch` read, what the room,
+//! health and config routes answer, and the one error body of every
+//! refusal.
+
+use serde::{Deserialize, Serialize};
+use tabula_room::{BotLevel, GameKind, GameOptions, GameResult, GameSummary, RoomView, Stake};
+
+use crate::ErrorCode;
+
+/// Every HTTP refusal: `{"error": {"code", "message"}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// The refusal.
+    pub error: ErrorDetail,
+}
+
+/// The inside of an [`ErrorBody`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorDetail {
+    /// A stable code.
+    pub code: ErrorCode,
+    /// Human-readable text.
+    pub message: String,
+}
+
+impl ErrorBody {
+    /// The body for `code`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                code,
+                message: message.into(),
+            },
+        }
+    }
+}
+
+/// Credentials in the query string (`/ws`, `/api/quickmatch`); a token may
+/// also come as `Authorization: Bearer`, initData as
+/// `X-Telegram-Init-Data`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthQuery {
+    /// Guest id.
+    pub guest: Option<String>,
+    /// Session token.
+    pub token: Option<String>,
+    /// Telegram initData.
+    pub init_data: Option<String>,
+}
+
+/// A bot seat: `{"level": 1}` or `{"level": "easy"}`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct BotSpec {
+    /// 1..=3 or easy / medium / hard.
+    pub level: serde_json::Value,
+}
+
+impl BotSpec {
+    /// The level it names, if it names one.
+    pub fn level(&self) -> Option<BotLevel> {
+        match &self.level {
+            serde_json::Value::Number(n) => {
+                n.as_u64().filter(|l| (1..=3).contains(l)).map(|l| l as u8)
+            }
+            serde_json::Value::String(s) => match s.to_ascii_lowercase().as_str() {
+                "easy" | "1" => Some(1),
+                "medium" | "2" => Some(2),
+                "hard" | "3" => Some(3),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// `POST /api/rooms`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateRoom {
+    /// `long_nardy`, `backgammon` or `thud`.
+    pub game: GameKind,
+    /// Variant options (`long`, `backgammon`, `backgammonOpening`, `thud`).
+    #[serde(default)]
+    pub options: Option<GameOptions>,
+    /// Stake per point.
+    #[serde(default)]
+    pub stake: Option<Stake>,
+    /// A bot in seat B.
+    #[serde(default)]
+    pub bot: Option<BotSpec>,
+    /// Match length in points (default 1).
+    #[serde(default)]
+    pub match_length: Option<u32>,
+    /// A bot at this level takes the seat of a player who leaves a game in
+    /// progress (disconnect grace over, or `leave`), instead of a forfeit.
+    #[serde(default)]
+    pub replace_leaver: Option<BotSpec>,
+    /// Test-only: every game of the room starts from this position (long
+    /// nardy: seed 000's JSON form; backgammon: `{"turn","white","black",
+    /// "bar","off"}`). Accepted only with `testing.allow_start_position`.
+    #[serde(default)]
+    pub start_position: Option<serde_json::Value>,
+}
+
+/// A created or found room (`POST /api/rooms`, `GET /api/invites/{code}`,
+/// `POST /api/quickmatch`, which adds the player's `token`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomCreated {
+    /// Room id (for `join`).
+    pub room_id: String,
+    /// Invite code (also accepted by `join`).
+    pub invite: String,
+    /// The game.
+    pub game: GameKind,
+    /// The bot level in seat B, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotLevel>,
+    /// The player's session token (quick match, when the node issues
+    /// tokens).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+/// `POST /api/quickmatch`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuickMatch {
+    /// The game.
+    pub game: GameKind,
+    /// Its options (players are paired only on equal options).
+    #[serde(default)]
+    pub options: Option<GameOptions>,
+}
+
+/// `GET /healthz`: the process is alive (always 200), and what a peer
+/// needs to tell a shared store outage from its own partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// Always `ok`.
+    pub status: String,
+    /// This node's id.
+    pub node: String,
+    /// Milliseconds since this node last reached its store.
+    #[serde(rename = "storeOkMsAgo")]
+    pub store_ok_ms_ago: u64,
+    /// Milliseconds its store calls had been succeeding without a failure
+    /// at that last success.
+    #[serde(rename = "storeUpMs")]
+    pub store_up_ms: u64,
+}
+
+/// `GET /readyz`: `ready` (200), `draining` or `cut_off` (503).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Readiness {
+    /// `ready`, `draining` or `cut_off`.
+    pub status: String,
+}
+
+/// `GET /api/client-config`: what the Mini App needs to know about this
+/// deployment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientConfig {
+    /// The bot's Mini App link, for invites.
+    pub telegram_app_url: String,
+    /// Whether guests may play.
+    pub guest: bool,
+}
+
+/// `GET /api/rooms/{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomState {
+    /// The id or invite code asked for.
+    pub room_id: String,
+    /// The room as a spectator sees it.
+    pub state: Box<RoomView>,
+}
+
+/// `GET /api/rooms/{id}/summary`: seed 001's results summary of the
+/// current (or last) game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomSummary {
+    /// The room id.
+    pub room_id: String,
+    /// The game it is about (0 before the first).
+    pub game_number: u32,
+    /// Checkers borne off, moves, doubles and hits per seat.
+    pub summary: Option<GameSummary>,
+    /// How the game ended, once it has.
+    pub result: Option<GameResult>,
+}

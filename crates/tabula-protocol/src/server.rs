@@ -1,0 +1,334 @@
+//! What a server sends: [`ServerMsg`], and which room events a viewer sees
+//! as which message ([`to_wire`], [`EventText`]).
+//!
+//! The bodies of `event` and `state` are the room core's [`Event`] and
+//! [`RoomView`] as they serialise; the golden transcripts
+//! (`crates/tabula-server/src/host/tests/golden/`) pin every byte of them.
+
+use serde::{Deserialize, Serialize};
+use tabula_room::{
+    Audience, ChatAuthor, Envelope, Event, PlayerResult, ResultKind, RoomView, SeatId,
+};
+
+use crate::ErrorCode;
+
+/// One ranked play of a `hint` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HintPlay {
+    /// The play: long nardy `"24-18,18-13"`, backgammon `"24/18 13/8"`
+    /// (`bar`, `off`), each step playable with `move` in order.
+    pub play: String,
+    /// The estimated chance that the mover wins the game.
+    pub win: f64,
+    /// The estimated result for the mover, in points per game.
+    pub equity: f64,
+    /// Games rolled out for the estimate (0: from the evaluation).
+    pub rollouts: u32,
+}
+
+/// What the server says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+#[non_exhaustive]
+pub enum ServerMsg {
+    /// First message on every socket.
+    #[serde(rename = "welcome")]
+    Welcome {
+        /// [`PROTOCOL_VERSION`].
+        protocol: u32,
+        /// The authenticated player id.
+        player: String,
+        /// A short-lived signed session token for reconnecting as the same
+        /// player (`?token=` or `Authorization: Bearer`); absent when the
+        /// node issues none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+    },
+    /// The full room state (after `join`, or `resume` when events cannot be
+    /// replayed).
+    #[serde(rename = "state")]
+    State {
+        /// The room id.
+        room: String,
+        /// The viewer's seat, if seated.
+        #[serde(rename = "yourSeat")]
+        your_seat: Option<SeatId>,
+        /// The state (carries `version`).
+        state: Box<RoomView>,
+    },
+    /// One room event.
+    #[serde(rename = "event")]
+    Event {
+        /// The room version after this event.
+        version: u64,
+        /// The client's `seq` when this event answers its command.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        /// The event (`{"type": "diceRolled", ...}`).
+        event: Event,
+    },
+    /// Seed 000's `game_over`, to each seat.
+    #[serde(rename = "game_over")]
+    GameOver {
+        /// The room version.
+        version: u64,
+        /// The client's `seq` when its command ended the game.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        /// win, lose or draw.
+        result: PlayerResult,
+        /// Points won or lost.
+        points: u32,
+        /// oin, mars, koks, single, gammon, …
+        kind: ResultKind,
+        /// `WIN 100 TON.`
+        message: String,
+    },
+    /// Seed 000's `opponent_left`.
+    #[serde(rename = "opponent_left")]
+    OpponentLeft {
+        /// The room version.
+        version: u64,
+        /// The message.
+        message: String,
+    },
+    /// A chat line (a player's or the arbiter's).
+    #[serde(rename = "chat")]
+    Chat {
+        /// The room version.
+        version: u64,
+        /// The client's `seq` when it answers its `chat`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        /// Who wrote it.
+        from: ChatAuthor,
+        /// The text.
+        text: String,
+    },
+    /// A command that was accepted without events, or a resend of an
+    /// already applied `seq` (`duplicate: true`).
+    #[serde(rename = "ack")]
+    Ack {
+        /// The client's `seq`.
+        seq: Option<u64>,
+        /// The room version now.
+        version: u64,
+        /// Whether the command had already been applied.
+        duplicate: bool,
+    },
+    /// Answer to `hint`: every legal play, best first.
+    #[serde(rename = "hint")]
+    Hint {
+        /// The client's `seq`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        /// The plays, best first. (No `version`: a hint changes nothing.)
+        plays: Vec<HintPlay>,
+    },
+    /// Answer to `ping`.
+    #[serde(rename = "pong")]
+    Pong {
+        /// The client's `seq`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// A refusal; nothing changed.
+    #[serde(rename = "error")]
+    Error {
+        /// A stable code.
+        code: ErrorCode,
+        /// Human-readable text.
+        message: String,
+        /// The client's `seq`, if the refused frame had one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+}
+
+impl ServerMsg {
+    /// An `error`.
+    pub fn error(code: ErrorCode, message: impl Into<String>, seq: Option<u64>) -> ServerMsg {
+        ServerMsg::Error {
+            code,
+            message: message.into(),
+            seq,
+        }
+    }
+
+    /// The client `seq` this message echoes.
+    pub fn seq(&self) -> Option<u64> {
+        match self {
+            ServerMsg::Event { seq, .. }
+            | ServerMsg::GameOver { seq, .. }
+            | ServerMsg::Chat { seq, .. }
+            | ServerMsg::Ack { seq, .. }
+            | ServerMsg::Pong { seq }
+            | ServerMsg::Hint { seq, .. }
+            | ServerMsg::Error { seq, .. } => *seq,
+            _ => None,
+        }
+    }
+
+    /// The room version this message carries.
+    pub fn version(&self) -> Option<u64> {
+        match self {
+            ServerMsg::State { state, .. } => Some(state.version),
+            ServerMsg::Event { version, .. }
+            | ServerMsg::GameOver { version, .. }
+            | ServerMsg::OpponentLeft { version, .. }
+            | ServerMsg::Chat { version, .. }
+            | ServerMsg::Ack { version, .. } => Some(*version),
+            _ => None,
+        }
+    }
+
+    /// The JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| {
+            r#"{"type":"error","code":"internal","message":"serialization"}"#.to_string()
+        })
+    }
+}
+
+/// Who is looking at a room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Viewer {
+    /// A seated player.
+    Seat(SeatId),
+    /// A spectator.
+    Spectator,
+}
+
+/// The message a viewer gets for a room event, or `None` when it is not
+/// for them (another seat's, spectators-only, or host-only events).
+pub fn to_wire(env: &Envelope, viewer: Viewer, seq: Option<u64>) -> Option<ServerMsg> {
+    if !visible(&env.to, viewer) {
+        return None;
+    }
+    let version = env.version;
+    Some(match &*env.event {
+        Event::GameOver {
+            result,
+            points,
+            kind,
+            message,
+        } => ServerMsg::GameOver {
+            version,
+            seq,
+            result: *result,
+            points: *points,
+            kind: *kind,
+            message: message.clone(),
+        },
+        Event::OpponentLeft { message } => ServerMsg::OpponentLeft {
+            version,
+            message: message.clone(),
+        },
+        Event::Chat { from, text } => ServerMsg::Chat {
+            version,
+            seq,
+            from: from.clone(),
+            text: text.clone(),
+        },
+        Event::BotRequest { .. } | Event::Stats { .. } => return None,
+        e => ServerMsg::Event {
+            version,
+            seq,
+            event: e.clone(),
+        },
+    })
+}
+
+fn visible(to: &Audience, viewer: Viewer) -> bool {
+    match (to, viewer) {
+        (Audience::All, _) => true,
+        (Audience::Seat(s), Viewer::Seat(v)) => *s == v,
+        (Audience::Spectators, Viewer::Spectator) => true,
+        _ => false,
+    }
+}
+
+/// Whether [`to_wire`] makes an event a plain `event` message (rather than
+/// `game_over`, `opponent_left`, `chat` or nothing).
+fn plain_event(e: &Event) -> bool {
+    !matches!(
+        e,
+        Event::GameOver { .. }
+            | Event::OpponentLeft { .. }
+            | Event::Chat { .. }
+            | Event::BotRequest { .. }
+            | Event::Stats { .. }
+    )
+}
+
+/// One room event written as JSON for any number of viewers.
+///
+/// [`to_wire`] then [`ServerMsg::to_json`] for each viewer clones the event
+/// and serialises it again, although only the envelope (`version`, `seq`)
+/// differs between viewers. This writes the event's JSON once, on first
+/// use, and wraps it per viewer: the text is byte for byte what
+/// `to_wire(env, viewer, seq).map(|m| m.to_json())` gives.
+#[derive(Debug)]
+pub struct EventText<'a> {
+    env: &'a Envelope,
+    body: Option<String>,
+}
+
+impl<'a> EventText<'a> {
+    /// Nothing is written until [`EventText::render`] needs it.
+    pub fn new(env: &'a Envelope) -> EventText<'a> {
+        EventText { env, body: None }
+    }
+
+    /// The message this viewer gets when `seq` is the command it answers;
+    /// `None` when the event is not for them.
+    pub fn render(&mut self, viewer: Viewer, seq: Option<u64>) -> Option<Rendered> {
+        use std::fmt::Write as _;
+        let env = self.env;
+        let slow = |m: ServerMsg| Rendered {
+            text: m.to_json(),
+            seq: m.seq(),
+            version: env.version,
+        };
+        if !plain_event(&env.event) {
+            return to_wire(env, viewer, seq).map(slow);
+        }
+        if !visible(&env.to, viewer) {
+            return None;
+        }
+        let body = self.body.get_or_insert_with(|| {
+            serde_json::to_string(&env.event).unwrap_or_else(|_| String::new())
+        });
+        if body.is_empty() {
+            // Unserialisable (never expected): the same error text as
+            // `to_json` gives.
+            return to_wire(env, viewer, seq).map(slow);
+        }
+        // The field order of `ServerMsg::Event`'s derived serialisation.
+        let mut text = String::with_capacity(body.len() + 64);
+        let _ = write!(text, r#"{{"type":"event","version":{}"#, env.version);
+        if let Some(q) = seq {
+            let _ = write!(text, r#","seq":{q}"#);
+        }
+        text.push_str(r#","event":"#);
+        text.push_str(body);
+        text.push('}');
+        Some(Rendered {
+            text,
+            seq,
+            version: env.version,
+        })
+    }
+}
+
+/// A server message for one viewer, as JSON text, with what the session
+/// keeps track of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The JSON text.
+    pub text: String,
+    /// The `seq` the message echoes.
+    pub seq: Option<u64>,
+    /// The room version it carries.
+    pub version: u64,
+}

@@ -1,0 +1,278 @@
+//! The protocol's unit tests (the golden transcripts of whole turns are
+//! the room host's: `crates/tabula-server/src/host/tests/golden.rs`).
+
+use tabula_room::{Audience, Command, Envelope, Event, PlayerResult, ResultKind, SeatId, Spot};
+
+use crate::*;
+
+#[test]
+fn client_frames_read_with_seq() {
+    let f = parse_client(r#"{"type":"move","from":24,"to":"off","seq":3}"#).unwrap();
+    assert_eq!(f.seq, Some(3));
+    assert_eq!(
+        f.msg,
+        ClientMsg::Move {
+            from: Spot::Point(24),
+            to: Spot::Off
+        }
+    );
+    let f = parse_client(r#"{"type":"rollDice"}"#).unwrap();
+    assert_eq!((f.seq, f.msg), (None, ClientMsg::RollDice));
+    let f = parse_client(r#"{"type":"join","room":"abc"}"#).unwrap();
+    assert!(matches!(
+        f.msg,
+        ClientMsg::Join {
+            spectate: false,
+            seat: None,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn every_client_type_is_listed() {
+    for t in CLIENT_TYPES {
+        let e = parse_client(&format!(r#"{{"type":"{t}"}}"#));
+        if let Err(e) = e {
+            assert_eq!(e.code, ErrorCode::BadMessage, "{t}");
+        }
+    }
+}
+
+#[test]
+fn bad_frames_get_distinct_codes() {
+    assert_eq!(parse_client("{nope").unwrap_err().code, ErrorCode::BadJson);
+    let e = parse_client(r#"{"type":"fly","seq":9}"#).unwrap_err();
+    assert_eq!((e.code, e.seq), (ErrorCode::UnknownType, Some(9)));
+    assert_eq!(
+        parse_client(r#"{"type":"move","from":"x"}"#)
+            .unwrap_err()
+            .code,
+        ErrorCode::BadMessage
+    );
+    assert_eq!(parse_client("[1]").unwrap_err().code, ErrorCode::BadMessage);
+}
+
+#[test]
+fn error_codes_serialize_as_their_names() {
+    for c in [
+        ErrorCode::BadJson,
+        ErrorCode::NotYourTurn,
+        ErrorCode::FrameTooLarge,
+    ] {
+        assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+    }
+}
+
+#[test]
+fn events_map_to_messages_by_audience() {
+    let env = Envelope {
+        version: 5,
+        to: Audience::Seat(SeatId::A),
+        event: Event::GameOver {
+            result: PlayerResult::Win,
+            points: 2,
+            kind: ResultKind::Mars,
+            message: "WIN 2 pt.".into(),
+        }
+        .into(),
+    };
+    assert!(to_wire(&env, Viewer::Seat(SeatId::B), None).is_none());
+    let m = to_wire(&env, Viewer::Seat(SeatId::A), Some(4)).unwrap();
+    let v = serde_json::to_value(&m).unwrap();
+    assert_eq!(v["type"], "game_over");
+    assert_eq!(v["version"], 5);
+    assert_eq!(v["kind"], "mars");
+    let env = Envelope {
+        version: 6,
+        to: Audience::All,
+        event: Event::DiceRolled {
+            seat: SeatId::A,
+            dice: [3, 5],
+            roll_index: 2,
+        }
+        .into(),
+    };
+    let v = serde_json::to_value(to_wire(&env, Viewer::Spectator, Some(1)).unwrap()).unwrap();
+    assert_eq!(v["type"], "event");
+    assert_eq!(v["seq"], 1);
+    assert_eq!(v["event"]["type"], "diceRolled");
+    let host = Envelope {
+        version: 7,
+        to: Audience::Host,
+        event: Event::BotRequest {
+            seat: SeatId::B,
+            level: 1,
+            need: tabula_room::BotNeed::Roll,
+        }
+        .into(),
+    };
+    assert!(to_wire(&host, Viewer::Seat(SeatId::B), None).is_none());
+}
+
+/// Every room command has exactly one wire form, and it reads back as the
+/// same command; the node's own commands have none. (The match lists every
+/// command, so a new one does not build until it is placed here.)
+#[test]
+fn every_room_command_has_one_wire_form_and_back() {
+    let commands = [
+        Command::Sit { seat: None },
+        Command::Spectate,
+        Command::StandUp,
+        Command::Leave,
+        Command::Ready,
+        Command::SetClientSeed { seed: "s".into() },
+        Command::RollDice,
+        Command::Move {
+            from: Spot::Bar,
+            to: Spot::Point(20),
+        },
+        Command::ThudMove {
+            notation: "Da6-b6".into(),
+        },
+        Command::Resign,
+        Command::Double,
+        Command::Take,
+        Command::Drop,
+        Command::ProposeEnd,
+        Command::AcceptEnd,
+        Command::DeclineEnd,
+        Command::Chat { text: "hi".into() },
+        Command::Connected,
+        Command::Disconnected,
+    ];
+    let mut kinds = std::collections::BTreeSet::new();
+    for c in &commands {
+        let node_made = match c {
+            Command::Sit { .. }
+            | Command::Spectate
+            | Command::Connected
+            | Command::Disconnected => true,
+            Command::StandUp
+            | Command::Leave
+            | Command::Ready
+            | Command::SetClientSeed { .. }
+            | Command::RollDice
+            | Command::Move { .. }
+            | Command::ThudMove { .. }
+            | Command::Resign
+            | Command::Double
+            | Command::Take
+            | Command::Drop
+            | Command::ProposeEnd
+            | Command::AcceptEnd
+            | Command::DeclineEnd
+            | Command::Chat { .. } => false,
+            _ => panic!("a room command the protocol does not place: {c:?}"),
+        };
+        let wire = ClientMsg::of_command(c);
+        if node_made {
+            assert_eq!(wire, None, "{c:?} is the node's own");
+            continue;
+        }
+        let wire = wire.unwrap_or_else(|| panic!("{c:?} has no wire form"));
+        assert_eq!(wire.to_command().as_ref(), Some(c), "{c:?} reads back");
+        // Through JSON too, as a client would send it.
+        let text = serde_json::to_string(&ClientFrame {
+            seq: Some(1),
+            msg: wire.clone(),
+        })
+        .unwrap();
+        let back = parse_client(&text).unwrap();
+        assert_eq!(back.msg, wire, "{text}");
+        assert!(
+            kinds.insert(wire.kind()),
+            "two commands share {}",
+            wire.kind()
+        );
+        assert!(
+            CLIENT_TYPES.contains(&wire.kind()),
+            "{} not listed",
+            wire.kind()
+        );
+    }
+    // And the other way: every client type that is a command is one above.
+    for t in CLIENT_TYPES {
+        if !["join", "resume", "ping", "hint"].contains(t) {
+            assert!(kinds.contains(t), "{t} maps to no command");
+        }
+    }
+}
+
+#[test]
+fn node_messages_read_back_by_direction() {
+    let to_owner = ToOwner::Cmd {
+        room: "r".into(),
+        from: "n1".into(),
+        conn: 7,
+        frame: Some(parse_client(r#"{"type":"rollDice","seq":3}"#).unwrap()),
+        text: None,
+    };
+    let text = NodeMsg::from(to_owner.clone()).encode().unwrap();
+    assert_eq!(
+        text,
+        r#"{"t":"cmd","room":"r","from":"n1","conn":7,"frame":{"seq":3,"type":"rollDice"}}"#
+    );
+    assert_eq!(NodeMsg::decode(&text).unwrap(), NodeMsg::ToOwner(to_owner));
+    let to_front = ToFront::Reroute {
+        from: "n2".into(),
+        conn: 7,
+    };
+    let text = NodeMsg::from(to_front.clone()).encode().unwrap();
+    assert_eq!(text, r#"{"t":"reroute","from":"n2","conn":7}"#);
+    assert_eq!(NodeMsg::decode(&text).unwrap(), NodeMsg::ToFront(to_front));
+    // What a node of an earlier release sends: the frame as text, no
+    // sender on owner messages.
+    let old = r#"{"t":"cmd","room":"r","from":"n1","conn":7,"text":"{\"type\":\"ready\"}"}"#;
+    assert!(matches!(
+        NodeMsg::decode(old).unwrap(),
+        NodeMsg::ToOwner(ToOwner::Cmd {
+            frame: None,
+            text: Some(_),
+            ..
+        })
+    ));
+    let old = r#"{"t":"unjoined","conn":7}"#;
+    assert!(matches!(
+        NodeMsg::decode(old).unwrap(),
+        NodeMsg::ToFront(ToFront::Unjoined { conn: 7, .. })
+    ));
+    assert!(NodeMsg::decode(r#"{"t":"fly"}"#).is_err());
+}
+
+#[test]
+fn a_single_out_message_keeps_its_old_wire_form_and_a_batch_round_trips() {
+    let one = NodeMsg::from(ToFront::Out {
+        from: String::new(),
+        conn: 7,
+        n: 3,
+        seq: Some(2),
+        version: Some(9),
+        text: "{}".into(),
+        more: Vec::new(),
+    });
+    let text = one.encode().unwrap();
+    assert!(!text.contains("more"), "{text}");
+    // What a node without batches sends reads as a batch of one.
+    let old = r#"{"t":"out","conn":7,"n":3,"seq":2,"version":9,"text":"{}"}"#;
+    let NodeMsg::ToFront(ToFront::Out { n, more, .. }) = NodeMsg::decode(old).unwrap() else {
+        panic!("not an out message");
+    };
+    assert_eq!((n, more.len()), (3, 0));
+
+    let batch = NodeMsg::from(ToFront::Out {
+        from: "n3".into(),
+        conn: 7,
+        n: 4,
+        seq: Some(3),
+        version: Some(10),
+        text: "a".into(),
+        more: vec![OutItem {
+            seq: None,
+            version: Some(11),
+            text: "b".into(),
+        }],
+    });
+    let back = NodeMsg::decode(&batch.encode().unwrap()).unwrap();
+    assert_eq!(back, batch);
+}
