@@ -48,11 +48,15 @@ pub enum ToOwner {
         from: NodeId,
         /// The front's connection id.
         conn: u64,
-        /// The frame (`{"type": "move", ..., "seq": 7}`). Absent from a node
-        /// of an earlier release, which sends `text`.
+        /// The frame (`{"type": "move", ..., "seq": 7}`), which the owner
+        /// takes as it is. Absent from a node of the previous release,
+        /// which sends only `text`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         frame: Option<ClientFrame>,
-        /// The frame as JSON text: what nodes of earlier releases send.
+        /// The frame as JSON text, all a node of the previous release reads
+        /// (an owner of this release reads it only when `frame` is absent).
+        /// Written beside `frame` for one release, so that a rolling
+        /// upgrade routes commands both ways; dropped in the next.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
     },

@@ -364,7 +364,10 @@ impl Sess {
                     from: self.node().to_string(),
                     conn: self.conn,
                     frame: Some(frame.clone()),
-                    text: None,
+                    // Also as text, for an owner of the previous release
+                    // during a rolling upgrade (it reads only `text`);
+                    // dropped in the next release.
+                    text: serde_json::to_string(frame).ok(),
                 };
                 let node = node.clone();
                 let ok = crate::cluster::send(&self.state, &node, msg).await;
