@@ -283,7 +283,6 @@ impl<'a> EventText<'a> {
     /// The message this viewer gets when `seq` is the command it answers;
     /// `None` when the event is not for them.
     pub fn render(&mut self, viewer: Viewer, seq: Option<u64>) -> Option<Rendered> {
-        use std::fmt::Write as _;
         let env = self.env;
         let slow = |m: ServerMsg| Rendered {
             text: m.to_json(),
@@ -305,10 +304,13 @@ impl<'a> EventText<'a> {
             return to_wire(env, viewer, seq).map(slow);
         }
         // The field order of `ServerMsg::Event`'s derived serialisation.
+        let mut num = itoa::Buffer::new();
         let mut text = String::with_capacity(body.len() + 64);
-        let _ = write!(text, r#"{{"type":"event","version":{}"#, env.version);
+        text.push_str(r#"{"type":"event","version":"#);
+        text.push_str(num.format(env.version));
         if let Some(q) = seq {
-            let _ = write!(text, r#","seq":{q}"#);
+            text.push_str(r#","seq":"#);
+            text.push_str(num.format(q));
         }
         text.push_str(r#","event":"#);
         text.push_str(body);

@@ -15,9 +15,7 @@ fn actor(seat: SeatId) -> Actor {
 }
 
 fn step(s: &str) -> (Spot, Spot) {
-    let s = s.trim_end_matches('*');
-    let (a, b) = s.split_once(['-', '/']).expect("a step");
-    (a.parse().unwrap(), b.trim_end_matches('*').parse().unwrap())
+    Spot::parse_step(s).expect("a step")
 }
 
 /// Seats, a spectator, chat, ready, then the first legal play until the

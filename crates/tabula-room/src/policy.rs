@@ -192,10 +192,7 @@ mod tests {
         if let Some(m) = room.view().moves
             && let Some(step) = m.first_steps.first()
         {
-            let s = step.trim_end_matches('*');
-            if let Some((a, b)) = s.split_once(['-', '/'])
-                && let (Ok(from), Ok(to)) = (a.parse(), b.trim_end_matches('*').parse())
-            {
+            if let Ok((from, to)) = crate::Spot::parse_step(step) {
                 return Command::Move { from, to };
             }
         }
