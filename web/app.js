@@ -113,30 +113,9 @@ let net;
 
 // ---- identity ---------------------------------------------------------------
 
-function guestId() {
-  const ok = (s) => typeof s === 'string' && /^[A-Za-z0-9_-]{3,64}$/.test(s);
-  let id = params.get('guest');
-  if (ok(id)) {
-    try {
-      localStorage.setItem('tabula.guest', id);
-    } catch {}
-    return id;
-  }
-  try {
-    id = localStorage.getItem('tabula.guest');
-  } catch {}
-  if (!ok(id)) {
-    const r = new Uint8Array(6);
-    crypto.getRandomValues(r);
-    id = `g${Array.from(r, (b) => b.toString(16).padStart(2, '0')).join('')}`;
-    try {
-      localStorage.setItem('tabula.guest', id);
-    } catch {}
-  }
-  return id;
-}
-
-const credQuery = () => (tg.active() ? `initData=${encodeURIComponent(tg.initData())}` : `guest=${encodeURIComponent(guestId())}`);
+// Telegram: initData. A guest sends nothing the first time: the node mints
+// the guest and its token, which `net` keeps (localStorage) and sends after.
+const credQuery = () => (tg.active() ? `initData=${encodeURIComponent(tg.initData())}` : '');
 function credHeaders() {
   if (net?.token) return { authorization: `Bearer ${net.token}` };
   if (tg.active()) return { 'x-telegram-init-data': tg.initData() };
@@ -184,7 +163,12 @@ function seatName(seat) {
   if (s.bot) return `Computer · ${LEVELS[s.bot]}`;
   if (!s.player) return 'Waiting…';
   if (s.player.startsWith('tg:')) return 'Opponent';
-  return s.player.replace(/^guest:/, '');
+  return guestName(s.player);
+}
+
+/** A guest as others see it: `Guest 3f9a` (its id's first four digits). */
+function guestName(id) {
+  return id.startsWith('guest:') ? `Guest ${id.slice(6, 10)}` : id;
 }
 
 function sideName(seat) {
@@ -253,8 +237,7 @@ async function quickMatch() {
   S.searching = ctl;
   render();
   try {
-    const q = tg.active() || net.token ? '' : `?guest=${encodeURIComponent(guestId())}`;
-    const r = await api('POST', `/api/quickmatch${q}`, { game: S.lobby.game, options: lobbyOptions() }, credHeaders(), ctl.signal);
+    const r = await api('POST', '/api/quickmatch', { game: S.lobby.game, options: lobbyOptions() }, credHeaders(), ctl.signal);
     S.searching = null;
     S.botLevel = r.bot || null;
     enterRoom(r.roomId, r.invite);
@@ -967,7 +950,7 @@ function renderChat(box) {
   if (have === S.chat.length) return;
   box.replaceChildren(...S.chat.map((c) => {
     const arb = c.from?.kind === 'arbiter';
-    const who = arb ? 'Arbiter' : c.from?.id === S.player ? 'You' : (c.from?.id || '').replace(/^guest:/, '');
+    const who = arb ? 'Arbiter' : c.from?.id === S.player ? 'You' : guestName(c.from?.id || '');
     return h(`p.line${arb ? '.arbiter' : ''}`, h('b', who), ' ', c.text);
   }));
   box.scrollTop = box.scrollHeight;

@@ -4,6 +4,23 @@
 // applies it at most once). See docs/protocol.md.
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+const TOKEN_KEY = 'tabula.token';
+
+// The session token is a guest's only identity (the server mints guests;
+// a name is no credential), so it is kept across reloads and visits.
+function loadToken() {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+function saveToken(t) {
+  try {
+    if (t) localStorage.setItem(TOKEN_KEY, t);
+    else localStorage.removeItem(TOKEN_KEY);
+  } catch {}
+}
 
 export class Net {
   /**
@@ -18,7 +35,7 @@ export class Net {
     this.onStatus = onStatus;
     this.ws = null;
     this.player = null;
-    this.token = null;
+    this.token = loadToken();
     this.room = null; // { key, spectate }
     this.version = 0; // the last room version the app processed
     this.pending = new Map(); // seq -> message, until something answers it
@@ -39,8 +56,7 @@ export class Net {
 
   url() {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const useToken = this.token && this.failures < 2;
-    const q = useToken ? `token=${encodeURIComponent(this.token)}` : this.query();
+    const q = this.token ? `token=${encodeURIComponent(this.token)}` : this.query();
     return `${proto}//${location.host}/ws?${q}`;
   }
 
@@ -68,9 +84,25 @@ export class Net {
     this.setStatus('reconnecting');
     const base = BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)];
     this.failures += 1;
-    if (this.failures >= 3) this.token = null; // maybe expired: back to initData / guest
+    if (this.token && this.failures >= 2) this.checkToken();
     const wait = base / 2 + Math.random() * base / 2;
     this.timer = setTimeout(() => this.open(), wait);
+  }
+
+  /**
+   * After failed connects: is the token still good? Only a 401 drops it
+   * (expired, or the node's secret changed: back to initData, or a new
+   * guest); a node that cannot be reached keeps it.
+   */
+  async checkToken() {
+    const token = this.token;
+    try {
+      const r = await fetch('/api/session', { headers: { authorization: `Bearer ${token}` } });
+      if (r.status === 401 && this.token === token) {
+        this.token = null;
+        saveToken(null);
+      }
+    } catch {}
   }
 
   setStatus(s) {
@@ -89,7 +121,10 @@ export class Net {
     }
     if (msg.type === 'welcome') {
       this.player = msg.player;
-      if (msg.token) this.token = msg.token;
+      if (msg.token) {
+        this.token = msg.token;
+        saveToken(msg.token);
+      }
       this.failures = 0;
       this.welcomed = true;
       this.setStatus('online');

@@ -57,6 +57,9 @@ pub async fn http(
 struct Player {
     ws: Option<Ws>,
     name: String,
+    /// The session token of the last `welcome`: how a guest comes back as
+    /// the same player after a reconnect (its name is no credential).
+    token: Option<String>,
     host: usize,
     seat: Option<String>,
     seq: u64,
@@ -76,7 +79,10 @@ impl Player {
     async fn connect(&mut self, shared: &Shared, room: &str) -> anyhow::Result<()> {
         let hosts = &shared.cfg.hosts;
         let host = &hosts[self.host % hosts.len()];
-        let cred = shared.cfg.credentials(&self.name);
+        let cred = match &self.token {
+            Some(t) => format!("token={t}"),
+            None => shared.cfg.credentials(&self.name),
+        };
         let url = format!("ws://{host}/ws?{cred}");
         let t = Instant::now();
         let (mut ws, _) = tokio::time::timeout(
@@ -99,7 +105,12 @@ impl Player {
         .context("connect")?;
         // welcome
         match tokio::time::timeout(shared.cfg.connect_timeout, ws.next()).await {
-            Ok(Some(Ok(Message::Text(t)))) if t.contains("\"welcome\"") => {}
+            Ok(Some(Ok(Message::Text(t)))) if t.contains("\"welcome\"") => {
+                let w: Value = serde_json::from_str(&t).unwrap_or_default();
+                if let Some(t) = w["token"].as_str() {
+                    self.token = Some(t.to_string());
+                }
+            }
             _ => bail!("no welcome"),
         }
         shared.stats.connect.record(t.elapsed());
@@ -282,18 +293,14 @@ impl Player {
     }
 }
 
-/// `24-18` / `bar/22*` / `5-off` → a `move` message.
+/// `24-18` / `bar/22*` / `5-off` → a `move` message (read by the room's
+/// one step reader; a step it cannot read is sent as it is, for the node to
+/// refuse).
 fn step_msg(step: &str) -> Value {
-    let s = step.trim_end_matches('*');
-    let (a, b) = s.split_once(['-', '/']).unwrap_or((s, s));
-    let spot = |x: &str| -> Value {
-        let x = x.trim_end_matches('*');
-        match x.parse::<u8>() {
-            Ok(n) => json!(n),
-            Err(_) => json!(x),
-        }
-    };
-    json!({"type": "move", "from": spot(a), "to": spot(b)})
+    match tabula_room::Spot::parse_step(step) {
+        Ok((from, to)) => json!({"type": "move", "from": from, "to": to}),
+        Err(_) => json!({"type": "move", "from": step, "to": step}),
+    }
 }
 
 async fn recv(
@@ -326,6 +333,7 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
     let mk = |i: usize| Player {
         ws: None,
         name: format!("lt{}s{slot}n{n}p{i}", cfg.run_tag),
+        token: None,
         // The two sockets of a match go to different nodes when there are
         // several, as behind a load balancer, unless both follow the room.
         host: if cfg.affinity {

@@ -210,8 +210,11 @@ fn note(v: &Value, end: &mut bool, disconnected: &mut bool) {
 /// command with the same `seq`.
 #[derive(Debug)]
 pub struct Player {
-    /// Its guest name.
+    /// Its label in failures.
     pub name: String,
+    /// Its session token, from the last `welcome`: how it comes back as
+    /// the same player (a guest's only credential).
+    pub token: Option<String>,
     /// The room it plays in.
     pub room: String,
     /// The node it tries first.
@@ -243,6 +246,7 @@ impl Player {
     pub fn new(name: &str, room: &str, home: SocketAddr, nodes: &Nodes) -> Player {
         Player {
             name: name.into(),
+            token: None,
             room: room.into(),
             home,
             nodes: nodes.clone(),
@@ -270,7 +274,10 @@ impl Player {
                 if !live(&self.nodes).contains(&addr) {
                     continue;
                 }
-                let url = format!("ws://{addr}/ws?guest={}", self.name);
+                let url = match &self.token {
+                    Some(t) => format!("ws://{addr}/ws?token={t}"),
+                    None => format!("ws://{addr}/ws"),
+                };
                 let Ok(Ok((mut ws, _))) = tokio::time::timeout(
                     Duration::from_secs(2),
                     tokio_tungstenite::connect_async(url),
@@ -290,6 +297,11 @@ impl Player {
                 {
                     if let Message::Text(t) = m {
                         let v: Value = serde_json::from_str(&t).unwrap();
+                        if v["type"] == "welcome"
+                            && let Some(t) = v["token"].as_str()
+                        {
+                            self.token = Some(t.to_string());
+                        }
                         if v["type"] == "state" {
                             ok = true;
                             break;

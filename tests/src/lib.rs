@@ -191,25 +191,53 @@ pub struct Client {
     pub last_version: u64,
     /// The seat the last `state` gave it.
     pub seat: Option<String>,
+    /// The player `welcome` named.
+    pub player: String,
+    /// The session token `welcome` brought: the way back to the same
+    /// player ([`Client::again`]).
+    pub token: Option<String>,
 }
 
 impl Client {
-    /// Opens `/ws?guest=<guest>` and takes its `welcome`.
-    pub async fn connect(addr: SocketAddr, guest: &str) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?guest={guest}"))
+    /// Opens `/ws` as a new guest and takes its `welcome`; `name` labels
+    /// the client in failures (the node mints the guest's id).
+    pub async fn connect(addr: SocketAddr, name: &str) -> Client {
+        Client::open(addr, name, "").await
+    }
+
+    /// Opens `/ws` again as the player `old` was, with its session token,
+    /// as a client written from docs/protocol.md reconnects.
+    pub async fn again(addr: SocketAddr, old: &Client) -> Client {
+        let token = old.token.as_deref().expect("a session token");
+        let c = Client::with_token(addr, &old.name, token).await;
+        assert_eq!(c.player, old.player, "{}: the same player again", old.name);
+        c
+    }
+
+    /// Opens `/ws?token=<token>`.
+    pub async fn with_token(addr: SocketAddr, name: &str, token: &str) -> Client {
+        Client::open(addr, name, &format!("token={token}")).await
+    }
+
+    async fn open(addr: SocketAddr, name: &str, query: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?{query}"))
             .await
             .unwrap();
         let mut c = Client {
             ws,
-            name: guest.to_string(),
+            name: name.to_string(),
             seq: 0,
             seen: Vec::new(),
             last_version: 0,
             seat: None,
+            player: String::new(),
+            token: None,
         };
         let w = c.recv().await;
-        assert_eq!(w["type"], "welcome");
-        assert_eq!(w["player"], format!("guest:{guest}"));
+        assert_eq!(w["type"], "welcome", "{w}");
+        c.player = w["player"].as_str().unwrap_or_default().to_string();
+        c.token = w["token"].as_str().map(str::to_string);
+        assert!(c.player.starts_with("guest:") || !query.is_empty(), "{w}");
         c
     }
 

@@ -43,9 +43,13 @@ async fn open(
                 seen: Vec::new(),
                 last_version: 0,
                 seat: None,
+                player: String::new(),
+                token: None,
             };
             let w = c.recv().await;
             assert_eq!(w["type"], "welcome", "{w}");
+            c.player = w["player"].as_str().unwrap_or_default().to_string();
+            c.token = w["token"].as_str().map(str::to_string);
             Ok((c, w))
         }
         Err(WsError::Http(resp)) => {
@@ -138,12 +142,19 @@ async fn guests_get_a_token_in_the_default_config() {
     let _one = common::one().await;
     let node = start(test_settings());
     let (_, w) = open(node.addr, "guest=alice", &[]).await.unwrap();
-    assert_eq!(w["player"], "guest:alice");
+    let alice = w["player"].as_str().unwrap().to_string();
+    // A guest id is minted, not taken from the name a client sends.
+    assert!(alice.starts_with("guest:") && alice != "guest:alice", "{w}");
     let token = w["token"].as_str().expect("a token").to_string();
     let (_, w) = open(node.addr, &format!("token={token}"), &[])
         .await
         .unwrap();
-    assert_eq!(w["player"], "guest:alice");
+    assert_eq!(w["player"], alice.as_str());
+    // The same name again, or her public id as a name, is someone else.
+    for q in ["guest=alice".to_string(), format!("guest={}", &alice[6..])] {
+        let (_, w) = open(node.addr, &q, &[]).await.unwrap();
+        assert_ne!(w["player"], alice.as_str(), "{q}");
+    }
     // No bot token here: initData is refused as not configured.
     let q = format!("initData={}", enc(&init_data(BOT, 42)));
     let (status, body) = open(node.addr, &q, &[]).await.expect_err("refused");

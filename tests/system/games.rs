@@ -60,7 +60,8 @@ async fn two_clients_play_a_complete_long_nardy_game() {
     let st = state(node.addr, &room).await;
     assert_eq!(st["phase"], "finished");
     // Statistics were recorded for both players.
-    let (status, s) = http_async(node.addr, "GET", "/api/players/guest:alice/stats", None).await;
+    let path = format!("/api/players/{}/stats", a.player);
+    let (status, s) = http_async(node.addr, "GET", &path, None).await;
     assert_eq!(status, 200);
     assert_eq!(s["games"], 1, "{s}");
 }

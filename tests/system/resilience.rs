@@ -327,12 +327,14 @@ async fn a_waiting_room_unloaded_while_empty_takes_its_player_back() {
     let r = a.call(json!({"type": "chat", "text": "anyone?"})).await;
     assert_eq!(r["type"], "chat", "{r}");
     let a_left = a.seq;
+    let (token, player) = (a.token.clone().expect("a token"), a.player.clone());
     drop(a);
     // When it has been unloaded
     until_unloaded(node.addr, 1.0).await;
     // Then the player and a newcomer join it and play, nothing lost (the
     // player's client numbers on from its last seq, which the room kept)
-    let mut a = Client::connect(node.addr, "wes").await;
+    let mut a = Client::with_token(node.addr, "wes", &token).await;
+    assert_eq!(a.player, player);
     a.seq = a_left;
     let j = a.join(&room).await;
     assert_eq!(j["type"], "state", "{j}");

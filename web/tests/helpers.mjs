@@ -113,9 +113,13 @@ export async function launch() {
   });
 }
 
-/** A page in its own context (own localStorage: its own guest), phone-sized. */
-export async function openPage(browser, url) {
-  const ctx = await browser.newContext({ viewport: { width: 420, height: 860 }, deviceScaleFactor: 1, hasTouch: false });
+/**
+ * A page in its own context (own localStorage: its own guest), phone-sized;
+ * or, with `same`, another window of the browser `same` is in (its
+ * localStorage, so the same player).
+ */
+export async function openPage(browser, url, same) {
+  const ctx = same ? same.context() : await browser.newContext({ viewport: { width: 420, height: 860 }, deviceScaleFactor: 1, hasTouch: false });
   const page = await ctx.newPage();
   page.setDefaultTimeout(15000);
   const errors = [];

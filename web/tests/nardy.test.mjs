@@ -25,7 +25,9 @@ test('two pages join one room by invite and play turns by clicking; black sees t
     assert.match(link, /\?join=[A-Z0-9]{6}$/, link);
     const bob = await openPage(browser, link.replace(/^http:\/\/[^/]+/, node.base) + '&guest=bob');
     await waitState(bob, (s) => s.seat === 'b', 'bob seated');
-    await waitState(alice, (s) => s.view?.seats?.[1]?.player === 'guest:bob', 'alice sees bob');
+    const bobId = (await appState(bob)).player;
+    assert.match(bobId, /^guest:[0-9a-f]{32}$/, 'a minted guest id');
+    await waitState(alice, (s) => s.view?.seats?.[1]?.player === bobId, 'alice sees bob');
     await alice.click('#ready');
     await bob.click('#ready');
     await waitState(alice, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
@@ -109,7 +111,7 @@ test('the same player in a second window: the first one steps back instead of fi
     const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
     const first = await openPage(browser, `${node.base}/?join=${room.invite}&guest=ivan`);
     await waitState(first, (s) => s.seat === 'a' && s.conn === 'online', 'first window seated');
-    const second = await openPage(browser, `${node.base}/?join=${room.invite}&guest=ivan`);
+    const second = await openPage(browser, `${node.base}/?join=${room.invite}`, first);
     await waitState(second, (s) => s.seat === 'a' && s.conn === 'online', 'second window seated');
     await first.waitForSelector('#conn-status:has-text("another window")');
     // It stays put (no reconnect loop) until asked to take over.

@@ -194,3 +194,15 @@ pub struct RoomSummary {
     /// How the game ended, once it has.
     pub result: Option<GameResult>,
 }
+
+/// `GET /api/session`: the player the credentials name (a session token
+/// as `Authorization: Bearer`, `initData`, or none: a new guest), with a
+/// fresh token; 401 when they name nobody (an expired or foreign token).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    /// The player id.
+    pub player: String,
+    /// A fresh session token (absent when the node issues none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}

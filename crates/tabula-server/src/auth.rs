@@ -19,7 +19,9 @@ pub struct Credentials {
     pub init_data: Option<String>,
     /// A session token issued earlier.
     pub token: Option<String>,
-    /// A guest id (guest mode).
+    /// What a client sent as `?guest=`: ignored. A guest's identity is
+    /// minted by the node and held by its session token alone; a name a
+    /// client chooses would let anyone who learns it take the seat.
     pub guest: Option<String>,
 }
 
@@ -30,10 +32,6 @@ pub enum AuthError {
     /// Nothing acceptable was presented.
     #[error("authentication required")]
     Missing,
-    /// A guest id shorter than 3 or longer than 64 bytes, or with
-    /// characters other than `A-Za-z0-9_-`.
-    #[error("bad guest id (3..64 of A-Z a-z 0-9 _ -)")]
-    BadGuestId,
     /// Telegram or token authentication is not configured on this node.
     #[error("{0} authentication is not configured on this node")]
     NotConfigured(&'static str),
@@ -65,10 +63,12 @@ pub struct GuestAuth {
     pub telegram: Option<Box<dyn Authenticator>>,
 }
 
-/// The same rule `tabula-auth` applies, so every admitted guest can be
-/// issued a session token (a 1–2 character name once got none).
-fn valid_guest(id: &str) -> bool {
-    tabula_auth::guest_player_id(id).is_ok()
+/// A new guest: 128 random bits, so that an id seen by others (it is
+/// public: seats, chat, spectators) cannot be guessed for another guest;
+/// it is never a credential by itself — only its session token is.
+fn mint_guest() -> PlayerId {
+    let r: u128 = rand::rng().random();
+    PlayerId::new(format!("guest:{r:032x}"))
 }
 
 impl Authenticator for GuestAuth {
@@ -90,16 +90,9 @@ impl Authenticator for GuestAuth {
         if !self.guest {
             return Err(AuthError::Missing);
         }
-        let id = match &c.guest {
-            Some(g) if !g.is_empty() => {
-                if !valid_guest(g) {
-                    return Err(AuthError::BadGuestId);
-                }
-                g.clone()
-            }
-            _ => format!("{:016x}", rand::rng().random::<u64>()),
-        };
-        Ok(PlayerId::new(format!("guest:{id}")))
+        // Without a token a guest is a new player, whatever `?guest=`
+        // says: coming back as the same one takes the token of `welcome`.
+        Ok(mint_guest())
     }
 
     fn issue_token(&self, player: &PlayerId) -> Option<String> {
@@ -123,6 +116,7 @@ pub struct TelegramAuth {
     max_age: u64,
     key: SessionKey,
     ttl: u64,
+    guest_ttl: u64,
 }
 
 /// Third-party `initData` validation: Telegram's Ed25519 signature for a
@@ -146,7 +140,15 @@ impl TelegramAuth {
             max_age,
             key,
             ttl,
+            guest_ttl: ttl,
         }
+    }
+
+    /// Guests' tokens valid for `ttl` seconds instead (a guest's token is
+    /// its only credential, kept by the client for longer than a session).
+    pub fn with_guest_ttl(mut self, ttl: u64) -> TelegramAuth {
+        self.guest_ttl = ttl;
+        self
     }
 
     /// Also accept `initData` by its Ed25519 `signature` (third-party
@@ -189,10 +191,15 @@ impl TelegramAuth {
     }
 
     /// [`Authenticator::issue_token`] at `now`. `None` for an id
-    /// `tabula-auth` does not accept (a guest name under 3 characters).
+    /// `tabula-auth` does not accept.
     pub fn issue_token_at(&self, player: &PlayerId, now: u64) -> Option<String> {
         let id = tabula_auth::PlayerId::parse(&player.0).ok()?;
-        Some(self.key.issue(&id, now, self.ttl))
+        let ttl = if player.0.starts_with("guest:") {
+            self.guest_ttl
+        } else {
+            self.ttl
+        };
+        Some(self.key.issue(&id, now, ttl))
     }
 }
 
@@ -243,7 +250,8 @@ pub fn from_settings(a: &AuthSettings) -> GuestAuth {
         a.init_data_max_age_secs,
         key,
         a.session_ttl_secs,
-    );
+    )
+    .with_guest_ttl(a.guest_session_ttl_secs);
     if a.telegram_bot_id != 0
         && let Some(public_key) = a.telegram_key()
     {
@@ -263,38 +271,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn guests_get_prefixed_ids() {
+    fn a_guest_is_minted_whatever_name_it_sends() {
         let a = GuestAuth {
             guest: true,
             telegram: None,
         };
-        let c = Credentials {
+        let named = Credentials {
             guest: Some("bob".into()),
             ..Credentials::default()
         };
-        assert_eq!(a.authenticate(&c).unwrap().0, "guest:bob");
+        let one = a.authenticate(&named).unwrap();
+        let two = a.authenticate(&named).unwrap();
         assert!(
-            a.authenticate(&Credentials::default())
-                .unwrap()
-                .0
-                .starts_with("guest:")
+            one.0.starts_with("guest:") && one.0.len() == 6 + 32,
+            "{one}"
         );
-        let bad = Credentials {
-            guest: Some("a b".into()),
-            ..Credentials::default()
-        };
-        assert_eq!(a.authenticate(&bad), Err(AuthError::BadGuestId));
-        // Too short for a session token, so refused at the door.
-        let short = Credentials {
-            guest: Some("ab".into()),
-            ..Credentials::default()
-        };
-        assert_eq!(a.authenticate(&short), Err(AuthError::BadGuestId));
+        // The same name twice is two players: a name is no credential.
+        assert_ne!(one, two);
+        assert_ne!(one.0, "guest:bob");
+        // Whatever was sent as a name (too short, odd characters).
+        for g in ["ab", "a b", "", "<img>"] {
+            let c = Credentials {
+                guest: Some(g.into()),
+                ..Credentials::default()
+            };
+            assert!(a.authenticate(&c).unwrap().0.starts_with("guest:"));
+        }
         let off = GuestAuth {
             guest: false,
             telegram: None,
         };
-        assert_eq!(off.authenticate(&c), Err(AuthError::Missing));
+        assert_eq!(off.authenticate(&named), Err(AuthError::Missing));
     }
 
     use hmac::{Hmac, KeyInit, Mac};
@@ -531,7 +538,19 @@ mod tests {
         };
         let p = a.authenticate(&c).unwrap();
         let t = a.issue_token(&p).unwrap();
-        assert_eq!(a.authenticate(&with_token(t)).unwrap().0, "guest:carol");
+        // The token, and only the token, is the same guest again.
+        assert_eq!(a.authenticate(&with_token(t.clone())).unwrap(), p);
+        assert_ne!(a.authenticate(&c).unwrap(), p);
+        // A guest's token outlives a Telegram session's (30 days, not 1 h).
+        let s = crate::Settings::defaults().auth;
+        assert!(s.guest_session_ttl_secs > s.session_ttl_secs);
+        let key = SessionKey::new(&[7u8; 32]).unwrap();
+        let tg = TelegramAuth::new(None, 60, key, 3600).with_guest_ttl(30 * 86_400);
+        let gt = tg.issue_token_at(&p, 1_000).unwrap();
+        let later = 1_000 + 7 * 86_400;
+        assert_eq!(tg.authenticate_at(&with_token(gt), later).unwrap(), p);
+        let tt = tg.issue_token_at(&PlayerId::new("tg:42"), 1_000).unwrap();
+        assert!(tg.authenticate_at(&with_token(tt), later).is_err());
         // init_data without a bot token: not configured.
         assert_eq!(
             a.authenticate(&with_init(init_data(BOT, 1, unix_now()))),

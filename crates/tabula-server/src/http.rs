@@ -15,7 +15,7 @@ use tabula_backplane::{BackplaneError, RoomEntry, Ticket};
 use tabula_protocol::ErrorCode;
 use tabula_protocol::http::{
     AuthQuery, BotSpec, ClientConfig, CreateRoom, ErrorBody, QuickMatch, Readiness, RoomCreated,
-    RoomState, RoomSummary,
+    RoomState, RoomSummary, Session,
 };
 use tabula_room::{
     BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, StartPosition,
@@ -39,7 +39,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/invites/{code}", web::get().to(invite))
         .route("/api/quickmatch", web::post().to(quickmatch))
         .route("/api/players/{id}/stats", web::get().to(stats))
-        .route("/api/client-config", web::get().to(client_config));
+        .route("/api/client-config", web::get().to(client_config))
+        .route("/api/session", web::get().to(session));
 }
 
 /// The JSON error body: `{"error": {"code", "message"}}`.
@@ -113,6 +114,23 @@ async fn ws(
     let st = state.into_inner();
     actix_rt::spawn(run_session(st, player, session, stream));
     Ok(resp)
+}
+
+/// `GET /api/session`: whether a client's credentials still name a player
+/// (the Mini App asks before it gives up a guest's token after failed
+/// connects), with a fresh token.
+async fn session(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+) -> HttpResponse {
+    match authenticate(&state, &req, &q) {
+        Ok(player) => HttpResponse::Ok().json(Session {
+            token: state.auth.issue_token(&player),
+            player: player.0,
+        }),
+        Err(r) => *r,
+    }
 }
 
 /// Always 200 while the process serves; the body tells a peer how long ago

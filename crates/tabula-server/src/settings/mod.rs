@@ -110,6 +110,16 @@ pub struct AuthSettings {
     pub init_data_max_age_secs: u64,
     /// How long an issued session token is valid, seconds.
     pub session_ttl_secs: u64,
+    /// How long a guest's session token is valid, seconds (default 30
+    /// days). The token is a guest's only credential: the Mini App keeps
+    /// it, and each `welcome` brings a fresh one, so a guest who comes back
+    /// within this long is still the same player.
+    #[serde(default = "default_guest_session_ttl_secs")]
+    pub guest_session_ttl_secs: u64,
+}
+
+fn default_guest_session_ttl_secs() -> u64 {
+    30 * 86_400
 }
 
 impl AuthSettings {
@@ -416,6 +426,12 @@ impl Settings {
         }
         if !(1..=30 * 86_400).contains(&a.session_ttl_secs) {
             return bad("auth.session_ttl_secs", "must be 1..=2592000 (30 days)");
+        }
+        if !(1..=365 * 86_400).contains(&a.guest_session_ttl_secs) {
+            return bad(
+                "auth.guest_session_ttl_secs",
+                "must be 1..=31536000 (365 days)",
+            );
         }
         if let Some(t) = &a.bot_token {
             let t = t.expose();
