@@ -115,8 +115,11 @@ async fn ws(
         Ok(p) => p,
         Err(r) => return Ok(*r),
     };
-    let (resp, session, stream) = actix_ws::handle(&req, body)?;
     let max = state.settings.server.max_frame_bytes;
+    // Oversized frames are refused at their header (crate::ws_frames).
+    let mut guarded = crate::ws_frames::guard(body.into_inner(), max);
+    let body = <web::Payload as actix_web::FromRequest>::from_request(&req, &mut guarded).await?;
+    let (resp, session, stream) = actix_ws::handle(&req, body)?;
     let stream = stream
         .max_frame_size(max)
         .aggregate_continuations()

@@ -41,6 +41,7 @@ pub mod route;
 pub mod serve;
 pub mod session;
 pub mod settings;
+pub mod ws_frames;
 
 use std::collections::HashMap;
 use std::future::Future;

