@@ -266,3 +266,57 @@ async fn oversized_frames_are_refused_at_their_header_and_memory_stays_flat() {
     let r = me.call(json!({"type": "ready"})).await;
     assert_eq!(r["type"], "event", "{r}");
 }
+
+#[tokio::test]
+async fn a_stake_must_be_a_short_capital_code_and_a_bounded_amount() {
+    let _one = common::one().await;
+    let node = common::start(common::test_settings());
+    let create = |stake: serde_json::Value| {
+        let addr = node.addr;
+        async move {
+            common::http_async(
+                addr,
+                "POST",
+                "/api/rooms",
+                Some(json!({"game": "long_nardy", "stake": stake})),
+            )
+            .await
+        }
+    };
+    let long = "X".repeat(10_000);
+    for currency in [
+        "<img src=x onerror=alert(1)>",
+        long.as_str(),
+        "ton",
+        "T",
+        "",
+    ] {
+        let (status, v) = create(json!({"amount": 100, "currency": currency})).await;
+        assert_eq!(status, 400, "{currency:.40}: {v}");
+        assert_eq!(v["error"]["code"], "bad_request", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("stake.currency"),
+            "{v}"
+        );
+    }
+    for amount in [0, tabula_room::MAX_STAKE_AMOUNT + 1, 1 << 63] {
+        let (status, v) = create(json!({"amount": amount, "currency": "TON"})).await;
+        assert_eq!(status, 400, "{amount}: {v}");
+        assert_eq!(v["error"]["code"], "bad_request", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("stake.amount"),
+            "{v}"
+        );
+    }
+    let (status, v) =
+        create(json!({"amount": tabula_room::MAX_STAKE_AMOUNT, "currency": "USDT"})).await;
+    assert_eq!(status, 201, "{v}");
+    let st = common::state(node.addr, v["roomId"].as_str().unwrap()).await;
+    assert_eq!(st["stake"]["currency"], "USDT", "{st}");
+}

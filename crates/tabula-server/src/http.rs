@@ -251,6 +251,14 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
             "matchLength must be 1..=64",
         )));
     }
+    if let Some(Err(e)) = c.stake.as_ref().map(Stake::check) {
+        let e = error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            e.to_string(),
+        );
+        return Err(Box::new(e));
+    }
     let start_position = match &c.start_position {
         None => None,
         Some(v) => Some(start_position(state, options, v)?),
