@@ -71,7 +71,6 @@ impl NodeProc {
     }
 
     /// CPU seconds it has used (user + system).
-    #[allow(dead_code)]
     fn cpu_secs(&self) -> f64 {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
         // Fields after the command's closing parenthesis; utime and stime
@@ -319,4 +318,89 @@ async fn a_stake_must_be_a_short_capital_code_and_a_bounded_amount() {
     assert_eq!(status, 201, "{v}");
     let st = common::state(node.addr, v["roomId"].as_str().unwrap()).await;
     assert_eq!(st["stake"]["currency"], "USDT", "{st}");
+}
+
+/// Plays `c`'s side of a bot game (seat a) until it has rolled and must
+/// move.
+async fn to_my_rolled_turn(c: &mut Client, addr: SocketAddr, room: &str) {
+    for _ in 0..2000 {
+        let st = common::state(addr, room).await;
+        match (st["toAct"]["seat"].as_str(), st["toAct"]["need"].as_str()) {
+            (Some("a"), Some("move")) => return,
+            (Some("a"), Some("roll")) => {
+                let r = c.call(json!({"type": "rollDice"})).await;
+                assert_eq!(r["type"], "event", "{r}");
+            }
+            _ => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+    panic!("never my rolled turn in {room}");
+}
+
+#[tokio::test]
+async fn hints_are_one_at_a_time_refused_over_64_rollouts_and_cancelled_with_their_socket() {
+    let _one = common::one().await;
+    // The socket's own rate limit out of the way: every hint reaches the room.
+    let node = NodeProc::start(&[
+        ("TABULA__BOTS__DELAY_MS", "0"),
+        ("TABULA__SERVER__RATE_PER_SEC", "10000"),
+        ("TABULA__SERVER__RATE_BURST", "10000"),
+    ]);
+    let addr = node.addr;
+    // Backgammon: its rollouts play the network, the costliest hints.
+    let room = create_room(
+        addr,
+        json!({"game": "backgammon", "bot": {"level": "easy"}}),
+    )
+    .await;
+    let mut me = Client::connect(addr, "hinter").await;
+    let joined = me.join(&room).await;
+    assert_eq!(joined["yourSeat"], "a", "{joined}");
+    let r = me.call(json!({"type": "ready"})).await;
+    assert_eq!(r["type"], "event", "{r}");
+    to_my_rolled_turn(&mut me, addr, &room).await;
+
+    // Over the documented maximum: refused, not clamped.
+    let r = me.call(json!({"type": "hint", "rollouts": 65})).await;
+    assert_eq!(r["code"], "bad_message", "{r}");
+    // Two at once: the second waits for the first's answer.
+    let cpu_one = node.cpu_secs();
+    let first = me.send(json!({"type": "hint", "rollouts": 64})).await;
+    let second = me.send(json!({"type": "hint", "rollouts": 64})).await;
+    let asked = Instant::now();
+    let e = me.until(|m| m["seq"] == json!(second)).await;
+    assert_eq!(e["code"], "hint_pending", "{e}");
+    let h = me.until(|m| m["seq"] == json!(first)).await;
+    assert_eq!(h["type"], "hint", "{h}");
+    let one = node.cpu_secs() - cpu_one;
+    println!(
+        "one 64-rollout hint answered in {:?}, {one:.2} s of CPU",
+        asked.elapsed()
+    );
+    // What computing all 40 would cost (as the node did before): enough
+    // that the bound below means something.
+    assert!(
+        40.0 * one > 2.0,
+        "a hint costs only {one:.2} s here: 40 of them would not show"
+    );
+
+    // 40 hints, then the socket closes at once.
+    let cpu_before = node.cpu_secs();
+    for _ in 0..40 {
+        me.send(json!({"type": "hint", "rollouts": 64})).await;
+    }
+    me.ws.close(None).await.unwrap();
+    drop(me);
+    let at_close = node.cpu_secs();
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let after = node.cpu_secs() - at_close;
+    println!(
+        "40 hints then close: {:.2} s of CPU before the close, {after:.2} s in the 4 s after it",
+        at_close - cpu_before
+    );
+    assert!(
+        after < 1.0,
+        "the node burnt {after:.2} s of CPU after the asker left"
+    );
+    assert_eq!(http(addr, "GET", "/healthz", None).0, 200);
 }

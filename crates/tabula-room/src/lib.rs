@@ -58,7 +58,8 @@ pub use game::{
 };
 pub use narration::points_ru;
 pub use policy::{
-    BotRequest, DEFAULT_HINT_ROLLOUTS, HintRefusal, MAX_HINT_ROLLOUTS, hint_rollouts, hint_seed,
+    BotRequest, DEFAULT_HINT_ROLLOUTS, HintRefusal, MAX_HINT_ROLLOUTS, hint_cost, hint_rollouts,
+    hint_seed,
 };
 pub use record::{GameRecord, PlayedTurn, VerifiedGame, VerifyError, played_turns, verify};
 pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};

@@ -38,6 +38,7 @@ pub mod partition;
 pub mod peers;
 pub mod room_actor;
 pub mod route;
+pub mod searches;
 pub mod serve;
 pub mod session;
 pub mod settings;
@@ -363,6 +364,8 @@ pub async fn run_with(
             .bots
             .unwrap_or_else(|| Arc::new(TabulaBots::default())),
         bot_delay: Duration::from_millis(settings.bots.delay_ms),
+        searches: searches::Searches::new(settings.bots.max_searches),
+        hint_rollouts_per_minute: settings.bots.hint_rollouts_per_minute,
         takeover_grace: Duration::from_millis(settings.cluster.takeover_grace_ms),
         unload_after: Duration::from_millis(settings.rooms.unload_after_ms),
         forget_after: Duration::from_millis(settings.rooms.forget_after_ms),
