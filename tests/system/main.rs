@@ -17,4 +17,5 @@ mod games;
 mod partition;
 mod resilience;
 mod routing;
+mod security;
 mod web;

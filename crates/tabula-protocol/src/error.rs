@@ -85,6 +85,8 @@ pub enum ErrorCode {
     HintsDisabled,
     /// A hint is for one's own turn, after rolling, before the first step.
     NotTimeForHint,
+    /// The player's previous hint is still being computed.
+    HintPending,
     /// Something went wrong on the node.
     Internal,
 }
@@ -131,6 +133,7 @@ impl ErrorCode {
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::HintsDisabled => "hints_disabled",
             ErrorCode::NotTimeForHint => "not_time_for_hint",
+            ErrorCode::HintPending => "hint_pending",
             ErrorCode::Internal => "internal",
         }
     }

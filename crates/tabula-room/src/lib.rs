@@ -43,6 +43,7 @@ mod narration;
 mod policy;
 mod record;
 mod room;
+mod stake;
 mod stats;
 mod types;
 mod view;
@@ -57,10 +58,12 @@ pub use game::{
 };
 pub use narration::points_ru;
 pub use policy::{
-    BotRequest, DEFAULT_HINT_ROLLOUTS, HintRefusal, MAX_HINT_ROLLOUTS, hint_rollouts, hint_seed,
+    BotRequest, DEFAULT_HINT_ROLLOUTS, HintRefusal, MAX_HINT_ROLLOUTS, hint_cost, hint_rollouts,
+    hint_seed,
 };
 pub use record::{GameRecord, PlayedTurn, VerifiedGame, VerifyError, played_turns, verify};
 pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};
+pub use stake::{MAX_STAKE_AMOUNT, StakeError};
 pub use stats::{LevelStats, PlayerStats};
 pub use types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake};
 pub use view::{MovesView, RoomView, SeatView, ToAct};

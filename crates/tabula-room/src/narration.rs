@@ -141,7 +141,11 @@ pub(crate) fn game_over_message(
     stake: Option<&Stake>,
 ) -> String {
     let amount = match stake {
-        Some(s) => format!("{} {}", s.amount * u64::from(points), s.currency),
+        Some(s) => match s.payout(points) {
+            Some(amount) => format!("{amount} {}", s.currency),
+            // Not for a checked stake (MAX_STAKE_AMOUNT); never wrapped.
+            None => format!("{points} pt"),
+        },
         None => format!("{points} pt"),
     };
     match result {
@@ -283,6 +287,15 @@ mod tests {
             "WIN 200 TON."
         );
         assert_eq!(game_over_message(PlayerResult::Lose, 3, None), "LOST 3 pt.");
+        // A stake that would overflow (refused at the edge) never wraps.
+        let huge = Stake {
+            amount: 1 << 63,
+            currency: "TON".into(),
+        };
+        assert_eq!(
+            game_over_message(PlayerResult::Lose, 2, Some(&huge)),
+            "LOST 2 pt."
+        );
         assert_eq!(game_over_message(PlayerResult::Draw, 0, None), "DRAW.");
     }
 }

@@ -28,6 +28,8 @@ pub enum HintRefusal {
     NoBot,
     /// A hint is for the asker's own turn of a dice game, after rolling.
     NotYourTurn,
+    /// More rollouts than [`MAX_HINT_ROLLOUTS`] were asked for.
+    TooManyRollouts,
 }
 
 /// The most rollouts a `hint` may ask for (per candidate).
@@ -36,11 +38,22 @@ pub const MAX_HINT_ROLLOUTS: u32 = 64;
 /// The rollouts per candidate when a `hint` names none.
 pub const DEFAULT_HINT_ROLLOUTS: u32 = 16;
 
-/// The rollouts a `hint` asking for `asked` gets.
-pub fn hint_rollouts(asked: Option<u32>) -> u32 {
-    asked
-        .unwrap_or(DEFAULT_HINT_ROLLOUTS)
-        .min(MAX_HINT_ROLLOUTS)
+/// The rollouts a `hint` asking for `asked` gets: the default when it
+/// names none; refused over [`MAX_HINT_ROLLOUTS`] (not clamped: the client
+/// asked for something the protocol does not offer).
+pub fn hint_rollouts(asked: Option<u32>) -> Result<u32, HintRefusal> {
+    match asked {
+        None => Ok(DEFAULT_HINT_ROLLOUTS),
+        Some(n) if n <= MAX_HINT_ROLLOUTS => Ok(n),
+        Some(_) => Err(HintRefusal::TooManyRollouts),
+    }
+}
+
+/// What a hint of `rollouts` costs against its asker's budget: the
+/// rollouts of each candidate, plus one for ranking every play (a hint
+/// with no rollouts is not free).
+pub fn hint_cost(rollouts: u32) -> u32 {
+    rollouts.saturating_add(1)
 }
 
 /// The seed of a hint's rollouts in room `room` at `version`: the same
@@ -191,10 +204,9 @@ mod tests {
     fn first_move(room: &Room) -> Command {
         if let Some(m) = room.view().moves
             && let Some(step) = m.first_steps.first()
+            && let Ok((from, to)) = crate::Spot::parse_step(step)
         {
-            if let Ok((from, to)) = crate::Spot::parse_step(step) {
-                return Command::Move { from, to };
-            }
+            return Command::Move { from, to };
         }
         Command::ProposeEnd
     }
@@ -270,11 +282,17 @@ mod tests {
     }
 
     #[test]
-    fn hint_rollouts_are_clamped_and_seeds_follow_the_position() {
-        assert_eq!(hint_rollouts(None), 16);
-        assert_eq!(hint_rollouts(Some(3)), 3);
-        assert_eq!(hint_rollouts(Some(64)), 64);
-        assert_eq!(hint_rollouts(Some(1000)), MAX_HINT_ROLLOUTS);
+    fn hint_rollouts_over_the_maximum_are_refused_and_seeds_follow_the_position() {
+        assert_eq!(hint_rollouts(None), Ok(16));
+        assert_eq!(hint_rollouts(Some(0)), Ok(0));
+        assert_eq!(hint_rollouts(Some(3)), Ok(3));
+        assert_eq!(hint_rollouts(Some(64)), Ok(MAX_HINT_ROLLOUTS));
+        for over in [65, 1000, u32::MAX] {
+            assert_eq!(hint_rollouts(Some(over)), Err(HintRefusal::TooManyRollouts));
+        }
+        assert_eq!(hint_cost(0), 1);
+        assert_eq!(hint_cost(64), 65);
+        assert_eq!(hint_cost(u32::MAX), u32::MAX);
         assert_eq!(hint_seed("r1", 5), hint_seed("r1", 5));
         assert_ne!(hint_seed("r1", 5), hint_seed("r1", 6));
         assert_ne!(hint_seed("r1", 5), hint_seed("r2", 5));

@@ -18,7 +18,7 @@ use tabula_protocol::http::{
     RoomState, RoomSummary, Session,
 };
 use tabula_room::{
-    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, StartPosition,
+    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition,
 };
 
 use crate::AppState;
@@ -105,8 +105,11 @@ async fn ws(
         Ok(p) => p,
         Err(r) => return Ok(*r),
     };
-    let (resp, session, stream) = actix_ws::handle(&req, body)?;
     let max = state.settings.server.max_frame_bytes;
+    // Oversized frames are refused at their header (crate::ws_frames).
+    let mut guarded = crate::ws_frames::guard(body.into_inner(), max);
+    let body = <web::Payload as actix_web::FromRequest>::from_request(&req, &mut guarded).await?;
+    let (resp, session, stream) = actix_ws::handle(&req, body)?;
     let stream = stream
         .max_frame_size(max)
         .aggregate_continuations()
@@ -194,6 +197,14 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
             ErrorCode::BadRequest,
             "matchLength must be 1..=64",
         )));
+    }
+    if let Some(Err(e)) = c.stake.as_ref().map(Stake::check) {
+        let e = error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            e.to_string(),
+        );
+        return Err(Box::new(e));
     }
     let start_position = match &c.start_position {
         None => None,

@@ -38,9 +38,11 @@ pub mod partition;
 pub mod peers;
 pub mod room_actor;
 pub mod route;
+pub mod searches;
 pub mod serve;
 pub mod session;
 pub mod settings;
+pub mod ws_frames;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -362,6 +364,8 @@ pub async fn run_with(
             .bots
             .unwrap_or_else(|| Arc::new(TabulaBots::default())),
         bot_delay: Duration::from_millis(settings.bots.delay_ms),
+        searches: searches::Searches::new(settings.bots.max_searches),
+        hint_rollouts_per_minute: settings.bots.hint_rollouts_per_minute,
         takeover_grace: Duration::from_millis(settings.cluster.takeover_grace_ms),
         unload_after: Duration::from_millis(settings.rooms.unload_after_ms),
         forget_after: Duration::from_millis(settings.rooms.forget_after_ms),

@@ -66,6 +66,10 @@ pub struct RoomDeps {
     pub bots: Arc<dyn BotFactory>,
     /// Delay before each bot action.
     pub bot_delay: Duration,
+    /// The node-wide limit on bot and hint searches running at once.
+    pub searches: crate::searches::Searches,
+    /// Rollouts a player's hints may use per minute (0: no limit).
+    pub hint_rollouts_per_minute: u32,
     /// After a takeover, seated players not back within this are marked
     /// disconnected (their grace timers start).
     pub takeover_grace: Duration,
@@ -89,6 +93,8 @@ pub struct RoomActor {
     /// The host's timers, by [`Timer::index`].
     timers: [Option<SpawnHandle>; Timer::ALL.len()],
     brains: HashMap<SeatId, Box<dyn BotBrain>>,
+    /// The hint job of each connection that asked one (cancelled with it).
+    hint_jobs: HashMap<u64, SpawnHandle>,
     gauge: (&'static str, &'static str),
 }
 
@@ -111,6 +117,7 @@ impl RoomActor {
         let config = HostConfig {
             unload_after: deps.unload_after,
             takeover_grace: deps.takeover_grace,
+            hint_rollouts_per_minute: deps.hint_rollouts_per_minute,
         };
         // Counted from here to `stopped` (made before its arbiter starts it).
         deps.metrics
@@ -124,6 +131,7 @@ impl RoomActor {
             fx: Vec::new(),
             timers: Default::default(),
             brains: HashMap::new(),
+            hint_jobs: HashMap::new(),
             gauge,
         }
     }
@@ -394,7 +402,8 @@ impl Handler<HintReq> for RoomActor {
     type Result = ();
 
     fn handle(&mut self, m: HintReq, ctx: &mut Context<Self>) {
-        self.host.hint(m.conn, m.seq, m.rollouts, &mut self.fx);
+        self.host
+            .hint(m.conn, m.seq, m.rollouts, now_ms(), &mut self.fx);
         self.run(ctx);
     }
 }

@@ -1,12 +1,13 @@
-//! Admission: what the host does with a join, a command, a `resume`, a
-//! `hint` and a detach (see [`super`] for when each is refused).
+//! Admission: what the host does with a join, a command, a `resume` and
+//! a detach (see [`super`] for when each is refused; `hint` is in
+//! `hints.rs`).
 
 use std::time::Instant;
 
-use tabula_protocol::{ErrorCode, HintPlay, ServerMsg, room_error_code};
-use tabula_room::{Actor, Command, HintRefusal, PlayerId, SeatId, hint_rollouts, hint_seed};
+use tabula_protocol::{ErrorCode, ServerMsg, room_error_code};
+use tabula_room::{Actor, Command, PlayerId, SeatId};
 
-use super::{Conn, Count, Effect, HintJob, Lifecycle, Origin, RoomHost};
+use super::{Conn, Count, Effect, Lifecycle, Origin, RoomHost};
 use crate::route::Outbound;
 
 /// A socket enters the room (`join`).
@@ -73,6 +74,7 @@ impl<T> RoomHost<T> {
             && old != j.conn
             && let Some(c) = self.conns.remove(&old)
         {
+            self.cancel_hint(old, fx);
             fx.push(Effect::Last {
                 tx: c.tx,
                 out: Outbound::Close("replaced by a newer connection for the same player".into()),
@@ -141,6 +143,7 @@ impl<T> RoomHost<T> {
         match self.room.apply(command, Actor::Player(player.clone()), now) {
             Ok(envs) => {
                 fx.push(count("accepted"));
+                self.cancel_hint_if_unseated(&player, fx);
                 if let Some(s) = seq {
                     self.last_seq.insert(player, s);
                 }
@@ -204,6 +207,7 @@ impl<T> RoomHost<T> {
         let Some(c) = self.conns.remove(&conn) else {
             return;
         };
+        self.cancel_hint(conn, fx);
         self.watch_idle(now, fx);
         if self.by_player.get(&c.player) != Some(&conn) {
             return;
@@ -240,71 +244,5 @@ impl<T> RoomHost<T> {
                 self.commit(envs, None, fx);
             }
         }
-    }
-
-    /// `hint`: refused unless [`tabula_room::Room::hint_turn`] allows it;
-    /// else a [`HintJob`] for the actor to compute off its thread.
-    pub fn hint(
-        &mut self,
-        conn: u64,
-        seq: Option<u64>,
-        rollouts: Option<u32>,
-        fx: &mut Vec<Effect<T>>,
-    ) {
-        let Some(c) = self.conns.get(&conn) else {
-            return;
-        };
-        if !self.life.owns() {
-            return;
-        }
-        let (code, msg) = match self.room.hint_turn(&c.player) {
-            Ok(turn) => {
-                fx.push(Effect::Hint(Box::new(HintJob {
-                    conn,
-                    seq,
-                    turn,
-                    rollouts: hint_rollouts(rollouts),
-                    seed: hint_seed(&self.id, self.room.version()),
-                })));
-                return;
-            }
-            Err(HintRefusal::NoBot) => (
-                ErrorCode::HintsDisabled,
-                "hints are allowed only in rooms with a bot",
-            ),
-            Err(HintRefusal::NotYourTurn) => (
-                ErrorCode::NotTimeForHint,
-                "a hint is for your own turn, after rolling",
-            ),
-        };
-        fx.push(Effect::Count(Count::Command {
-            kind: "hint",
-            outcome: code.as_str(),
-        }));
-        self.send(conn, ServerMsg::error(code, msg, seq), fx);
-    }
-
-    /// A hint computed (`None`: it failed, and is answered anyway, or the
-    /// asker's seq would wait forever).
-    pub fn hint_answered(
-        &mut self,
-        conn: u64,
-        seq: Option<u64>,
-        plays: Option<Vec<HintPlay>>,
-        fx: &mut Vec<Effect<T>>,
-    ) {
-        if self.life == Lifecycle::Stopped {
-            return;
-        }
-        let Some(plays) = plays else {
-            let msg = ServerMsg::error(ErrorCode::Internal, "the hint could not be computed", seq);
-            self.send(conn, msg, fx);
-            return;
-        };
-        fx.push(Effect::Count(Count::Command {
-            kind: "hint",
-            outcome: "accepted",
-        }));
-        self.send(conn, ServerMsg::Hint { seq, plays }, fx);
     }
 }

@@ -8,9 +8,11 @@
 //! store, no clock: the decisions are tested as tables of inputs → effects
 //! (`host/tests/`).
 //!
-//! * `admit.rs`: joins, commands, `resume`, `hint`, detaches —
+//! * `admit.rs`: joins, commands, `resume`, detaches —
 //!   refused while fenced, handing off or unloading, answered
 //!   `unavailable` while unpersisted, duplicate `seq`s re-acked.
+//! * `hints.rs`: `hint` — the room's policy, one in flight per player, a
+//!   rollout budget per player, cancelled when the asker leaves.
 //! * `persist.rs`: every accepted input is written before its events
 //!   go to anyone (an append of the new inputs, or the whole room after a
 //!   gap, a store restart or [`COMPACT_EVERY`] appends); a refused write
@@ -33,6 +35,7 @@
 
 mod admit;
 mod fanout;
+mod hints;
 mod persist;
 #[cfg(test)]
 mod tests;
@@ -224,6 +227,9 @@ pub enum Effect<T> {
     Think(Box<Think>),
     /// Compute a hint; then [`RoomHost::hint_answered`].
     Hint(Box<HintJob>),
+    /// The hint asked on this connection is not wanted any more: drop its
+    /// job (never computed if it has not started).
+    CancelHint(u64),
     /// Add a finished game's deltas to a player's statistics.
     RecordStats {
         /// The player.
@@ -254,6 +260,8 @@ pub struct HostConfig {
     /// After a takeover, seated players not back within this are marked
     /// disconnected (their grace timers start).
     pub takeover_grace: Duration,
+    /// Rollouts a player's hints may use per minute (0: no limit).
+    pub hint_rollouts_per_minute: u32,
 }
 
 #[derive(Debug)]
@@ -326,6 +334,7 @@ pub struct RoomHost<T> {
     idle_armed: bool,
     bot_busy: bool,
     bot_failures: u32,
+    hints: hints::Hints,
 }
 
 impl<T> RoomHost<T> {
@@ -366,6 +375,7 @@ impl<T> RoomHost<T> {
             idle_armed: false,
             bot_busy: false,
             bot_failures: 0,
+            hints: hints::Hints::default(),
         }
     }
 

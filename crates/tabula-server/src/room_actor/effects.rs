@@ -51,6 +51,11 @@ impl RoomActor {
             Effect::Cancel(timer) => self.cancel(timer, ctx),
             Effect::Think(t) => self.think(*t, ctx),
             Effect::Hint(h) => self.hint(*h, ctx),
+            Effect::CancelHint(conn) => {
+                if let Some(job) = self.hint_jobs.remove(&conn) {
+                    ctx.cancel_future(job);
+                }
+            }
             Effect::RecordStats { player, delta } => {
                 let bp = self.deps.backplane.clone();
                 actix::spawn(async move {
@@ -175,17 +180,19 @@ impl RoomActor {
             _ => self.deps.bots.make(level, seed),
         };
         let delay = self.deps.bot_delay;
+        let searches = self.deps.searches.clone();
         let game = game_label(self.host.room().config().options.game);
         let think = async move {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }
             let t = Instant::now();
-            let r = tokio::task::spawn_blocking(move || {
-                let cmds = brain.act(&input);
-                (brain, cmds)
-            })
-            .await;
+            let r = searches
+                .run(move || {
+                    let cmds = brain.act(&input);
+                    (brain, cmds)
+                })
+                .await;
             (r, t.elapsed())
         };
         ctx.spawn(think.into_actor(self).map(move |(r, took), act, ctx| {
@@ -194,7 +201,7 @@ impl RoomActor {
                 .bot_think
                 .with_label_values(&[game])
                 .observe(took.as_secs_f64());
-            let cmds = r.ok().map(|(brain, cmds)| {
+            let cmds = r.map(|(brain, cmds)| {
                 act.brains.insert(seat, brain);
                 cmds
             });
@@ -213,10 +220,17 @@ impl RoomActor {
             rollouts,
             seed,
         } = h;
-        let think = tokio::task::spawn_blocking(move || hint_plays(&turn, rollouts, seed));
+        // Waits for the node's search limit; cancelled (the asker left)
+        // before it starts, it is never computed.
+        let searches = self.deps.searches.clone();
+        let think = async move {
+            searches
+                .run(move || hint_plays(&turn, rollouts, seed))
+                .await
+        };
         let started = Instant::now();
-        ctx.spawn(think.into_actor(self).map(move |r, act, ctx| {
-            let plays = r.ok();
+        let job = ctx.spawn(think.into_actor(self).map(move |plays, act, ctx| {
+            act.hint_jobs.remove(&conn);
             if plays.is_some() {
                 act.deps
                     .metrics
@@ -226,6 +240,7 @@ impl RoomActor {
             act.host.hint_answered(conn, seq, plays, &mut act.fx);
             act.run(ctx);
         }));
+        self.hint_jobs.insert(conn, job);
     }
 
     fn count(&self, c: Count) {

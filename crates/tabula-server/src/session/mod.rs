@@ -179,10 +179,11 @@ pub async fn run_session(
                         Ok(m) => m,
                         Err(e) => {
                             tracing::debug!(conn, error = %e, "protocol error");
-                            close = Some(CloseReason {
-                                code: CloseCode::Size,
-                                description: Some(format!("{e}")),
-                            });
+                            let (reason, msg) = crate::ws_frames::refusal(&e, s.max_frame_bytes);
+                            if let Some(m) = msg {
+                                let _ = send(&mut session, &m).await;
+                            }
+                            close = Some(reason);
                             break;
                         }
                     };

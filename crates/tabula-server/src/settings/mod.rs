@@ -185,6 +185,10 @@ pub struct MatchmakingSettings {
 pub struct BotSettings {
     /// Delay before each bot action, ms.
     pub delay_ms: u64,
+    /// Bot and hint searches running at once on the node (0: one per core).
+    pub max_searches: usize,
+    /// Rollouts a player's hints may use per minute in a room (0: no limit).
+    pub hint_rollouts_per_minute: u32,
 }
 
 /// `[log]`.

@@ -214,11 +214,8 @@ fn hints_follow_the_rooms_policy() {
         In::Hint(1, 5),
         &["#hint/not_time_for_hint", "1: error:not_time_for_hint#5"],
     )]);
+    // An answer to a hint nobody asked (or one cancelled) is dropped.
     let mut fx = Vec::new();
-    r.h.hint_answered(1, Some(6), None, &mut fx);
     r.h.hint_answered(1, Some(7), Some(vec![]), &mut fx);
-    assert_eq!(
-        show(&fx),
-        ["1: error:internal#6", "#hint/accepted", "1: hint#7"]
-    );
+    assert!(fx.is_empty(), "{:?}", show(&fx));
 }

@@ -12,11 +12,13 @@ use super::*;
 
 mod admission;
 mod golden;
+mod hints;
 mod persistence;
 
 pub(super) const CFG: HostConfig = HostConfig {
     unload_after: Duration::from_millis(1000),
     takeover_grace: Duration::from_millis(500),
+    hint_rollouts_per_minute: 256,
 };
 
 pub(super) fn entry() -> RoomEntry {
@@ -82,6 +84,12 @@ pub(super) enum In {
     Resume(u64, u64, Option<u64>),
     Detach(u64),
     Hint(u64, u64),
+    /// A hint asking for so many rollouts.
+    HintOf(u64, u64, u32),
+    /// The hint asked on `conn` with `seq` is computed.
+    HintDone(u64, u64),
+    /// Time passes (ms), nothing else.
+    Wait(u64),
     Ok,
     Fail(fn() -> BackplaneError),
     Gap,
@@ -154,7 +162,10 @@ impl Run {
             }
             In::Resume(c, v, seq) => h.resume(c, v, seq, &mut fx),
             In::Detach(c) => h.detach(c, now, &mut fx),
-            In::Hint(c, seq) => h.hint(c, Some(seq), None, &mut fx),
+            In::Hint(c, seq) => h.hint(c, Some(seq), None, now, &mut fx),
+            In::HintOf(c, seq, rollouts) => h.hint(c, Some(seq), Some(rollouts), now, &mut fx),
+            In::HintDone(c, seq) => h.hint_answered(c, Some(seq), Some(vec![]), &mut fx),
+            In::Wait(ms) => self.now += ms,
             In::Ok => h.written(Ok(()), now, &mut fx),
             In::Fail(e) => h.written(Err(e()), now, &mut fx),
             In::Gap => h.written(
@@ -264,6 +275,7 @@ fn lines(fx: &[Effect<u64>]) -> Vec<String> {
                 if t.fallback { " fallback" } else { "" }
             ),
             Effect::Hint(h) => format!("hint {} x{}", h.conn, h.rollouts),
+            Effect::CancelHint(c) => format!("cancel hint {c}"),
             Effect::RecordStats { player, .. } => format!("stats {}", player.0),
             Effect::SaveRecord { game_number, .. } => format!("record {game_number}"),
             Effect::Count(Count::Command { kind, outcome }) => format!("#{kind}/{outcome}"),

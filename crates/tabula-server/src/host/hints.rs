@@ -1,0 +1,216 @@
+//! Hints: what the host does with a `hint` and its answer, and how their
+//! cost is bounded (issue 21: one 64-rollout hint is ~0.45 s of CPU, and
+//! 40 of them sent before closing the socket burnt 12.7 s after the close).
+//!
+//! * The room's policy first ([`tabula_room::hint_rollouts`]: more than
+//!   [`tabula_room::MAX_HINT_ROLLOUTS`] is `bad_message`;
+//!   [`tabula_room::Room::hint_turn`]: only against a bot, on one's own
+//!   rolled turn).
+//! * At most one hint in flight per player: another is refused
+//!   `hint_pending` until the first is answered.
+//! * A cost-based budget per player: a hint costs
+//!   [`tabula_room::hint_cost`] (its rollouts, plus one for the ranking)
+//!   out of a bucket refilled at [`HostConfig::hint_rollouts_per_minute`]
+//!   and holding a minute's worth (at least one hint of the maximum);
+//!   over it, `rate_limited` with the wait. The budget is the room's, per
+//!   player, so it survives reconnects.
+//! * A hint whose asker's connection leaves (a detach, a newer connection
+//!   replacing it) or who gives up his seat is cancelled:
+//!   [`Effect::CancelHint`] — the actor drops its job, so a hint still
+//!   waiting for the node's search limit is never computed, and one
+//!   running is abandoned (its answer is dropped).
+//!
+//! The node-wide limit on searches running at once (bots and hints
+//! together) is the actor's ([`crate::searches`]).
+
+use tabula_protocol::{ErrorCode, HintPlay, ServerMsg};
+use tabula_room::{HintRefusal, PlayerId, hint_cost, hint_rollouts, hint_seed};
+
+use super::{Count, Effect, FastMap, HintJob, HostConfig, RoomHost};
+
+const MS_PER_MINUTE: u64 = 60_000;
+
+/// The host's hint bookkeeping.
+#[derive(Debug, Default)]
+pub(super) struct Hints {
+    /// The hint each player waits for: its connection and seq.
+    asked: FastMap<PlayerId, (u64, Option<u64>)>,
+    /// Each player's budget.
+    budget: FastMap<PlayerId, Budget>,
+}
+
+/// A token bucket in rollout-milliseconds per minute (integers: a token
+/// is `1 / MS_PER_MINUTE` of a rollout).
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    tokens: u64,
+    at: u64,
+}
+
+impl Hints {
+    /// Takes `cost` rollouts from `player`'s budget at `now`, or says in
+    /// how many ms it will hold them.
+    fn take(
+        &mut self,
+        player: &PlayerId,
+        cost: u32,
+        now: u64,
+        cfg: &HostConfig,
+    ) -> Result<(), u64> {
+        let per_min = u64::from(cfg.hint_rollouts_per_minute);
+        if per_min == 0 {
+            return Ok(());
+        }
+        let cap = per_min.max(u64::from(hint_cost(tabula_room::MAX_HINT_ROLLOUTS))) * MS_PER_MINUTE;
+        let b = self.budget.entry(player.clone()).or_insert(Budget {
+            tokens: cap,
+            at: now,
+        });
+        let refill = now.saturating_sub(b.at).saturating_mul(per_min);
+        b.tokens = b.tokens.saturating_add(refill).min(cap);
+        b.at = now;
+        let need = u64::from(cost) * MS_PER_MINUTE;
+        if b.tokens >= need {
+            b.tokens -= need;
+            Ok(())
+        } else {
+            Err((need - b.tokens).div_ceil(per_min))
+        }
+    }
+}
+
+impl<T> RoomHost<T> {
+    /// `hint` from connection `conn`: refused by the room's policy, while
+    /// the player's previous hint is in flight, or over his budget; else a
+    /// [`HintJob`] for the actor to compute off its thread.
+    pub fn hint(
+        &mut self,
+        conn: u64,
+        seq: Option<u64>,
+        rollouts: Option<u32>,
+        now: u64,
+        fx: &mut Vec<Effect<T>>,
+    ) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if !self.life.owns() {
+            return;
+        }
+        let player = c.player.clone();
+        let refused = match hint_rollouts(rollouts)
+            .and_then(|n| Ok((n, self.room.hint_turn(&player)?)))
+        {
+            Ok((rollouts, turn)) => {
+                if let Some((_, pending)) = self.hints.asked.get(&player) {
+                    let which = pending.map(|s| format!(" (seq {s})")).unwrap_or_default();
+                    (
+                        ErrorCode::HintPending,
+                        format!(
+                            "your previous hint{which} is still being computed; ask again after its answer"
+                        ),
+                    )
+                } else {
+                    match self
+                        .hints
+                        .take(&player, hint_cost(rollouts), now, &self.config)
+                    {
+                        Ok(()) => {
+                            self.hints.asked.insert(player, (conn, seq));
+                            fx.push(Effect::Hint(Box::new(HintJob {
+                                conn,
+                                seq,
+                                turn,
+                                rollouts,
+                                seed: hint_seed(&self.id, self.room.version()),
+                            })));
+                            return;
+                        }
+                        Err(wait_ms) => (
+                            ErrorCode::RateLimited,
+                            format!(
+                                "hints are limited to {} rollouts a minute; this one ({} rollouts + 1) fits in {:.1} s",
+                                self.config.hint_rollouts_per_minute,
+                                rollouts,
+                                wait_ms as f64 / 1000.0
+                            ),
+                        ),
+                    }
+                }
+            }
+            Err(HintRefusal::TooManyRollouts) => (
+                ErrorCode::BadMessage,
+                format!("rollouts must be 0..={}", tabula_room::MAX_HINT_ROLLOUTS),
+            ),
+            Err(HintRefusal::NoBot) => (
+                ErrorCode::HintsDisabled,
+                "hints are allowed only in rooms with a bot".into(),
+            ),
+            Err(HintRefusal::NotYourTurn) => (
+                ErrorCode::NotTimeForHint,
+                "a hint is for your own turn, after rolling".into(),
+            ),
+        };
+        let (code, msg) = refused;
+        fx.push(Effect::Count(Count::Command {
+            kind: "hint",
+            outcome: code.as_str(),
+        }));
+        self.send(conn, ServerMsg::error(code, msg, seq), fx);
+    }
+
+    /// A hint computed (`None`: it failed, and is answered anyway, or the
+    /// asker's seq would wait forever). An answer to a cancelled hint is
+    /// dropped.
+    pub fn hint_answered(
+        &mut self,
+        conn: u64,
+        seq: Option<u64>,
+        plays: Option<Vec<HintPlay>>,
+        fx: &mut Vec<Effect<T>>,
+    ) {
+        if self.life == super::Lifecycle::Stopped {
+            return;
+        }
+        let Some(player) = self.conns.get(&conn).map(|c| c.player.clone()) else {
+            return;
+        };
+        if self.hints.asked.get(&player) != Some(&(conn, seq)) {
+            return;
+        }
+        self.hints.asked.remove(&player);
+        let Some(plays) = plays else {
+            let msg = ServerMsg::error(ErrorCode::Internal, "the hint could not be computed", seq);
+            self.send(conn, msg, fx);
+            return;
+        };
+        fx.push(Effect::Count(Count::Command {
+            kind: "hint",
+            outcome: "accepted",
+        }));
+        self.send(conn, ServerMsg::Hint { seq, plays }, fx);
+    }
+
+    /// The hint asked on `conn`, if any, is not wanted any more.
+    pub(super) fn cancel_hint(&mut self, conn: u64, fx: &mut Vec<Effect<T>>) {
+        let before = self.hints.asked.len();
+        self.hints.asked.retain(|_, (c, _)| *c != conn);
+        if self.hints.asked.len() != before {
+            fx.push(Effect::Count(Count::Command {
+                kind: "hint",
+                outcome: "cancelled",
+            }));
+            fx.push(Effect::CancelHint(conn));
+        }
+    }
+
+    /// After `player`'s accepted command: a player no longer seated (he
+    /// left) does not get his hint.
+    pub(super) fn cancel_hint_if_unseated(&mut self, player: &PlayerId, fx: &mut Vec<Effect<T>>) {
+        if self.room.seat_of(player).is_none()
+            && let Some(&(conn, _)) = self.hints.asked.get(player)
+        {
+            self.cancel_hint(conn, fx);
+        }
+    }
+}

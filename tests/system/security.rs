@@ -1,0 +1,406 @@
+//! Issue 21's attacks against a real node process (`tabula-node`, default
+//! settings unless a test says otherwise), each asserting its bound: the
+//! node's RSS (`/proc/<pid>/status`), its CPU seconds (`/proc/<pid>/stat`),
+//! the close codes and errors the attacker gets, and that an honest player
+//! is still served afterwards.
+
+// The measured figures (RSS growth, CPU seconds) are this test's report.
+#![allow(clippy::print_stdout)]
+
+use tabula_tests as common;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Client, create_room, http};
+use serde_json::json;
+
+/// A `tabula-node` process, killed on drop.
+struct NodeProc {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for NodeProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl NodeProc {
+    /// The node with the repository's config and `env` on top, healthy.
+    fn start(env: &[(&str, &str)]) -> NodeProc {
+        let port = common::cluster::free_port();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tabula-node"));
+        cmd.current_dir(common::ROOT)
+            .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let node = NodeProc {
+            child: cmd.spawn().expect("start tabula-node"),
+            addr: format!("127.0.0.1:{port}").parse().unwrap(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if TcpStream::connect(node.addr).is_ok()
+                && http(node.addr, "GET", "/healthz", None).0 == 200
+            {
+                return node;
+            }
+            assert!(Instant::now() < deadline, "the node did not become healthy");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Its resident set, bytes.
+    fn rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .expect("VmRSS");
+        let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kb * 1024
+    }
+
+    /// CPU seconds it has used (user + system).
+    fn cpu_secs(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // Fields after the command's closing parenthesis; utime and stime
+        // are the 14th and 15th fields of the whole line.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap();
+        ticks as f64 / clock_ticks()
+    }
+}
+
+fn clock_ticks() -> f64 {
+    let out = Command::new("getconf").arg("CLK_TCK").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// What a raw socket read from the server: its text frames and the close
+/// code, if a close frame came.
+#[derive(Debug, Default)]
+struct Heard {
+    texts: Vec<String>,
+    close: Option<u16>,
+}
+
+/// Reads unmasked server frames until a close frame, EOF or an error.
+fn read_frames(mut s: TcpStream, until: Instant) -> Heard {
+    let mut heard = Heard::default();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    s.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    while Instant::now() < until {
+        match s.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => continue,
+            Err(_) => break,
+        }
+        loop {
+            if buf.len() < 2 {
+                break;
+            }
+            let (len, at) = match buf[1] & 0x7F {
+                126 if buf.len() >= 4 => (usize::from(u16::from_be_bytes([buf[2], buf[3]])), 4),
+                127 if buf.len() >= 10 => (
+                    usize::try_from(u64::from_be_bytes(buf[2..10].try_into().unwrap())).unwrap(),
+                    10,
+                ),
+                126 | 127 => break,
+                n => (usize::from(n), 2),
+            };
+            if buf.len() < at + len {
+                break;
+            }
+            let payload = buf[at..at + len].to_vec();
+            match buf[0] & 0x0F {
+                1 => heard
+                    .texts
+                    .push(String::from_utf8_lossy(&payload).into_owned()),
+                8 => {
+                    heard.close = Some(if payload.len() >= 2 {
+                        u16::from_be_bytes([payload[0], payload[1]])
+                    } else {
+                        1005
+                    });
+                    return heard;
+                }
+                _ => {}
+            }
+            buf.drain(..at + len);
+        }
+    }
+    heard
+}
+
+/// A raw WebSocket on `/ws?guest=<guest>`, past its handshake.
+fn raw_socket(addr: SocketAddr, guest: &str) -> TcpStream {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET /ws?guest={guest} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\n\
+         Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(s.read(&mut b).unwrap(), 1, "handshake cut short");
+        head.push(b[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    s
+}
+
+/// The header of a masked text frame declaring `len` payload bytes.
+fn text_header(len: u64) -> Vec<u8> {
+    let mut h = vec![0x81, 0x80 | 127];
+    h.extend_from_slice(&len.to_be_bytes());
+    h.extend_from_slice(&[0x12, 0x34, 0x56, 0x78]);
+    h
+}
+
+/// One attacker: the header of a 256 MiB text frame, then payload as fast
+/// as the node takes it for `secs`; returns what it heard and the bytes it
+/// managed to write.
+fn oversized_frame_attack(addr: SocketAddr, guest: &str, secs: u64) -> (Heard, u64) {
+    let s = raw_socket(addr, guest);
+    let until = Instant::now() + Duration::from_secs(secs);
+    let reader = {
+        let r = s.try_clone().unwrap();
+        std::thread::spawn(move || read_frames(r, until + Duration::from_secs(5)))
+    };
+    let mut w = s;
+    w.set_write_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let mut written = 0u64;
+    let _ = w.write_all(&text_header(256 << 20));
+    let junk = vec![b'x'; 64 * 1024];
+    while Instant::now() < until {
+        match w.write(&junk) {
+            Ok(n) => written += n as u64,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
+        }
+    }
+    (reader.join().unwrap(), written)
+}
+
+#[tokio::test]
+async fn oversized_frames_are_refused_at_their_header_and_memory_stays_flat() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[("TABULA__BOTS__DELAY_MS", "0")]);
+    let addr = node.addr;
+    let max_frame: u64 = 1 << 20; // config/default.toml's server.max_frame_bytes
+    const N: u64 = 4;
+    let before = node.rss();
+    let attackers: Vec<_> = (0..N)
+        .map(|i| {
+            std::thread::spawn(move || oversized_frame_attack(addr, &format!("attacker{i}"), 3))
+        })
+        .collect();
+    // The node's peak RSS while the attack runs.
+    let mut peak = before;
+    while attackers.iter().any(|a| !a.is_finished()) {
+        peak = peak.max(node.rss());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    peak = peak.max(node.rss());
+    let growth = peak.saturating_sub(before);
+    let bound = N * max_frame + (16 << 20);
+    println!(
+        "oversized frames: RSS {} -> peak {} KiB (+{} KiB; bound {} KiB)",
+        before / 1024,
+        peak / 1024,
+        growth / 1024,
+        bound / 1024
+    );
+    for (i, a) in attackers.into_iter().enumerate() {
+        let (heard, written) = a.join().unwrap();
+        println!("attacker{i}: wrote {written} bytes of payload; heard {heard:?}");
+        assert_eq!(heard.close, Some(1009), "attacker{i}: {heard:?}");
+        assert!(
+            heard
+                .texts
+                .iter()
+                .any(|t| t.contains("\"frame_too_large\"")),
+            "attacker{i} was not told frame_too_large: {heard:?}"
+        );
+    }
+    assert!(
+        growth <= bound,
+        "RSS grew by {growth} bytes under {N} oversized frames (bound {bound})"
+    );
+
+    // An honest player is still served.
+    assert_eq!(http(addr, "GET", "/healthz", None).0, 200);
+    let room = create_room(
+        addr,
+        json!({"game": "long_nardy", "bot": {"level": "easy"}}),
+    )
+    .await;
+    let mut me = Client::connect(addr, "honest").await;
+    let joined = me.join(&room).await;
+    assert_eq!(joined["yourSeat"], "a", "{joined}");
+    let r = me.call(json!({"type": "ready"})).await;
+    assert_eq!(r["type"], "event", "{r}");
+}
+
+#[tokio::test]
+async fn a_stake_must_be_a_short_capital_code_and_a_bounded_amount() {
+    let _one = common::one().await;
+    let node = common::start(common::test_settings());
+    let create = |stake: serde_json::Value| {
+        let addr = node.addr;
+        async move {
+            common::http_async(
+                addr,
+                "POST",
+                "/api/rooms",
+                Some(json!({"game": "long_nardy", "stake": stake})),
+            )
+            .await
+        }
+    };
+    let long = "X".repeat(10_000);
+    for currency in [
+        "<img src=x onerror=alert(1)>",
+        long.as_str(),
+        "ton",
+        "T",
+        "",
+    ] {
+        let (status, v) = create(json!({"amount": 100, "currency": currency})).await;
+        assert_eq!(status, 400, "{currency:.40}: {v}");
+        assert_eq!(v["error"]["code"], "bad_request", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("stake.currency"),
+            "{v}"
+        );
+    }
+    for amount in [0, tabula_room::MAX_STAKE_AMOUNT + 1, 1 << 63] {
+        let (status, v) = create(json!({"amount": amount, "currency": "TON"})).await;
+        assert_eq!(status, 400, "{amount}: {v}");
+        assert_eq!(v["error"]["code"], "bad_request", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("stake.amount"),
+            "{v}"
+        );
+    }
+    let (status, v) =
+        create(json!({"amount": tabula_room::MAX_STAKE_AMOUNT, "currency": "USDT"})).await;
+    assert_eq!(status, 201, "{v}");
+    let st = common::state(node.addr, v["roomId"].as_str().unwrap()).await;
+    assert_eq!(st["stake"]["currency"], "USDT", "{st}");
+}
+
+/// Plays `c`'s side of a bot game (seat a) until it has rolled and must
+/// move.
+async fn to_my_rolled_turn(c: &mut Client, addr: SocketAddr, room: &str) {
+    for _ in 0..2000 {
+        let st = common::state(addr, room).await;
+        match (st["toAct"]["seat"].as_str(), st["toAct"]["need"].as_str()) {
+            (Some("a"), Some("move")) => return,
+            (Some("a"), Some("roll")) => {
+                let r = c.call(json!({"type": "rollDice"})).await;
+                assert_eq!(r["type"], "event", "{r}");
+            }
+            _ => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+    panic!("never my rolled turn in {room}");
+}
+
+#[tokio::test]
+async fn hints_are_one_at_a_time_refused_over_64_rollouts_and_cancelled_with_their_socket() {
+    let _one = common::one().await;
+    // The socket's own rate limit out of the way: every hint reaches the room.
+    let node = NodeProc::start(&[
+        ("TABULA__BOTS__DELAY_MS", "0"),
+        ("TABULA__SERVER__RATE_PER_SEC", "10000"),
+        ("TABULA__SERVER__RATE_BURST", "10000"),
+    ]);
+    let addr = node.addr;
+    // Backgammon: its rollouts play the network, the costliest hints.
+    let room = create_room(
+        addr,
+        json!({"game": "backgammon", "bot": {"level": "easy"}}),
+    )
+    .await;
+    let mut me = Client::connect(addr, "hinter").await;
+    let joined = me.join(&room).await;
+    assert_eq!(joined["yourSeat"], "a", "{joined}");
+    let r = me.call(json!({"type": "ready"})).await;
+    assert_eq!(r["type"], "event", "{r}");
+    to_my_rolled_turn(&mut me, addr, &room).await;
+
+    // Over the documented maximum: refused, not clamped.
+    let r = me.call(json!({"type": "hint", "rollouts": 65})).await;
+    assert_eq!(r["code"], "bad_message", "{r}");
+    // Two at once: the second waits for the first's answer.
+    let cpu_one = node.cpu_secs();
+    let first = me.send(json!({"type": "hint", "rollouts": 64})).await;
+    let second = me.send(json!({"type": "hint", "rollouts": 64})).await;
+    let asked = Instant::now();
+    let e = me.until(|m| m["seq"] == json!(second)).await;
+    assert_eq!(e["code"], "hint_pending", "{e}");
+    let h = me.until(|m| m["seq"] == json!(first)).await;
+    assert_eq!(h["type"], "hint", "{h}");
+    let one = node.cpu_secs() - cpu_one;
+    println!(
+        "one 64-rollout hint answered in {:?}, {one:.2} s of CPU",
+        asked.elapsed()
+    );
+    // What computing all 40 would cost (as the node did before): enough
+    // that the bound below means something.
+    assert!(
+        40.0 * one > 2.0,
+        "a hint costs only {one:.2} s here: 40 of them would not show"
+    );
+
+    // 40 hints, then the socket closes at once.
+    let cpu_before = node.cpu_secs();
+    for _ in 0..40 {
+        me.send(json!({"type": "hint", "rollouts": 64})).await;
+    }
+    me.ws.close(None).await.unwrap();
+    drop(me);
+    let at_close = node.cpu_secs();
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let after = node.cpu_secs() - at_close;
+    println!(
+        "40 hints then close: {:.2} s of CPU before the close, {after:.2} s in the 4 s after it",
+        at_close - cpu_before
+    );
+    assert!(
+        after < 1.0,
+        "the node burnt {after:.2} s of CPU after the asker left"
+    );
+    assert_eq!(http(addr, "GET", "/healthz", None).0, 200);
+}
