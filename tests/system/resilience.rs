@@ -36,7 +36,7 @@ async fn a_client_resumes_within_the_grace_period_without_losing_a_move() {
     let seen = a.last_version;
     let seq = a.seq;
     a.ws.close(None).await.unwrap();
-    drop(a);
+    let token = a.token.clone().expect("a session token");
     b.until(|m| m["event"]["type"] == "playerDisconnected")
         .await;
     // The opponent keeps playing while A is away, if it is B's turn.
@@ -49,7 +49,8 @@ async fn a_client_resumes_within_the_grace_period_without_losing_a_move() {
             _ => break,
         }
     }
-    let mut a = Client::connect(node.addr, "hal").await;
+    // Back with the token of its welcome, as a client comes back.
+    let mut a = Client::with_token(node.addr, "hal", &token).await;
     a.seq = seq;
     let s = a.join(&room).await;
     assert_eq!(s["yourSeat"], "a", "{s}");
@@ -200,8 +201,8 @@ async fn bad_input_gets_error_codes_and_the_connection_survives() {
         "room_not_found"
     );
     alive(&mut c).await;
-    // A second socket for the same player: the newer wins.
-    let mut a2 = Client::connect(node.addr, "lee").await;
+    // A second socket for the same player (its token): the newer wins.
+    let mut a2 = Client::again(node.addr, &a).await;
     let s = a2.join(&room).await;
     assert_eq!(s["yourSeat"], "a");
     let old = a.until(|m| m["type"] == "error").await;

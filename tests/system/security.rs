@@ -404,3 +404,67 @@ async fn hints_are_one_at_a_time_refused_over_64_rollouts_and_cancelled_with_the
     );
     assert_eq!(http(addr, "GET", "/healthz", None).0, 200);
 }
+
+/// Issue 21's seat theft: the guest id anyone can read (`GET
+/// /api/rooms/{id}`'s seats, what spectators see) sent back as `?guest=`
+/// gets a new guest, not the seat; only the holder's token takes it back.
+#[tokio::test]
+async fn a_guest_seat_is_taken_back_only_with_its_token() {
+    let _one = common::one().await;
+    let node = common::start(common::test_settings());
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let mut a = Client::connect(node.addr, "victim").await;
+    assert_eq!(a.join(&room).await["yourSeat"], "a");
+    let mut b = Client::connect(node.addr, "opponent").await;
+    assert_eq!(b.join(&room).await["yourSeat"], "b");
+    // The attacker reads the seated guest's public id…
+    let (s, st) = common::http_async(node.addr, "GET", &format!("/api/rooms/{room}"), None).await;
+    assert_eq!(s, 200);
+    let id = st["state"]["seats"][0]["player"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(id, a.player);
+    // …and presents it every way a name could be presented.
+    for q in [
+        format!("guest={}", id.trim_start_matches("guest:")),
+        format!("guest={id}"),
+        format!("guest={}&token=", id.trim_start_matches("guest:")),
+    ] {
+        let url = format!("ws://{}/ws?{q}", node.addr);
+        match tokio_tungstenite::connect_async(url).await {
+            Ok((ws, _)) => {
+                let mut thief = Client {
+                    ws,
+                    name: "thief".into(),
+                    seq: 0,
+                    seen: Vec::new(),
+                    last_version: 0,
+                    seat: None,
+                    player: String::new(),
+                    token: None,
+                };
+                let w = thief.recv().await;
+                assert_eq!(w["type"], "welcome", "{w}");
+                assert_ne!(w["player"], id.as_str(), "{q}: became the victim");
+                let r = thief.join(&room).await;
+                // The room is full: a spectator at best, never seat a.
+                assert_ne!(r["yourSeat"], "a", "{q}: {r}");
+            }
+            // A refused handshake is fine too (an empty token).
+            Err(_) => {}
+        }
+    }
+    // The victim was never replaced and still plays.
+    let r = a.call(json!({"type": "ready"})).await;
+    assert_eq!(r["type"], "event", "{r}");
+    assert!(
+        !a.saw(|m| m["code"] == "replaced"),
+        "the victim was replaced"
+    );
+    // With its token the holder (another window) takes the seat back.
+    let mut back = Client::again(node.addr, &a).await;
+    assert_eq!(back.join(&room).await["yourSeat"], "a");
+    let old = a.until(|m| m["type"] == "error").await;
+    assert_eq!(old["code"], "replaced", "{old}");
+}
