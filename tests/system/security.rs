@@ -467,3 +467,95 @@ async fn a_guest_seat_is_taken_back_only_with_its_token() {
     let old = a.until(|m| m["type"] == "error").await;
     assert_eq!(old["code"], "replaced", "{old}");
 }
+
+/// One HTTP/1.1 request written by hand: its status and body.
+fn raw_http(addr: SocketAddr, head: &str, body: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// Every HTTP refusal has the one error shape, `{"error":{"code","message"}}`.
+#[tokio::test]
+async fn every_http_refusal_is_a_json_error_body() {
+    let _one = common::one().await;
+    let node = common::start(common::test_settings());
+    let post = |ctype: &str, body: &[u8]| {
+        let head = format!(
+            "POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: {ctype}\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        raw_http(node.addr, &head, body)
+    };
+    let big = format!(r#"{{"game":"long_nardy","x":"{}"}}"#, "y".repeat(100_000));
+    for (what, (status, body), want) in [
+        ("bad JSON", post("application/json", b"{nope"), 400),
+        (
+            "wrong fields",
+            post("application/json", br#"{"game":"chess"}"#),
+            400,
+        ),
+        (
+            "a number out of range",
+            post(
+                "application/json",
+                br#"{"game":"long_nardy","stake":{"amount":-5,"currency":"TON"}}"#,
+            ),
+            400,
+        ),
+        ("too large", post("application/json", big.as_bytes()), 413),
+        (
+            "not JSON",
+            post("text/plain", br#"{"game":"long_nardy"}"#),
+            415,
+        ),
+    ] {
+        assert_eq!(status, want, "{what}: {body}");
+        let v: serde_json::Value = serde_json::from_str(&body)
+            .unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {body}"));
+        assert_eq!(v["error"]["code"], "bad_request", "{what}: {v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{what}: {v}"
+        );
+    }
+    // A query that does not read.
+    let (s, body) = raw_http(
+        node.addr,
+        "POST /api/quickmatch?guest=%ZZ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: 2\r\nConnection: close\r\n\r\n",
+        b"{}",
+    );
+    assert_eq!(s, 400, "{body}");
+    assert!(body.contains(r#""error""#), "{body}");
+    // Records of a room that does not exist: 404, like its other routes.
+    let (s, v) = common::http_async(node.addr, "GET", "/api/rooms/nope/records", None).await;
+    assert_eq!(s, 404, "{v}");
+    assert_eq!(v["error"]["code"], "room_not_found", "{v}");
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let (s, v) = common::http_async(
+        node.addr,
+        "GET",
+        &format!("/api/rooms/{room}/records"),
+        None,
+    )
+    .await;
+    assert_eq!((s, v), (200, json!([])));
+}

@@ -231,7 +231,12 @@ pub struct ParseError {
 pub fn parse_client(text: &str) -> Result<ClientFrame, ParseError> {
     // Well-formed frames (nearly all of them) are read directly; only a
     // refused one goes through `Value` to find out what is wrong with it.
-    if let Ok(frame) = serde_json::from_str::<ClientFrame>(text) {
+    // serde would take a number for the tag as a variant's index
+    // (`{"type":17}`), so a frame whose `type` is not a string is not
+    // read directly.
+    if type_is_a_string(text)
+        && let Ok(frame) = serde_json::from_str::<ClientFrame>(text)
+    {
         return Ok(frame);
     }
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ParseError {
@@ -259,4 +264,28 @@ pub fn parse_client(text: &str) -> Result<ClientFrame, ParseError> {
         message: e.to_string(),
         seq,
     })
+}
+
+/// Whether every `"type"` key of the JSON text has a string value. A
+/// literal `"type"` is a key exactly when a `:` follows it (inside a JSON
+/// string its quotes would be escaped, and a value is followed by `,` or
+/// a bracket), so this is a scan of the bytes, not a parse.
+fn type_is_a_string(text: &str) -> bool {
+    const KEY: &[u8] = b"\"type\"";
+    let b = text.as_bytes();
+    let skip_ws = |mut i: usize| {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        i
+    };
+    let mut from = 0;
+    while let Some(at) = b[from..].windows(KEY.len()).position(|w| w == KEY) {
+        let i = skip_ws(from + at + KEY.len());
+        if b.get(i) == Some(&b':') && b.get(skip_ws(i + 1)) != Some(&b'"') {
+            return false;
+        }
+        from += at + 1;
+    }
+    true
 }

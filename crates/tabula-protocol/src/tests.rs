@@ -276,3 +276,35 @@ fn a_single_out_message_keeps_its_old_wire_form_and_a_batch_round_trips() {
     let back = NodeMsg::decode(&batch.encode().unwrap()).unwrap();
     assert_eq!(back, batch);
 }
+
+/// A tag must be the type's name: serde alone would read a number as the
+/// index of a variant.
+#[test]
+fn a_numeric_type_is_refused() {
+    for text in [
+        r#"{"type":17}"#,
+        r#"{"type": 0, "seq": 4}"#,
+        r#"{"seq":1,"type" :3}"#,
+        r#"{"type":true}"#,
+        r#"{"type":null}"#,
+    ] {
+        let e = parse_client(text).unwrap_err();
+        assert_eq!(e.code, ErrorCode::BadMessage, "{text}");
+    }
+    // A string that merely contains or equals "type" is no key.
+    let f = parse_client(r#"{"type":"chat","text":"type"}"#).unwrap();
+    assert_eq!(
+        f.msg,
+        ClientMsg::Chat {
+            text: "type".into()
+        }
+    );
+    let f = parse_client(r#"{"text":"\"type\": 5","type":"chat"}"#).unwrap();
+    assert_eq!(
+        f.msg,
+        ClientMsg::Chat {
+            text: "\"type\": 5".into()
+        }
+    );
+    assert!(parse_client(r#"{ "type" : "rollDice" }"#).is_ok());
+}

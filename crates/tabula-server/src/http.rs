@@ -48,6 +48,40 @@ pub fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) ->
     HttpResponse::build(status).json(ErrorBody::new(code, message))
 }
 
+/// Request bodies: JSON up to 64 KiB; a refused one gets the same
+/// `{"error"}` body as every other refusal (413 over the limit, 415 for
+/// another content type, 400 for JSON that does not read).
+pub fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(64 * 1024)
+        .error_handler(|err, _req| {
+            use actix_web::error::JsonPayloadError as E;
+            let status = match &err {
+                E::OverflowKnownLength { .. } | E::Overflow { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+                E::ContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            let message = match &err {
+                E::ContentType => "send the body as application/json".to_string(),
+                other => other.to_string(),
+            };
+            let res = error(status, ErrorCode::BadRequest, message);
+            actix_web::error::InternalError::from_response(err, res).into()
+        })
+}
+
+/// Query strings that do not read: 400 with the `{"error"}` body.
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|err, _req| {
+        let res = error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            err.to_string(),
+        );
+        actix_web::error::InternalError::from_response(err, res).into()
+    })
+}
+
 fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
     let header = |n: &str| {
         req.headers()
@@ -366,6 +400,13 @@ async fn room_state(state: web::Data<AppState>, id: web::Path<String>) -> HttpRe
 /// `tabula verify`), from the store, so any node serves them.
 async fn room_records(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
     match state.backplane.records(&id).await {
+        // No records: a room that has not finished a game yet, or no room
+        // (404, as for the room's other routes). Records outlive their
+        // room, so they are served whether or not it is still listed.
+        Ok(recs) if recs.is_empty() => match find_room(&state, &id).await {
+            Ok(_) => HttpResponse::Ok().json(Vec::<serde_json::Value>::new()),
+            Err(r) => r,
+        },
         Ok(recs) => {
             let values: Vec<serde_json::Value> = recs
                 .iter()

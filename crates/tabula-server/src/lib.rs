@@ -412,7 +412,8 @@ pub async fn run_with(
     let server = HttpServer::new(move || {
         let app = App::new()
             .app_data(data.clone())
-            .app_data(web::JsonConfig::default().limit(64 * 1024))
+            .app_data(http::json_config())
+            .app_data(http::query_config())
             .configure(http::routes);
         match &web_dir {
             Some(dir) => app.service(
