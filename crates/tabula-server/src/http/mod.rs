@@ -1,0 +1,244 @@
+//! HTTP routes: the socket, the room API, health and metrics; the cache
+//! headers of the Mini App's static files (mounted after these routes by
+//! [`crate::run_with`]).
+
+use std::sync::atomic::Ordering;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpRequest, HttpResponse, web};
+use tabula_protocol::ErrorCode;
+use tabula_protocol::http::{AuthQuery, ClientConfig, ErrorBody, Readiness, Session};
+use tabula_room::PlayerId;
+
+use crate::AppState;
+use crate::auth::Credentials;
+use crate::session::run_session;
+
+mod rooms;
+
+use rooms::{create_room, invite, quickmatch, room_records, room_state, room_summary, stats};
+
+/// Mounts every route.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/ws", web::get().to(ws))
+        .route("/healthz", web::get().to(healthz))
+        .route("/readyz", web::get().to(readyz))
+        .route("/metrics", web::get().to(metrics))
+        .route("/api/rooms", web::post().to(create_room))
+        .route("/api/rooms/{id}", web::get().to(room_state))
+        .route("/api/rooms/{id}/records", web::get().to(room_records))
+        .route("/api/rooms/{id}/summary", web::get().to(room_summary))
+        .route("/api/invites/{code}", web::get().to(invite))
+        .route("/api/quickmatch", web::post().to(quickmatch))
+        .route("/api/players/{id}/stats", web::get().to(stats))
+        .route("/api/client-config", web::get().to(client_config))
+        .route("/api/session", web::get().to(session));
+}
+
+/// The JSON error body: `{"error": {"code", "message"}}`.
+pub fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> HttpResponse {
+    HttpResponse::build(status).json(ErrorBody::new(code, message))
+}
+
+/// Request bodies: JSON up to 64 KiB; a refused one gets the same
+/// `{"error"}` body as every other refusal (413 over the limit, 415 for
+/// another content type, 400 for JSON that does not read).
+pub fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(64 * 1024)
+        .error_handler(|err, _req| {
+            use actix_web::error::JsonPayloadError as E;
+            let status = match &err {
+                E::OverflowKnownLength { .. } | E::Overflow { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+                E::ContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            let message = match &err {
+                E::ContentType => "send the body as application/json".to_string(),
+                other => other.to_string(),
+            };
+            let res = error(status, ErrorCode::BadRequest, message);
+            actix_web::error::InternalError::from_response(err, res).into()
+        })
+}
+
+/// Query strings that do not read: 400 with the `{"error"}` body.
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|err, _req| {
+        let res = error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            err.to_string(),
+        );
+        actix_web::error::InternalError::from_response(err, res).into()
+    })
+}
+
+fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
+    let header = |n: &str| {
+        req.headers()
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    Credentials {
+        init_data: q
+            .init_data
+            .clone()
+            .or_else(|| header("x-telegram-init-data")),
+        token: q.token.clone().or_else(|| {
+            header("authorization").and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
+        }),
+        guest: q.guest.clone(),
+    }
+}
+
+fn authenticate(
+    state: &AppState,
+    req: &HttpRequest,
+    q: &AuthQuery,
+) -> Result<PlayerId, Box<HttpResponse>> {
+    state.auth.authenticate(&credentials(req, q)).map_err(|e| {
+        Box::new(error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            e.to_string(),
+        ))
+    })
+}
+
+async fn ws(
+    req: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+) -> Result<HttpResponse, actix_web::Error> {
+    if state.draining.load(Ordering::SeqCst) {
+        return Ok(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "the node is draining",
+        ));
+    }
+    if state.store.is_cut_off() {
+        return Ok(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "this node is cut off from its store; connect to another",
+        ));
+    }
+    let player = match authenticate(&state, &req, &q) {
+        Ok(p) => p,
+        Err(r) => return Ok(*r),
+    };
+    let max = state.settings.server.max_frame_bytes;
+    // Oversized frames are refused at their header (crate::ws_frames).
+    let mut guarded = crate::ws_frames::guard(body.into_inner(), max);
+    let body = <web::Payload as actix_web::FromRequest>::from_request(&req, &mut guarded).await?;
+    let (resp, session, stream) = actix_ws::handle(&req, body)?;
+    let stream = stream
+        .max_frame_size(max)
+        .aggregate_continuations()
+        .max_continuation_size(max);
+    let st = state.into_inner();
+    actix_rt::spawn(run_session(st, player, session, stream));
+    Ok(resp)
+}
+
+/// `GET /api/session`: whether a client's credentials still name a player
+/// (the Mini App asks before it gives up a guest's token after failed
+/// connects), with a fresh token.
+async fn session(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+) -> HttpResponse {
+    match authenticate(&state, &req, &q) {
+        Ok(player) => HttpResponse::Ok().json(Session {
+            token: state.auth.issue_token(&player),
+            player: player.0,
+        }),
+        Err(r) => *r,
+    }
+}
+
+/// Always 200 while the process serves; the body tells a peer how long ago
+/// this node last reached its store ([`crate::peers::Health`]).
+async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(crate::peers::health(&state))
+}
+
+async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    let (mut res, status) = if state.draining.load(Ordering::SeqCst) {
+        (HttpResponse::ServiceUnavailable(), "draining")
+    } else if state.store.is_cut_off() {
+        (HttpResponse::ServiceUnavailable(), "cut_off")
+    } else {
+        (HttpResponse::Ok(), "ready")
+    };
+    res.json(Readiness {
+        status: status.into(),
+    })
+}
+
+async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(state.metrics.render())
+}
+
+/// Whether a path under `web.dir` is part of the app: not its tests, its
+/// npm packages, its package manifests or a dotfile.
+pub fn servable(path: &std::path::Path) -> bool {
+    let mut parts = path.components().map(|c| c.as_os_str().to_string_lossy());
+    let Some(first) = parts.next() else {
+        return true;
+    };
+    !(first.starts_with('.')
+        || matches!(
+            first.as_ref(),
+            "node_modules" | "tests" | "package.json" | "package-lock.json"
+        )
+        || parts.any(|p| p.starts_with('.')))
+}
+
+/// Cache headers for the Mini App's static files (ETag and Last-Modified
+/// come from `actix-files`): HTML is revalidated on every load
+/// (`no-cache`), so a deploy is picked up at once; scripts, styles and
+/// images are fresh for five minutes, then revalidated.
+pub async fn static_cache_headers(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let path = req.path();
+    let html = path.ends_with('/') || path.ends_with(".html");
+    let mut res = next.call(req).await?;
+    let status = res.status();
+    if status.is_success() || status == StatusCode::NOT_MODIFIED {
+        let value = if html {
+            "no-cache"
+        } else {
+            "public, max-age=300"
+        };
+        let h = res.headers_mut();
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static(value));
+        h.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+    }
+    Ok(res)
+}
+
+/// `GET /api/client-config`: what the Mini App needs to know about this
+/// deployment (its Telegram link, for invites).
+async fn client_config(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(ClientConfig {
+        telegram_app_url: state.settings.web.telegram_app_url.clone(),
+        guest: state.settings.auth.guest_enabled(),
+    })
+}
