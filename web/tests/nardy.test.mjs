@@ -69,7 +69,8 @@ test('two pages join one room by invite and play turns by clicking; black sees t
     await alice.fill('#chat-input', 'good luck!');
     await alice.press('#chat-input', 'Enter');
     await bob.waitForSelector('#chat .line:has-text("good luck!")');
-    assert.equal(await bob.textContent('#chat .line:has-text("good luck!") b'), 'alice');
+    const aliceId = (await appState(alice)).player;
+    assert.equal(await bob.textContent('#chat .line:has-text("good luck!") b'), `Guest ${aliceId.slice(6, 10)}`);
     const st = await appState(alice);
     assert.notDeepEqual(normal(st.view.board.position).white, { 24: 15 }, 'white has moved');
     assert.notDeepEqual(normal(st.view.board.position).black, { 12: 15 }, 'black has moved');
@@ -100,6 +101,28 @@ test('quick match: two players who ask at once meet in one room', { timeout: 600
     const ids = await Promise.all([p1, p2].map((p) => p.evaluate(() => window.__tabula.state.roomId)));
     assert.equal(ids[0], ids[1], 'the same room');
     assert.deepEqual([...p1.errors, ...p2.errors], []);
+  } finally {
+    await node.stop();
+  }
+});
+
+test('a reload is the same guest: the token kept in localStorage takes the seat back', { timeout: 60000 }, async () => {
+  const node = await startNode();
+  try {
+    const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
+    const page = await openPage(browser, `${node.base}/?join=${room.invite}`);
+    const before = await waitState(page, (s) => s.seat === 'a' && s.conn === 'online', 'seated');
+    assert.match(before.player, /^guest:[0-9a-f]{32}$/);
+    await page.reload();
+    await page.waitForFunction(() => window.__tabula?.state);
+    const after = await waitState(page, (s) => s.seat === 'a' && s.conn === 'online', 'seated again after the reload');
+    assert.equal(after.player, before.player, 'the same guest');
+    // Another browser (its own storage) is another guest: a spectator here.
+    const other = await openPage(browser, `${node.base}/?join=${room.invite}`);
+    const o = await waitState(other, (s) => s.player && s.conn === 'online' && s.view, 'the other browser in');
+    assert.notEqual(o.player, before.player);
+    assert.notEqual(o.seat, 'a');
+    assert.deepEqual([...page.errors, ...other.errors], []);
   } finally {
     await node.stop();
   }
