@@ -1070,6 +1070,7 @@ async function main() {
       return net;
     },
     dropSocket: () => net.dropSocket(),
+    enter: (key) => enterRoom(key),
   };
   net.connect();
   const code = tg.startParam() || params.get('join') || params.get('startapp');

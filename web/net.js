@@ -43,6 +43,9 @@ export class Net {
     this.timer = null;
     this.welcomed = false;
     this.closed = false;
+    // Closed by the node for being in no room (`idle`): not reopened until
+    // the app joins a room or sends a command.
+    this.dormant = false;
     this.status = 'connecting';
     this.waiters = [];
   }
@@ -50,6 +53,9 @@ export class Net {
   /** Opens the socket (and keeps it open until `close()`). */
   connect() {
     this.closed = false;
+    // Closed by the node for being in no room (`idle`): not reopened until
+    // the app joins a room or sends a command.
+    this.dormant = false;
     this.status = 'connecting';
     this.open();
   }
@@ -75,7 +81,7 @@ export class Net {
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ws = null;
-      if (!this.closed) this.retry();
+      if (!this.closed && !this.dormant) this.retry();
     };
     ws.onerror = () => {};
   }
@@ -117,6 +123,11 @@ export class Net {
     try {
       msg = JSON.parse(text);
     } catch {
+      return;
+    }
+    if (msg.type === 'error' && msg.code === 'idle') {
+      // The node closes a socket that sits in no room; nothing is wrong.
+      this.dormant = true;
       return;
     }
     if (msg.type === 'welcome') {
@@ -171,8 +182,16 @@ export class Net {
   send(msg) {
     const m = { ...msg, seq: this.nextSeq() };
     this.pending.set(m.seq, m);
-    this.raw(m);
+    if (!this.wake()) this.raw(m);
     return m.seq;
+  }
+
+  /** Reopens a socket the node closed as idle; `rejoin` then does the rest. */
+  wake() {
+    if (!this.dormant || this.ws) return false;
+    this.dormant = false;
+    this.open();
+    return true;
   }
 
   raw(m) {
@@ -187,7 +206,7 @@ export class Net {
   join(key, spectate = false) {
     if (!this.room || this.room.key !== key) this.version = 0;
     this.room = { key, spectate };
-    this.raw({ type: 'join', room: key, spectate: spectate || undefined });
+    if (!this.wake()) this.raw({ type: 'join', room: key, spectate: spectate || undefined });
   }
 
   leaveRoom() {

@@ -43,8 +43,13 @@ impl NodeProc {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        NodeProc::healthy(cmd.spawn().expect("start tabula-node"), port)
+    }
+
+    /// Waits for a started node to answer `/healthz`.
+    fn healthy(child: Child, port: u16) -> NodeProc {
         let node = NodeProc {
-            child: cmd.spawn().expect("start tabula-node"),
+            child,
             addr: format!("127.0.0.1:{port}").parse().unwrap(),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -57,6 +62,24 @@ impl NodeProc {
             assert!(Instant::now() < deadline, "the node did not become healthy");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// The node under an open-file limit of `nofile` (`ulimit -n`).
+    fn start_limited(env: &[(&str, &str)], nofile: u32) -> NodeProc {
+        let port = common::cluster::free_port();
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("ulimit -n {nofile} && exec \"$0\""))
+            .arg(env!("CARGO_BIN_EXE_tabula-node"))
+            .current_dir(common::ROOT)
+            .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        NodeProc::healthy(cmd.spawn().expect("start tabula-node"), port)
     }
 
     /// Its resident set, bytes.
@@ -558,4 +581,235 @@ async fn every_http_refusal_is_a_json_error_body() {
     )
     .await;
     assert_eq!((s, v), (200, json!([])));
+}
+
+/// A masked client frame (`opcode` 1 text, 2 binary, 9 ping).
+fn masked(opcode: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x80 | opcode];
+    match payload.len() {
+        n if n < 126 => f.push(0x80 | n as u8),
+        n => {
+            f.push(0x80 | 126);
+            f.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+    }
+    let key = [0x12, 0x34, 0x56, 0x78];
+    f.extend_from_slice(&key);
+    f.extend(payload.iter().enumerate().map(|(i, b)| b ^ key[i % 4]));
+    f
+}
+
+/// `/healthz` answered 200, and how long it took.
+fn healthz_time(addr: SocketAddr) -> (u16, Duration) {
+    let t = Instant::now();
+    let (s, _) = raw_http(
+        addr,
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"",
+    );
+    (s, t.elapsed())
+}
+
+/// Dead and idle sockets do not pile up: one in no room is told `idle`
+/// and closed after the join timeout; one in a room that never answers the
+/// node's pings is closed after the idle timeout; a client that answers
+/// them (every WebSocket library does, as it reads) stays.
+#[tokio::test]
+async fn sockets_in_no_room_and_sockets_that_never_answer_are_closed() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[
+        ("TABULA__SERVER__JOIN_TIMEOUT_MS", "500"),
+        ("TABULA__SERVER__PING_INTERVAL_MS", "200"),
+        ("TABULA__SERVER__IDLE_TIMEOUT_MS", "600"),
+    ]);
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let t0 = Instant::now();
+    let idle = raw_socket(node.addr, "lurker");
+    let mut dead = raw_socket(node.addr, "ghost");
+    dead.write_all(&masked(
+        1,
+        json!({"type": "join", "room": room}).to_string().as_bytes(),
+    ))
+    .unwrap();
+    let mut alive = Client::connect(node.addr, "alive").await;
+    assert_eq!(
+        alive.join(&room).await["yourSeat"],
+        "b",
+        "the ghost holds a"
+    );
+    let reads = tokio::task::spawn_blocking(move || {
+        let until = Instant::now() + Duration::from_secs(5);
+        let idle = std::thread::spawn(move || read_frames(idle, until));
+        let dead = read_frames(dead, until);
+        (idle.join().unwrap(), dead, Instant::now())
+    });
+    // Meanwhile the honest client reads, as any client does, which
+    // answers the node's pings.
+    while !reads.is_finished() {
+        let _ = alive.try_recv(Duration::from_millis(50)).await;
+    }
+    let (idle_heard, dead_heard, done) = reads.await.unwrap();
+    let took = done - t0;
+    println!("idle socket: {idle_heard:?}; dead socket: {dead_heard:?}; {took:?}");
+    assert_eq!(idle_heard.close, Some(1000), "{idle_heard:?}");
+    assert!(
+        idle_heard
+            .texts
+            .iter()
+            .any(|t| t.contains(r#""code":"idle""#)),
+        "{idle_heard:?}"
+    );
+    assert_eq!(dead_heard.close, Some(1001), "{dead_heard:?}");
+    assert!(took < Duration::from_secs(4), "closed after {took:?}");
+    // The client that answers pings (by reading) is still there.
+    let until = Instant::now() + Duration::from_millis(1500);
+    while Instant::now() < until {
+        let _ = alive.try_recv(Duration::from_millis(100)).await;
+    }
+    let r = alive.call(json!({"type": "ping"})).await;
+    assert_eq!(r["type"], "pong", "{r}");
+}
+
+/// The caps: a player's sockets (its token) and the node's; while the node
+/// holds all it takes, `/healthz` still answers, and a closed socket's
+/// place is free again.
+#[tokio::test]
+async fn the_socket_caps_refuse_cleanly_and_leave_room_for_the_probes() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[
+        ("TABULA__SERVER__MAX_SOCKETS", "5"),
+        ("TABULA__SERVER__MAX_SOCKETS_PER_PLAYER", "2"),
+    ]);
+    let first = Client::connect(node.addr, "p").await;
+    let token = first.token.clone().unwrap();
+    let second = Client::with_token(node.addr, "p", &token).await;
+    let url = format!("ws://{}/ws?token={token}", node.addr);
+    match tokio_tungstenite::connect_async(url).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 429),
+        other => panic!("a third socket of one player: {other:?}"),
+    }
+    let mut others = vec![first, second];
+    for i in 0..3 {
+        others.push(Client::connect(node.addr, &format!("o{i}")).await);
+    }
+    let url = format!("ws://{}/ws", node.addr);
+    match tokio_tungstenite::connect_async(url.clone()).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
+            assert_eq!(r.status(), 503);
+            let body = String::from_utf8_lossy(r.body().as_deref().unwrap_or_default()).to_string();
+            assert!(body.contains(r#""code":"unavailable""#), "{body}");
+        }
+        other => panic!("a sixth socket: {other:?}"),
+    }
+    let (s, t) = healthz_time(node.addr);
+    assert_eq!(s, 200);
+    assert!(t < Duration::from_secs(1), "{t:?}");
+    // One leaves: its place is taken by the next.
+    drop(others.pop());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if tokio_tungstenite::connect_async(url.clone()).await.is_ok() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the freed place was never taken");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Issue 21's descriptor exhaustion: under a 300-file limit, 600 sockets
+/// opened and left idle. `/healthz` keeps answering within a second the
+/// whole time (before, ~1,000 idle sockets under 1,024 made it time out
+/// with `Too many open files`), the sockets past the cap are refused, and
+/// those in no room are gone after the join timeout.
+#[tokio::test]
+async fn under_a_small_file_limit_the_probes_answer_while_idle_sockets_pile_up() {
+    let _one = common::one().await;
+    let node = NodeProc::start_limited(&[("TABULA__SERVER__JOIN_TIMEOUT_MS", "2000")], 300);
+    let addr = node.addr;
+    let opened = tokio::task::spawn_blocking(move || {
+        // One after another, as clients come: each handshake answered
+        // (101, or 503 past the cap) before the next.
+        let (mut held, mut refused) = (Vec::new(), 0);
+        for _ in 0..600 {
+            let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_secs(2)) else {
+                continue;
+            };
+            let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+            let _ = write!(
+                s,
+                "GET /ws HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\n\
+                 Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\
+                 Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+            );
+            let mut head = [0u8; 12];
+            match s.read_exact(&mut head) {
+                Ok(()) if head.starts_with(b"HTTP/1.1 101") => held.push(s),
+                Ok(()) if head.starts_with(b"HTTP/1.1 503") => refused += 1,
+                _ => {}
+            }
+        }
+        (held, refused)
+    });
+    let mut worst = Duration::ZERO;
+    let until = Instant::now() + Duration::from_secs(6);
+    while Instant::now() < until {
+        let (s, t) = healthz_time(node.addr);
+        assert_eq!(s, 200, "healthz while sockets pile up");
+        worst = worst.max(t);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (held, refused) = opened.await.unwrap();
+    println!(
+        "under a 300-file limit: {} sockets held, {refused} refused 503; slowest /healthz {worst:?}",
+        held.len()
+    );
+    assert!(
+        refused > 0 && held.len() < 300,
+        "{} held, {refused} refused",
+        held.len()
+    );
+    assert!(worst < Duration::from_secs(1), "slowest /healthz {worst:?}");
+    // The sockets joined nothing: all closed within the join timeout of
+    // being let in (the last wait in the backlog until places free up).
+    let open = || {
+        let (_, text) = raw_http(
+            node.addr,
+            "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            b"",
+        );
+        text.lines()
+            .find(|l| l.starts_with("tabula_connections "))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(-1.0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while open() != 0.0 {
+        assert!(
+            Instant::now() < deadline,
+            "idle sockets left open: {}",
+            open()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(held);
+}
+
+/// Binary frames and pings count against the rate like text: a flood of
+/// them closes the socket (before, 3,000 binary frames left it open).
+#[tokio::test]
+async fn a_flood_of_binary_frames_or_pings_closes_the_socket() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[]);
+    for opcode in [2u8, 9] {
+        let mut s = raw_socket(node.addr, "flooder");
+        let frame = masked(opcode, b"xy");
+        let mut all = Vec::new();
+        for _ in 0..3000 {
+            all.extend_from_slice(&frame);
+        }
+        let _ = s.write_all(&all);
+        let heard = read_frames(s, Instant::now() + Duration::from_secs(5));
+        assert_eq!(heard.close, Some(1008), "opcode {opcode}: {heard:?}");
+    }
 }

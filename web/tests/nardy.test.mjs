@@ -128,6 +128,28 @@ test('a reload is the same guest: the token kept in localStorage takes the seat 
   }
 });
 
+test('the node closes a lobby socket as idle; the app stays quiet and reopens it to enter a room', { timeout: 60000 }, async () => {
+  const node = await startNode(undefined, { TABULA__SERVER__JOIN_TIMEOUT_MS: '1500' });
+  try {
+    const page = await openPage(browser, `${node.base}/`);
+    const first = await waitState(page, (s) => s.player && s.conn === 'online', 'welcomed in the lobby');
+    // Closed by the node after 1.5 s in no room: no reconnect loop, no banner.
+    await page.waitForFunction(() => window.__tabula.net.dormant === true, null, { timeout: 10000 });
+    await new Promise((r) => setTimeout(r, 2000));
+    const st = await appState(page);
+    assert.equal(st.conn, 'online', 'nothing shown as wrong');
+    assert.equal(await page.evaluate(() => window.__tabula.net.ws), null, 'no socket reopened meanwhile');
+    // Entering a room reopens it, as the same guest.
+    const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
+    await page.evaluate((key) => window.__tabula.enter(key), room.invite);
+    const inRoom = await waitState(page, (s) => s.seat === 'a' && s.conn === 'online', 'seated after the wake');
+    assert.equal(inRoom.player, first.player);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await node.stop();
+  }
+});
+
 test('the same player in a second window: the first one steps back instead of fighting over the seat', { timeout: 60000 }, async () => {
   const node = await startNode();
   try {

@@ -87,6 +87,9 @@ pub enum ErrorCode {
     NotTimeForHint,
     /// The player's previous hint is still being computed.
     HintPending,
+    /// The socket was in no room for `server.join_timeout_ms` and is
+    /// closed; open one when joining a room.
+    Idle,
     /// Something went wrong on the node.
     Internal,
 }
@@ -134,6 +137,7 @@ impl ErrorCode {
             ErrorCode::HintsDisabled => "hints_disabled",
             ErrorCode::NotTimeForHint => "not_time_for_hint",
             ErrorCode::HintPending => "hint_pending",
+            ErrorCode::Idle => "idle",
             ErrorCode::Internal => "internal",
         }
     }

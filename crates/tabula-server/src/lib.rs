@@ -42,6 +42,7 @@ pub mod searches;
 pub mod serve;
 pub mod session;
 pub mod settings;
+pub mod sockets;
 pub mod ws_frames;
 
 use std::collections::HashMap;
@@ -296,6 +297,9 @@ pub struct AppState {
     pub close_sockets: watch::Sender<peers::CloseAll>,
     /// When the store was last reached; whether the node is cut off.
     pub store: peers::StoreHealth,
+    /// The sockets held, against `server.max_sockets` and
+    /// `server.max_sockets_per_player`.
+    pub sockets: Arc<sockets::Sockets>,
 }
 
 /// Services a node can be given instead of the defaults (tests, and the
@@ -396,6 +400,10 @@ pub async fn run_with(
         shutdown_rx,
         close_sockets: watch::channel(peers::CloseAll::No).0,
         store: peers::StoreHealth::default(),
+        sockets: sockets::Sockets::new(
+            settings.server.socket_cap(),
+            settings.server.max_sockets_per_player,
+        ),
     });
     let data = web::Data::from(state.clone());
     // The Mini App at `/`, mounted after the API so `/ws`, `/api/*`,

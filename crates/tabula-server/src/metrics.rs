@@ -42,6 +42,9 @@ pub struct Metrics {
     /// Faults the link watch found on links to remote owners, by kind
     /// (`owner_dead`, `silent`, `beat_gap`, `stale_sender`, `orphan_proxy`).
     pub link_faults: IntCounterVec,
+    /// Sockets refused or closed by a limit (`node_full`, `player_full`,
+    /// `idle`, `no_pong`, `flood`).
+    pub socket_limits: IntCounterVec,
     /// Backplane (Redis) errors by operation.
     pub backplane_errors: IntCounterVec,
     /// 1 while this node has closed its sockets because it alone is cut
@@ -155,6 +158,11 @@ impl Metrics {
             "Faults found on links to rooms owned elsewhere, by kind",
             &["kind"],
         );
+        let socket_limits = counter(
+            "tabula_socket_limits_total",
+            "Sockets refused or closed by a limit, by reason",
+            &["reason"],
+        );
         let backplane_errors = counter(
             "tabula_backplane_errors_total",
             "Backplane errors by operation",
@@ -187,6 +195,7 @@ impl Metrics {
             Box::new(route_gaps.clone()),
             Box::new(reroutes.clone()),
             Box::new(link_faults.clone()),
+            Box::new(socket_limits.clone()),
             Box::new(backplane_errors.clone()),
             Box::new(cut_off.clone()),
             Box::new(cut_offs.clone()),
@@ -211,6 +220,7 @@ impl Metrics {
             route_gaps,
             reroutes,
             link_faults,
+            socket_limits,
             backplane_errors,
             cut_off,
             cut_offs,

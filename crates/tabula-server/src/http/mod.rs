@@ -135,6 +135,33 @@ async fn ws(
         Ok(p) => p,
         Err(r) => return Ok(*r),
     };
+    // A place among the node's sockets and the player's, held for the
+    // socket's life.
+    let slot = match state.sockets.admit(&player) {
+        Ok(slot) => slot,
+        Err(refusal) => {
+            state
+                .metrics
+                .socket_limits
+                .with_label_values(&[refusal.label()])
+                .inc();
+            return Ok(match refusal {
+                crate::sockets::Refusal::NodeFull => error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::Unavailable,
+                    "this node holds all the sockets it takes; connect to another or retry",
+                ),
+                crate::sockets::Refusal::PlayerFull => error(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    format!(
+                        "{} sockets open for this player already; close one",
+                        state.settings.server.max_sockets_per_player
+                    ),
+                ),
+            });
+        }
+    };
     let max = state.settings.server.max_frame_bytes;
     // Oversized frames are refused at their header (crate::ws_frames).
     let mut guarded = crate::ws_frames::guard(body.into_inner(), max);
@@ -145,7 +172,7 @@ async fn ws(
         .aggregate_continuations()
         .max_continuation_size(max);
     let st = state.into_inner();
-    actix_rt::spawn(run_session(st, player, session, stream));
+    actix_rt::spawn(run_session(st, player, session, stream, slot));
     Ok(resp)
 }
 

@@ -126,6 +126,7 @@ pub async fn run_session(
     player: PlayerId,
     mut session: Session,
     mut stream: AggregatedMessageStream,
+    slot: crate::sockets::Slot,
 ) {
     let conn = NEXT_CONN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let s = &state.settings.server;
@@ -149,6 +150,11 @@ pub async fn run_session(
     tokio::pin!(shutdown);
     let mut ticker = tokio::time::interval(Duration::from_millis(100));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Dead and idle sockets: one timer, set to the next thing due
+    // (`Hygiene::next`), so an idle socket wakes once a ping interval.
+    let mut hygiene = Hygiene::new(s, tokio::time::Instant::now());
+    let housekeeping = tokio::time::sleep_until(hygiene.next());
+    tokio::pin!(housekeeping);
     state.metrics.connections.inc();
     tracing::debug!(conn, player = %player, "socket open");
     let welcome = ServerMsg::Welcome {
@@ -187,26 +193,35 @@ pub async fn run_session(
                             break;
                         }
                     };
+                    hygiene.heard(tokio::time::Instant::now());
+                    // Every frame a client chooses to send counts against
+                    // the rate, binary frames and pings too (a pong only
+                    // answers ours; a close ends the socket).
+                    let counted = !matches!(m, AggregatedMessage::Pong(_) | AggregatedMessage::Close(_));
+                    if counted && !bucket.take() {
+                        strikes += 1;
+                        if strikes > abuse {
+                            state.metrics.socket_limits.with_label_values(&["flood"]).inc();
+                            close = Some(CloseReason {
+                                code: CloseCode::Policy,
+                                description: Some("message flood".into()),
+                            });
+                            break;
+                        }
+                        // Echo the command's seq so a client waiting for
+                        // its answer learns to resend after a pause.
+                        let seq = match &m {
+                            AggregatedMessage::Text(text) => serde_json::from_str::<serde_json::Value>(text)
+                                .ok()
+                                .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64)),
+                            _ => None,
+                        };
+                        let e = ServerMsg::error(ErrorCode::RateLimited, "too many messages; slow down", seq);
+                        if !send(&mut session, &e).await { break; }
+                        continue;
+                    }
                     match m {
                         AggregatedMessage::Text(text) => {
-                            if !bucket.take() {
-                                strikes += 1;
-                                if strikes > abuse {
-                                    close = Some(CloseReason {
-                                        code: CloseCode::Policy,
-                                        description: Some("message flood".into()),
-                                    });
-                                    break;
-                                }
-                                // Echo the command's seq so a client waiting for
-                                // its answer learns to resend after a pause.
-                                let seq = serde_json::from_str::<serde_json::Value>(&text)
-                                    .ok()
-                                    .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64));
-                                let e = ServerMsg::error(ErrorCode::RateLimited, "too many messages; slow down", seq);
-                                if !send(&mut session, &e).await { break; }
-                                continue;
-                            }
                             if text.len() > max_message {
                                 let e = ServerMsg::error(
                                     ErrorCode::FrameTooLarge,
@@ -266,6 +281,41 @@ pub async fn run_session(
                 _ = ticker.tick(), if sess.needs_tick() => {
                     Box::pin(sess.tick()).await;
                 }
+                () = &mut housekeeping => {
+                    let now = tokio::time::Instant::now();
+                    match hygiene.check(now, sess.in_room()) {
+                        Due::Nothing => {}
+                        Due::Ping => {
+                            if session.ping(b"").await.is_err() { break; }
+                        }
+                        Due::Dead => {
+                            state.metrics.socket_limits.with_label_values(&["no_pong"]).inc();
+                            close = Some(CloseReason {
+                                code: CloseCode::Away,
+                                description: Some("no answer to pings".into()),
+                            });
+                            break;
+                        }
+                        Due::Idle => {
+                            state.metrics.socket_limits.with_label_values(&["idle"]).inc();
+                            let e = ServerMsg::error(
+                                ErrorCode::Idle,
+                                format!(
+                                    "in no room for {} ms; open a socket when you join one",
+                                    s.join_timeout_ms
+                                ),
+                                None,
+                            );
+                            let _ = send(&mut session, &e).await;
+                            close = Some(CloseReason {
+                                code: CloseCode::Normal,
+                                description: Some("idle".into()),
+                            });
+                            break;
+                        }
+                    }
+                    housekeeping.as_mut().reset(hygiene.next());
+                }
                 _ = &mut shutdown => {
                     let msg = if *state.close_sockets.borrow() == CloseAll::CutOff {
                         cut_off_msg()
@@ -284,4 +334,140 @@ pub async fn run_session(
     state.metrics.connections.dec();
     tracing::debug!(conn, player = %player, "socket closed");
     let _ = session.close(close).await;
+    drop(slot);
+}
+
+/// What the housekeeping timer finds due ([`Hygiene::check`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Due {
+    /// Not yet.
+    Nothing,
+    /// Silent for a ping interval: ping it.
+    Ping,
+    /// Nothing heard for the idle timeout, pings included: close it.
+    Dead,
+    /// In no room for the join timeout: close it.
+    Idle,
+}
+
+/// A socket's liveness: when it was last heard from and pinged, and since
+/// when it has been in no room. Pure (time passed in), unit-tested.
+#[derive(Debug)]
+struct Hygiene {
+    ping_every: Duration,
+    idle_timeout: Duration,
+    join_timeout: Duration,
+    heard: tokio::time::Instant,
+    pinged: Option<tokio::time::Instant>,
+    out_of_room: Option<tokio::time::Instant>,
+}
+
+impl Hygiene {
+    fn new(s: &crate::settings::ServerSettings, now: tokio::time::Instant) -> Hygiene {
+        Hygiene {
+            ping_every: Duration::from_millis(s.ping_interval_ms),
+            idle_timeout: Duration::from_millis(s.idle_timeout_ms),
+            join_timeout: Duration::from_millis(s.join_timeout_ms),
+            heard: now,
+            pinged: None,
+            out_of_room: Some(now),
+        }
+    }
+
+    /// A frame or a pong arrived.
+    fn heard(&mut self, now: tokio::time::Instant) {
+        self.heard = now;
+        self.pinged = None;
+    }
+
+    /// What is due at `now`; notes a ping as sent.
+    fn check(&mut self, now: tokio::time::Instant, in_room: bool) -> Due {
+        if in_room {
+            self.out_of_room = None;
+        } else if let Some(since) = self.out_of_room {
+            if now.duration_since(since) >= self.join_timeout {
+                return Due::Idle;
+            }
+        } else {
+            self.out_of_room = Some(now);
+        }
+        if now.duration_since(self.heard) >= self.idle_timeout {
+            return Due::Dead;
+        }
+        if self.pinged.is_none() && now.duration_since(self.heard) >= self.ping_every {
+            self.pinged = Some(now);
+            return Due::Ping;
+        }
+        Due::Nothing
+    }
+
+    /// When to look again: the earliest of the ping, the dead line and the
+    /// join deadline still ahead.
+    fn next(&self) -> tokio::time::Instant {
+        let mut at = self.heard + self.idle_timeout;
+        if self.pinged.is_none() {
+            at = at.min(self.heard + self.ping_every);
+        }
+        // In a room as of the last look, the next ping's look notices a
+        // leave: an idle socket wakes once a ping interval, no more.
+        match self.out_of_room {
+            Some(since) => at.min(since + self.join_timeout),
+            None => at,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::time::Instant;
+
+    fn hygiene(now: Instant) -> Hygiene {
+        let mut s = crate::Settings::defaults().server;
+        (s.ping_interval_ms, s.idle_timeout_ms, s.join_timeout_ms) = (20_000, 60_000, 10_000);
+        Hygiene::new(&s, now)
+    }
+
+    #[test]
+    fn a_socket_in_no_room_is_closed_after_the_join_timeout() {
+        let t0 = Instant::now();
+        let mut h = hygiene(t0);
+        assert_eq!(h.next(), t0 + Duration::from_secs(10));
+        assert_eq!(h.check(t0 + Duration::from_secs(9), false), Due::Nothing);
+        assert_eq!(h.check(t0 + Duration::from_secs(10), false), Due::Idle);
+        // Joined in time: never idle, whatever it says or not.
+        let mut h = hygiene(t0);
+        assert_eq!(h.check(t0 + Duration::from_secs(5), true), Due::Nothing);
+        assert_eq!(h.check(t0 + Duration::from_secs(15), true), Due::Nothing);
+        // It leaves: the join timeout runs from when that is seen.
+        let left = t0 + Duration::from_secs(19);
+        h.heard(left);
+        assert_eq!(h.check(left, false), Due::Nothing);
+        assert_eq!(h.next(), left + Duration::from_secs(10));
+        assert_eq!(h.check(left + Duration::from_secs(10), false), Due::Idle);
+    }
+
+    #[test]
+    fn a_silent_socket_is_pinged_and_closed_when_nothing_answers() {
+        let t0 = Instant::now();
+        let mut h = hygiene(t0);
+        let s = |n| t0 + Duration::from_secs(n);
+        assert_eq!(h.check(s(1), true), Due::Nothing);
+        assert_eq!(h.next(), s(20));
+        assert_eq!(h.check(s(20), true), Due::Ping);
+        // One ping per silence, then the dead line.
+        assert_eq!(h.next(), s(60));
+        assert_eq!(h.check(s(40), true), Due::Nothing);
+        assert_eq!(h.check(s(60), true), Due::Dead);
+        // A pong (or any frame) in time: alive, pinged again after a
+        // silence.
+        let mut h = hygiene(t0);
+        assert_eq!(h.check(s(20), true), Due::Ping);
+        h.heard(s(21));
+        assert_eq!(h.next(), s(41));
+        assert_eq!(h.check(s(41), true), Due::Ping);
+        h.heard(s(42));
+        assert_eq!(h.check(s(101), true), Due::Ping);
+        assert_eq!(h.check(s(102), true), Due::Dead);
+    }
 }

@@ -391,6 +391,11 @@ impl Sess {
         }
     }
 
+    /// Whether the socket is in a room (here or on its owner).
+    pub(super) fn in_room(&self) -> bool {
+        self.link.is_some()
+    }
+
     /// Whether [`Sess::tick`] has anything to look at.
     pub(super) fn needs_tick(&self) -> bool {
         self.relink_due || self.join_wait.is_some() || !self.pending.is_empty()

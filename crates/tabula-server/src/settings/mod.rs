@@ -46,6 +46,27 @@ pub struct ServerSettings {
     pub rate_burst: u32,
     /// Rate-limited messages before the socket is closed.
     pub abuse_strikes: u32,
+    /// A server ping to a socket silent this long, ms.
+    #[serde(default = "default_ping_interval_ms")]
+    pub ping_interval_ms: u64,
+    /// Nothing heard from a socket (a frame or a pong) for this long, ms:
+    /// it is closed as dead.
+    #[serde(default = "default_idle_timeout_ms")]
+    pub idle_timeout_ms: u64,
+    /// A socket in no room for this long, ms, is closed (`idle`).
+    #[serde(default = "default_join_timeout_ms")]
+    pub join_timeout_ms: u64,
+    /// Sockets the node holds at most; 0: the open-file limit less
+    /// `fd_headroom`.
+    #[serde(default)]
+    pub max_sockets: usize,
+    /// File descriptors kept free for health, metrics and the store when
+    /// `max_sockets` comes from the open-file limit.
+    #[serde(default = "default_fd_headroom")]
+    pub fd_headroom: usize,
+    /// Sockets one player may hold at once.
+    #[serde(default = "default_max_sockets_per_player")]
+    pub max_sockets_per_player: usize,
     /// Shutdown wait.
     pub shutdown_timeout_secs: u64,
 }
@@ -116,6 +137,36 @@ pub struct AuthSettings {
     /// within this long is still the same player.
     #[serde(default = "default_guest_session_ttl_secs")]
     pub guest_session_ttl_secs: u64,
+}
+
+fn default_ping_interval_ms() -> u64 {
+    20_000
+}
+
+fn default_idle_timeout_ms() -> u64 {
+    60_000
+}
+
+fn default_join_timeout_ms() -> u64 {
+    10_000
+}
+
+fn default_fd_headroom() -> usize {
+    128
+}
+
+fn default_max_sockets_per_player() -> usize {
+    8
+}
+
+impl ServerSettings {
+    /// `max_sockets`, or the open-file limit less `fd_headroom` when 0.
+    pub fn socket_cap(&self) -> usize {
+        match self.max_sockets {
+            0 => crate::sockets::from_file_limit(self.fd_headroom),
+            n => n,
+        }
+    }
 }
 
 fn default_guest_session_ttl_secs() -> u64 {
@@ -414,6 +465,21 @@ impl Settings {
         }
         if self.server.rate_per_sec == 0 || self.server.rate_burst == 0 {
             return bad("server.rate_per_sec", "rate and burst must be positive");
+        }
+        if self.server.ping_interval_ms < 100 {
+            return bad("server.ping_interval_ms", "must be at least 100");
+        }
+        if self.server.idle_timeout_ms < 2 * self.server.ping_interval_ms {
+            return bad(
+                "server.idle_timeout_ms",
+                "must be at least twice server.ping_interval_ms (a pong needs time)",
+            );
+        }
+        if self.server.join_timeout_ms < 100 {
+            return bad("server.join_timeout_ms", "must be at least 100");
+        }
+        if self.server.max_sockets_per_player == 0 {
+            return bad("server.max_sockets_per_player", "must be at least 1");
         }
         if self.rooms.unload_after_ms < 1000 {
             return bad("rooms.unload_after_ms", "must be at least 1000");
