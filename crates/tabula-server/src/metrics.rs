@@ -42,6 +42,10 @@ pub struct Metrics {
     /// Faults the link watch found on links to remote owners, by kind
     /// (`owner_dead`, `silent`, `beat_gap`, `stale_sender`, `orphan_proxy`).
     pub link_faults: IntCounterVec,
+    /// Requests refused by a quota, by route (`create`, `quickmatch`,
+    /// and for the room cap also `join`, `rejoin`, `sweep`) and quota
+    /// (`player`, `address`, `room_cap`).
+    pub quota_refusals: IntCounterVec,
     /// Backplane (Redis) errors by operation.
     pub backplane_errors: IntCounterVec,
     /// 1 while this node has closed its sockets because it alone is cut
@@ -155,6 +159,11 @@ impl Metrics {
             "Faults found on links to rooms owned elsewhere, by kind",
             &["kind"],
         );
+        let quota_refusals = counter(
+            "tabula_quota_refusals_total",
+            "Requests refused by a quota (429 per player or address, the room cap), by route and quota",
+            &["route", "quota"],
+        );
         let backplane_errors = counter(
             "tabula_backplane_errors_total",
             "Backplane errors by operation",
@@ -187,6 +196,7 @@ impl Metrics {
             Box::new(route_gaps.clone()),
             Box::new(reroutes.clone()),
             Box::new(link_faults.clone()),
+            Box::new(quota_refusals.clone()),
             Box::new(backplane_errors.clone()),
             Box::new(cut_off.clone()),
             Box::new(cut_offs.clone()),
@@ -211,6 +221,7 @@ impl Metrics {
             route_gaps,
             reroutes,
             link_faults,
+            quota_refusals,
             backplane_errors,
             cut_off,
             cut_offs,
