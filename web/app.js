@@ -222,7 +222,7 @@ async function createRoom(bot) {
   if (S.lobby.game !== 'thud' && S.lobby.matchLength > 1) body.matchLength = S.lobby.matchLength;
   if (bot) body.bot = { level: bot };
   try {
-    const r = await api('POST', '/api/rooms', body);
+    const r = await api('POST', '/api/rooms', body, credHeaders());
     S.botLevel = bot || null;
     enterRoom(r.roomId, r.invite);
   } catch (e) {
@@ -340,7 +340,7 @@ async function playAgain() {
   const bot = v.seats[1]?.bot;
   if (bot) {
     try {
-      const r = await api('POST', '/api/rooms', { game: v.game, options: v.options, bot: { level: bot }, matchLength: v.matchLength });
+      const r = await api('POST', '/api/rooms', { game: v.game, options: v.options, bot: { level: bot }, matchLength: v.matchLength }, credHeaders());
       S.botLevel = bot;
       enterRoom(r.roomId, r.invite);
     } catch (e) {

@@ -19,13 +19,19 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do kill -9 "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
+LOAD_QUOTAS=(TABULA__QUOTAS__ADDRESS_ROOMS_PER_MINUTE=10000000 TABULA__QUOTAS__ADDRESS_ROOMS_BURST=10000000
+  TABULA__QUOTAS__PLAYER_ROOMS_PER_MINUTE=10000000 TABULA__QUOTAS__PLAYER_ROOMS_BURST=10000000
+  TABULA__QUOTAS__MAX_ROOMS=1000000)
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # start_node PORT [extra env...]: a node in the background; echoes its pid.
 start_node() {
   local port=$1; shift
+  # The harness makes every room from one address: room quotas and the room
+  # cap raised past anything a run makes.
   env TABULA__SERVER__LISTEN=${LISTEN_IP:-127.0.0.1}:$port TABULA__SERVER__RATE_PER_SEC=1000 \
-      TABULA__SERVER__RATE_BURST=1000 TABULA__BOTS__DELAY_MS=0 RUST_LOG=warn "$@" \
+      TABULA__SERVER__RATE_BURST=1000 TABULA__BOTS__DELAY_MS=0 RUST_LOG=warn "${LOAD_QUOTAS[@]}" "$@" \
       "$BIN/tabula-server" >"$OUT/node-$port.log" 2>&1 &
   local pid=$!
   for _ in $(seq 100); do
@@ -192,7 +198,7 @@ soak() {
 instructions() {
   local port; port=$(free_port)
   env TABULA__SERVER__LISTEN=127.0.0.1:$port TABULA__SERVER__RATE_PER_SEC=1000 \
-      TABULA__SERVER__RATE_BURST=1000 TABULA__BOTS__DELAY_MS=0 RUST_LOG=warn \
+      TABULA__SERVER__RATE_BURST=1000 TABULA__BOTS__DELAY_MS=0 RUST_LOG=warn "${LOAD_QUOTAS[@]}" \
       valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" \
       "$BIN/tabula-server" >"$OUT/node-$port.log" 2>&1 &
   local pid=$!

@@ -97,8 +97,9 @@ impl Drop for Node {
     }
 }
 
-/// The defaults with no bot delay, rate limits no test reaches, a quick
-/// shutdown, and a bot seated after 300 ms of matchmaking.
+/// The defaults with no bot delay, rate limits and room quotas no test
+/// reaches, a quick shutdown, and a bot seated after 300 ms of
+/// matchmaking.
 pub fn test_settings() -> Settings {
     let mut s = Settings::defaults();
     s.bots.delay_ms = 0;
@@ -106,6 +107,11 @@ pub fn test_settings() -> Settings {
     s.server.rate_burst = 10_000;
     s.server.shutdown_timeout_secs = 1;
     s.matchmaking.bot_after_ms = 300;
+    // Every test makes its rooms from 127.0.0.1.
+    s.quotas.address_rooms_burst = 100_000;
+    s.quotas.address_rooms_per_minute = 100_000;
+    s.quotas.player_rooms_burst = 100_000;
+    s.quotas.player_rooms_per_minute = 100_000;
     s
 }
 

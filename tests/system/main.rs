@@ -15,6 +15,7 @@ mod chart_drain;
 mod cluster;
 mod games;
 mod partition;
+mod quotas;
 mod resilience;
 mod routing;
 mod security;

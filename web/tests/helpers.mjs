@@ -133,8 +133,8 @@ export async function openPage(browser, url, same) {
   return page;
 }
 
-export async function api(base, method, p, body) {
-  const r = await fetch(base + p, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+export async function api(base, method, p, body, headers = {}) {
+  const r = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
   const data = await r.json().catch(() => null);
   if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(data)}`);
   return data;

@@ -36,6 +36,7 @@ pub mod link;
 pub mod metrics;
 pub mod partition;
 pub mod peers;
+pub mod quotas;
 pub mod room_actor;
 pub mod route;
 pub mod searches;
@@ -114,6 +115,21 @@ pub struct Rooms {
     /// One takeover at a time on this node, so two sessions that find the
     /// same orphan do not claim it twice (each claim bumps the epoch).
     takeover: tokio::sync::Mutex<()>,
+    /// Rooms held in memory at most (`quotas.max_rooms`), see
+    /// [`Rooms::admits`].
+    max_rooms: usize,
+    /// Creations under way (counted against `max_rooms` before their
+    /// actor is registered).
+    creating: AtomicUsize,
+}
+
+/// Counts a creation under way for as long as it lives.
+struct Creating<'a>(&'a AtomicUsize);
+
+impl Drop for Creating<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Rooms {
@@ -121,11 +137,56 @@ impl Rooms {
         self.map.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Whether the node may hold one more room for `reason` (`create`,
+    /// `sweep`, `join`, `rejoin`), counting `pending` rooms not yet
+    /// registered. New rooms and the orphan sweep stop at `max_rooms`; a
+    /// player's join (or a front's re-join) may restore a stored room up
+    /// to a quarter more. Why: that room exists already and someone is
+    /// waiting at it, so refusing it would break a game in progress, while
+    /// creation, which an attacker controls, is what the cap must stop;
+    /// the reserve is bounded too, because joins can be repeated over
+    /// stored rooms (room hopping).
+    pub fn admits(held: usize, pending: usize, max_rooms: usize, reason: &str) -> bool {
+        let cap = match reason {
+            "join" | "rejoin" => max_rooms.saturating_add(max_rooms / 4),
+            _ => max_rooms,
+        };
+        held.saturating_add(pending) < cap
+    }
+
+    /// `Unavailable` (and a count in `tabula_quota_refusals_total`) when
+    /// the node holds as many rooms as it may for `reason`.
+    fn check_cap(&self, reason: &str) -> Result<(), BackplaneError> {
+        let held = self.lock().len();
+        let pending = self.creating.load(Ordering::SeqCst);
+        if Rooms::admits(held, pending, self.max_rooms, reason) {
+            return Ok(());
+        }
+        self.deps
+            .metrics
+            .quota_refusals
+            .with_label_values(&[reason, "room_cap"])
+            .inc();
+        let max = self.max_rooms;
+        tracing::debug!(held, max_rooms = max, reason, "room cap reached");
+        Err(BackplaneError::Unavailable(format!(
+            "this node holds its maximum of rooms ({held} in memory, quotas.max_rooms = {max}); try again later"
+        )))
+    }
+
+    /// Rooms held in memory.
+    pub fn held(&self) -> usize {
+        self.lock().len()
+    }
+
     /// Creates, registers, claims and starts a room.
     pub async fn create(&self, config: RoomConfig) -> Result<RoomEntry, BackplaneError> {
         if self.draining.load(Ordering::SeqCst) {
             return Err(BackplaneError::Unavailable("the node is draining".into()));
         }
+        self.check_cap("create")?;
+        self.creating.fetch_add(1, Ordering::SeqCst);
+        let _creating = Creating(&self.creating);
         let bp = &self.deps.backplane;
         let options = config.options;
         let entry = register_fresh(bp.as_ref(), || {
@@ -228,6 +289,7 @@ impl Rooms {
         if let Some(a) = self.local(id) {
             return Ok(Located::Local(a));
         }
+        self.check_cap(reason)?;
         let bp = &self.deps.backplane;
         let lease = match bp.claim(id).await {
             Ok(l) => l,
@@ -300,6 +362,10 @@ pub struct AppState {
     /// The sockets held, against `server.max_sockets` and
     /// `server.max_sockets_per_player`.
     pub sockets: Arc<sockets::Sockets>,
+    /// Room-making quotas per player and per address.
+    pub quotas: quotas::Quotas,
+    /// When the node started (the quotas' clock).
+    pub started: std::time::Instant,
 }
 
 /// Services a node can be given instead of the defaults (tests, and the
@@ -390,7 +456,11 @@ pub async fn run_with(
             deps,
             draining: AtomicBool::new(false),
             takeover: tokio::sync::Mutex::new(()),
+            max_rooms: settings.quotas.max_rooms,
+            creating: AtomicUsize::new(0),
         },
+        quotas: quotas::Quotas::new(&settings.quotas),
+        started: std::time::Instant::now(),
         settings: settings.clone(),
         backplane,
         metrics,
@@ -508,6 +578,26 @@ mod tests {
             options: Default::default(),
             created_ms: 0,
         }
+    }
+
+    #[test]
+    fn the_room_cap_stops_creation_and_keeps_a_reserve_for_joins() {
+        // Under the cap everything is admitted
+        for reason in ["create", "sweep", "join", "rejoin"] {
+            assert!(Rooms::admits(99, 0, 100, reason), "{reason}");
+        }
+        // At it (rooms being created count), creation and the sweep stop
+        for reason in ["create", "sweep"] {
+            assert!(!Rooms::admits(100, 0, 100, reason), "{reason}");
+            assert!(!Rooms::admits(98, 2, 100, reason), "{reason}");
+        }
+        // A player's join restores a stored room up to a quarter more
+        for reason in ["join", "rejoin"] {
+            assert!(Rooms::admits(100, 0, 100, reason), "{reason}");
+            assert!(Rooms::admits(124, 0, 100, reason), "{reason}");
+            assert!(!Rooms::admits(125, 0, 100, reason), "{reason}");
+        }
+        assert!(!Rooms::admits(usize::MAX, 1, usize::MAX, "join"));
     }
 
     #[actix_rt::test]

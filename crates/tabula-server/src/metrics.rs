@@ -45,6 +45,10 @@ pub struct Metrics {
     /// Sockets refused or closed by a limit (`node_full`, `player_full`,
     /// `idle`, `no_pong`, `flood`).
     pub socket_limits: IntCounterVec,
+    /// Requests refused by a quota, by route (`create`, `quickmatch`,
+    /// and for the room cap also `join`, `rejoin`, `sweep`) and quota
+    /// (`player`, `address`, `room_cap`).
+    pub quota_refusals: IntCounterVec,
     /// Backplane (Redis) errors by operation.
     pub backplane_errors: IntCounterVec,
     /// 1 while this node has closed its sockets because it alone is cut
@@ -163,6 +167,11 @@ impl Metrics {
             "Sockets refused or closed by a limit, by reason",
             &["reason"],
         );
+        let quota_refusals = counter(
+            "tabula_quota_refusals_total",
+            "Requests refused by a quota (429 per player or address, the room cap), by route and quota",
+            &["route", "quota"],
+        );
         let backplane_errors = counter(
             "tabula_backplane_errors_total",
             "Backplane errors by operation",
@@ -196,6 +205,7 @@ impl Metrics {
             Box::new(reroutes.clone()),
             Box::new(link_faults.clone()),
             Box::new(socket_limits.clone()),
+            Box::new(quota_refusals.clone()),
             Box::new(backplane_errors.clone()),
             Box::new(cut_off.clone()),
             Box::new(cut_offs.clone()),
@@ -221,6 +231,7 @@ impl Metrics {
             reroutes,
             link_faults,
             socket_limits,
+            quota_refusals,
             backplane_errors,
             cut_off,
             cut_offs,

@@ -16,9 +16,88 @@ use tabula_room::{
     BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition,
 };
 
-use super::{authenticate, error};
+use super::{authenticate, credentials, error};
 use crate::AppState;
+use crate::quotas::{Refusal, client_address};
 use crate::room_actor::GetView;
+
+/// The address the quotas count for `req`: its peer, or the
+/// `X-Forwarded-For` entry of the outermost of `quotas.trusted_proxy_hops`
+/// trusted proxies.
+fn client_ip(state: &AppState, req: &HttpRequest) -> Option<std::net::IpAddr> {
+    let hops = state.settings.quotas.trusted_proxy_hops;
+    let peer = req.peer_addr().map(|a| a.ip());
+    if hops == 0 {
+        return peer;
+    }
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    client_address(peer, &forwarded, hops)
+}
+
+/// Charges one room-making request by `player` (`None`: no credentials
+/// presented) to its quotas; a refusal is 429 `rate_limited` with
+/// `Retry-After`.
+fn charge(
+    state: &AppState,
+    req: &HttpRequest,
+    player: Option<&PlayerId>,
+    route: &str,
+) -> Result<(), Box<HttpResponse>> {
+    let now_ms = state.started.elapsed().as_millis() as u64;
+    let address = client_ip(state, req);
+    match state
+        .quotas
+        .admit(player.map(|p| p.0.as_str()), address, now_ms)
+    {
+        Ok(()) => Ok(()),
+        Err(r) => {
+            state
+                .metrics
+                .quota_refusals
+                .with_label_values(&[route, r.label()])
+                .inc();
+            let whose = match r {
+                Refusal::Player(_) => "this player (quotas.player_rooms_*)",
+                Refusal::Address(_) => "this address (quotas.address_rooms_*)",
+            };
+            let secs = r.retry_after_secs();
+            let mut res = error(
+                StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::RateLimited,
+                format!("too many rooms made by {whose}; try again in {secs} s"),
+            );
+            if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&secs.to_string()) {
+                res.headers_mut()
+                    .insert(actix_web::http::header::RETRY_AFTER, v);
+            }
+            Err(Box::new(res))
+        }
+    }
+}
+
+/// Who creates a room: on a node with guests, the player its credentials
+/// name when it presents valid ones, else nobody (counted by its address
+/// only); on a Telegram-only node, a Telegram identity is required (401).
+fn creator(
+    state: &AppState,
+    req: &HttpRequest,
+    q: &AuthQuery,
+) -> Result<Option<PlayerId>, Box<HttpResponse>> {
+    let creds = credentials(req, q);
+    if !state.settings.auth.guest_enabled() {
+        return authenticate(state, req, q).map(Some);
+    }
+    if creds.init_data.is_none() && creds.token.is_none() {
+        return Ok(None);
+    }
+    // Guests are free to make (a token per socket), so a guest node does
+    // not turn away a creator whose token expired: it counts as anonymous.
+    Ok(state.auth.authenticate(&creds).ok())
+}
 
 fn created(e: &RoomEntry, bot: Option<BotLevel>) -> RoomCreated {
     RoomCreated {
@@ -132,7 +211,9 @@ fn start_position(
 }
 
 pub(super) async fn create_room(
+    req: HttpRequest,
     state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
     body: web::Json<CreateRoom>,
 ) -> HttpResponse {
     if state.draining.load(Ordering::SeqCst) {
@@ -142,10 +223,17 @@ pub(super) async fn create_room(
             "the node is draining",
         );
     }
+    let player = match creator(&state, &req, &q) {
+        Ok(p) => p,
+        Err(r) => return *r,
+    };
     let cfg = match room_config(&state, &body) {
         Ok(c) => c,
         Err(r) => return *r,
     };
+    if let Err(r) = charge(&state, &req, player.as_ref(), "create") {
+        return *r;
+    }
     let bot = cfg.bot;
     match state.rooms.create(cfg).await {
         Ok(e) => HttpResponse::Created().json(created(&e, bot)),
@@ -314,6 +402,13 @@ pub(super) async fn quickmatch(
         Ok(p) => p,
         Err(r) => return *r,
     };
+    // A guest minted for this request (no credentials) is nobody yet:
+    // only its address is charged.
+    let creds = credentials(&req, &q);
+    let presented = creds.init_data.is_some() || creds.token.is_some();
+    if let Err(r) = charge(&state, &req, presented.then_some(&player), "quickmatch") {
+        return *r;
+    }
     let mut options = body.options.unwrap_or_default();
     options.game = body.game;
     let key = serde_json::to_string(&options).unwrap_or_default();

@@ -222,6 +222,31 @@ pub struct RoomSettings {
     pub chat_max_chars: usize,
 }
 
+/// `[quotas]`: what one player or one address may make the node hold
+/// ([`crate::quotas`]).
+#[derive(Debug, Clone, Deserialize)]
+pub struct QuotaSettings {
+    /// Room-making requests (`POST /api/rooms` and `POST /api/quickmatch`
+    /// together) a player may make per minute, sustained.
+    pub player_rooms_per_minute: u32,
+    /// Room-making requests a player may make at once (the bucket's size).
+    pub player_rooms_burst: u32,
+    /// Room-making requests per minute from one client address (IPv6: one
+    /// /64), sustained; requests without credentials count here only.
+    pub address_rooms_per_minute: u32,
+    /// Room-making requests one client address may make at once.
+    pub address_rooms_burst: u32,
+    /// Proxies in front of the node that append to `X-Forwarded-For`: 0
+    /// (the default) counts the peer's address and never reads the header;
+    /// n counts the n-th entry from the right, the one the outermost
+    /// trusted proxy wrote.
+    pub trusted_proxy_hops: u8,
+    /// Rooms this node holds in memory at most: creation (and the orphan
+    /// sweep) stop here; a player's join may restore a stored room up to a
+    /// quarter more ([`crate::Rooms`]).
+    pub max_rooms: usize,
+}
+
 /// `[matchmaking]`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MatchmakingSettings {
@@ -358,6 +383,8 @@ pub struct Settings {
     pub auth: AuthSettings,
     /// `[rooms]`.
     pub rooms: RoomSettings,
+    /// `[quotas]`.
+    pub quotas: QuotaSettings,
     /// `[matchmaking]`.
     pub matchmaking: MatchmakingSettings,
     /// `[bots]`.
@@ -486,6 +513,25 @@ impl Settings {
         }
         if self.rooms.forget_after_ms < 1000 {
             return bad("rooms.forget_after_ms", "must be at least 1000");
+        }
+        let q = &self.quotas;
+        if q.player_rooms_per_minute == 0 || q.player_rooms_burst == 0 {
+            return bad(
+                "quotas.player_rooms_per_minute",
+                "rate and burst (quotas.player_rooms_burst) must be positive",
+            );
+        }
+        if q.address_rooms_per_minute == 0 || q.address_rooms_burst == 0 {
+            return bad(
+                "quotas.address_rooms_per_minute",
+                "rate and burst (quotas.address_rooms_burst) must be positive",
+            );
+        }
+        if q.trusted_proxy_hops > 8 {
+            return bad("quotas.trusted_proxy_hops", "must be 0..=8");
+        }
+        if q.max_rooms == 0 {
+            return bad("quotas.max_rooms", "must be at least 1");
         }
         if !(1..=3).contains(&self.matchmaking.bot_level) {
             return bad("matchmaking.bot_level", "must be 1, 2 or 3");

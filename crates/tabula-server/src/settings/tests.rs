@@ -130,6 +130,39 @@ fn bad_values_name_their_key() {
 }
 
 #[test]
+fn quotas_are_validated() {
+    let s = Settings::defaults();
+    assert!(s.quotas.max_rooms >= 10_000, "{:?}", s.quotas);
+    assert_eq!(s.quotas.trusted_proxy_hops, 0);
+    type Edit = fn(&mut Settings);
+    let cases: [(Edit, &str); 5] = [
+        (
+            |s| s.quotas.player_rooms_burst = 0,
+            "quotas.player_rooms_per_minute",
+        ),
+        (
+            |s| s.quotas.address_rooms_per_minute = 0,
+            "quotas.address_rooms_per_minute",
+        ),
+        (
+            |s| s.quotas.address_rooms_burst = 0,
+            "quotas.address_rooms_per_minute",
+        ),
+        (
+            |s| s.quotas.trusted_proxy_hops = 9,
+            "quotas.trusted_proxy_hops",
+        ),
+        (|s| s.quotas.max_rooms = 0, "quotas.max_rooms"),
+    ];
+    for (edit, key) in cases {
+        let mut s = Settings::defaults();
+        edit(&mut s);
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains(key), "{key}: {e}");
+    }
+}
+
+#[test]
 fn web_dir_defaults_to_the_checkout_and_is_validated() {
     let s = Settings::defaults();
     assert_eq!(s.web.dir, "web");
