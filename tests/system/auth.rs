@@ -72,8 +72,17 @@ async fn telegram_login_then_token_reconnect() {
         .as_str()
         .expect("welcome carries a token")
         .to_string();
-    // The socket works.
-    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    // The socket works (and a Telegram-only node makes rooms only for
+    // Telegram players: the token is the credential).
+    let (status, created) = http_async(
+        node.addr,
+        "POST",
+        &format!("/api/rooms?token={token}"),
+        Some(json!({"game": "long_nardy"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let room = created["roomId"].as_str().unwrap().to_string();
     let st = c.join(&room).await;
     assert_eq!(st["type"], "state", "{st}");
     drop(c);
