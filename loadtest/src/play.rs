@@ -323,7 +323,13 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
     if let Some(level) = cfg.bot {
         body["bot"] = json!({"level": level});
     }
-    let (status, created) = http(&hosts[owner], "POST", "/api/rooms", Some(&body))
+    // As the first player of the match: a Telegram-only node makes rooms
+    // for Telegram players only (a guest's credentials are ignored).
+    let path = format!(
+        "/api/rooms?{}",
+        cfg.credentials(&format!("lt{}s{slot}n{n}p0", cfg.run_tag))
+    );
+    let (status, created) = http(&hosts[owner], "POST", &path, Some(&body))
         .await
         .map_err(|e| anyhow!("create_room: {e}"))?;
     if status != 201 {

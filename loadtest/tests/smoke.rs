@@ -17,6 +17,11 @@ fn local_node(bot_token: Option<&str>) -> Node {
     s.server.rate_per_sec = 1000;
     s.server.rate_burst = 1000;
     s.server.shutdown_timeout_secs = 1;
+    // The harness makes every room from one address.
+    s.quotas.address_rooms_burst = 100_000;
+    s.quotas.address_rooms_per_minute = 100_000;
+    s.quotas.player_rooms_burst = 100_000;
+    s.quotas.player_rooms_per_minute = 100_000;
     if let Some(t) = bot_token {
         s.auth.bot_token = Some(tabula_server::settings::Secret(t.to_string()));
     }

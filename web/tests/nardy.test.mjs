@@ -370,3 +370,24 @@ test('a node restart with its rooms in Redis: the page reconnects by itself and 
     await redis.stop();
   }
 });
+
+test('server text is shown as text: a chat line of HTML stays letters', { timeout: 60000 }, async () => {
+  const node = await startNode();
+  try {
+    const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
+    const page = await openPage(browser, `${node.base}/?join=${room.invite}`);
+    await waitState(page, (s) => s.seat === 'a' && s.conn === 'online', 'seated');
+    const evil = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
+    await page.fill('#chat-input', evil);
+    await page.press('#chat-input', 'Enter');
+    await page.waitForSelector('#chat .line:has-text("onerror")');
+    assert.equal(await page.$$eval('#chat img', (e) => e.length), 0, 'no image made of the text');
+    const kids = await page.$$eval('#chat .line', (ls) => ls.map((l) => l.children.length));
+    assert.ok(kids.every((n) => n === 1), `each line is its author and text only: ${kids}`);
+    assert.ok((await page.textContent('#chat')).includes(evil), 'the text as sent');
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await node.stop();
+  }
+});
