@@ -1,5 +1,6 @@
 //! The settings' defaults, environment overrides and validation.
 
+use super::check::valid_peer;
 use super::*;
 
 #[test]
