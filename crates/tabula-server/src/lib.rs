@@ -61,8 +61,9 @@ use tokio::sync::watch;
 use crate::auth::Authenticator;
 use crate::bot::{BotFactory, TabulaBots};
 use crate::metrics::Metrics;
+pub use crate::room_actor::RoomMap;
 use crate::room_actor::{RoomDeps, Shutdown};
-pub use crate::rooms::{Located, RoomMap, Rooms};
+pub use crate::rooms::{Located, Rooms};
 pub use crate::settings::Settings;
 
 /// Everything the handlers share.

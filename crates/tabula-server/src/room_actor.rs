@@ -24,6 +24,11 @@ use crate::host::{Effect, HostConfig, JoinReq, RoomHost, Timer};
 use crate::metrics::Metrics;
 use crate::route::Outbound;
 
+/// The room actors of a node by room id. Shared with the actors, so that
+/// one that stops (unloaded, fenced, drained) takes itself out. (Here, with
+/// the actor, so that `rooms` imports `room_actor` and not the other way.)
+pub type RoomMap = std::sync::Arc<std::sync::Mutex<HashMap<String, Addr<RoomActor>>>>;
+
 mod effects;
 
 pub use tabula_room::MAX_HINT_ROLLOUTS;
@@ -79,7 +84,7 @@ pub struct RoomDeps {
     /// the store.
     pub forget_after: Duration,
     /// The node's room actors, which a stopping actor leaves.
-    pub registry: crate::RoomMap,
+    pub registry: RoomMap,
 }
 
 /// The room actor.

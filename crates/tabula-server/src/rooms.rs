@@ -4,15 +4,15 @@
 //! snapshot when its owner is gone.
 
 use std::collections::HashMap;
+use std::sync::PoisonError;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use actix::{Actor, Addr, ArbiterHandle};
 use rand::Rng;
 use tabula_backplane::{Backplane, BackplaneError, NodeId, RoomEntry, StoredRoom};
 use tabula_room::{Room, RoomConfig};
 
-use crate::room_actor::{RoomActor, RoomDeps, now_ms};
+use crate::room_actor::{RoomActor, RoomDeps, RoomMap, now_ms};
 
 /// Where a room is served.
 #[derive(Debug, Clone)]
@@ -47,10 +47,6 @@ async fn register_fresh(
     }
     Err(BackplaneError::Exists(last.unwrap_or_default()))
 }
-
-/// The room actors of a node by room id. Shared with the actors, so that
-/// one that stops (unloaded, fenced, drained) takes itself out.
-pub type RoomMap = Arc<Mutex<HashMap<String, Addr<RoomActor>>>>;
 
 /// The rooms this node owns, and the arbiters they run on.
 #[derive(Debug)]
