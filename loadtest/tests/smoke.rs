@@ -22,6 +22,7 @@ fn local_node(bot_token: Option<&str>) -> Node {
     s.quotas.address_rooms_per_minute = 100_000;
     s.quotas.player_rooms_burst = 100_000;
     s.quotas.player_rooms_per_minute = 100_000;
+    s.server.max_sockets_per_address = 1_000_000;
     if let Some(t) = bot_token {
         s.auth.bot_token = Some(tabula_server::settings::Secret(t.to_string()));
     }

@@ -112,6 +112,7 @@ pub fn test_settings() -> Settings {
     s.quotas.address_rooms_per_minute = 100_000;
     s.quotas.player_rooms_burst = 100_000;
     s.quotas.player_rooms_per_minute = 100_000;
+    s.server.max_sockets_per_address = 1_000_000;
     s
 }
 

@@ -797,7 +797,8 @@ async fn under_a_small_file_limit_the_probes_answer_while_idle_sockets_pile_up()
 #[tokio::test]
 async fn a_flood_of_binary_frames_or_pings_closes_the_socket() {
     let _one = common::one().await;
-    let node = NodeProc::start(&[]);
+    // (No cool-down here: the second flood comes from the same address.)
+    let node = NodeProc::start(&[("TABULA__SERVER__ABUSE_COOLDOWN_MS", "1")]);
     for opcode in [2u8, 9] {
         let mut s = raw_socket(node.addr, "flooder");
         let frame = masked(opcode, b"xy");
@@ -809,4 +810,51 @@ async fn a_flood_of_binary_frames_or_pings_closes_the_socket() {
         let heard = read_frames(s, Instant::now() + Duration::from_secs(5));
         assert_eq!(heard.close, Some(1008), "opcode {opcode}: {heard:?}");
     }
+}
+
+/// One address's sockets are capped (new guests each time are no way
+/// around it), and an address whose socket was closed for flooding waits
+/// out a cool-down before it gets another: reconnecting does not reset
+/// the rate limit.
+#[tokio::test]
+async fn an_address_is_capped_and_a_flooder_cannot_reconnect_at_once() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[
+        ("TABULA__SERVER__MAX_SOCKETS_PER_ADDRESS", "3"),
+        ("TABULA__SERVER__ABUSE_COOLDOWN_MS", "1500"),
+    ]);
+    let url = format!("ws://{}/ws", node.addr);
+    let status = |r: Result<_, tokio_tungstenite::tungstenite::Error>| match r {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => resp.status().as_u16(),
+        Ok(_) => 101,
+        Err(e) => panic!("{e}"),
+    };
+    let _a = Client::connect(node.addr, "a").await;
+    let _b = Client::connect(node.addr, "b").await;
+    let mut flooder = raw_socket(node.addr, "flooder");
+    assert_eq!(
+        status(tokio_tungstenite::connect_async(url.clone()).await),
+        429,
+        "a 4th from one address"
+    );
+    // The flood: closed with 1008.
+    let frame = masked(2, b"xy");
+    let all: Vec<u8> = (0..3000).flat_map(|_| frame.clone()).collect();
+    let _ = flooder.write_all(&all);
+    let heard = read_frames(flooder, Instant::now() + Duration::from_secs(5));
+    assert_eq!(heard.close, Some(1008), "{heard:?}");
+    // Its place is free, but the address cools down first…
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        status(tokio_tungstenite::connect_async(url.clone()).await),
+        429,
+        "right after the flood"
+    );
+    // …and then gets a socket again.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        status(tokio_tungstenite::connect_async(url).await),
+        101,
+        "after the cool-down"
+    );
 }

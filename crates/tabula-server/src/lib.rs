@@ -201,9 +201,10 @@ pub async fn run_with(
         shutdown_rx,
         close_sockets: watch::channel(peers::CloseAll::No).0,
         store: peers::StoreHealth::default(),
-        sockets: sockets::Sockets::new(
+        sockets: sockets::Sockets::with_address_cap(
             settings.server.socket_cap(),
             settings.server.max_sockets_per_player,
+            settings.server.max_sockets_per_address,
         ),
     });
     let data = web::Data::from(state.clone());

@@ -111,6 +111,23 @@ fn authenticate(
     })
 }
 
+/// The address the quotas count for `req`: its peer, or the
+/// `X-Forwarded-For` entry of the outermost of `quotas.trusted_proxy_hops`
+/// trusted proxies.
+pub(super) fn client_ip(state: &AppState, req: &HttpRequest) -> Option<std::net::IpAddr> {
+    let hops = state.settings.quotas.trusted_proxy_hops;
+    let peer = req.peer_addr().map(|a| a.ip());
+    if hops == 0 {
+        return peer;
+    }
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    crate::quotas::client_address(peer, &forwarded, hops)
+}
+
 async fn ws(
     req: HttpRequest,
     body: web::Payload,
@@ -137,7 +154,11 @@ async fn ws(
     };
     // A place among the node's sockets and the player's, held for the
     // socket's life.
-    let slot = match state.sockets.admit(&player) {
+    let address = client_ip(&state, &req).map(crate::quotas::counted_address);
+    let slot = match state
+        .sockets
+        .admit(&player, address, std::time::Instant::now())
+    {
         Ok(slot) => slot,
         Err(refusal) => {
             state
@@ -150,6 +171,16 @@ async fn ws(
                     StatusCode::SERVICE_UNAVAILABLE,
                     ErrorCode::Unavailable,
                     "this node holds all the sockets it takes; connect to another or retry",
+                ),
+                crate::sockets::Refusal::AddressFull => error(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    "too many sockets from this address; close one",
+                ),
+                crate::sockets::Refusal::CoolingDown => error(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    "a socket from this address flooded the node; wait before reconnecting",
                 ),
                 crate::sockets::Refusal::PlayerFull => error(
                     StatusCode::TOO_MANY_REQUESTS,

@@ -16,27 +16,11 @@ use tabula_room::{
     BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition,
 };
 
+use super::client_ip;
 use super::{authenticate, credentials, error};
 use crate::AppState;
-use crate::quotas::{Refusal, client_address};
+use crate::quotas::Refusal;
 use crate::room_actor::GetView;
-
-/// The address the quotas count for `req`: its peer, or the
-/// `X-Forwarded-For` entry of the outermost of `quotas.trusted_proxy_hops`
-/// trusted proxies.
-fn client_ip(state: &AppState, req: &HttpRequest) -> Option<std::net::IpAddr> {
-    let hops = state.settings.quotas.trusted_proxy_hops;
-    let peer = req.peer_addr().map(|a| a.ip());
-    if hops == 0 {
-        return peer;
-    }
-    let forwarded: Vec<&str> = req
-        .headers()
-        .get_all("x-forwarded-for")
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    client_address(peer, &forwarded, hops)
-}
 
 /// Charges one room-making request by `player` (`None`: no credentials
 /// presented) to its quotas; a refusal is 429 `rate_limited` with

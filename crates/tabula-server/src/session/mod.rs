@@ -202,6 +202,10 @@ pub async fn run_session(
                         strikes += 1;
                         if strikes > abuse {
                             state.metrics.socket_limits.with_label_values(&["flood"]).inc();
+                            // Reconnecting does not reset the rate: the
+                            // address waits out a cool-down first.
+                            let now = std::time::Instant::now();
+                            slot.cool_down(now, now + Duration::from_millis(s.abuse_cooldown_ms));
                             close = Some(CloseReason {
                                 code: CloseCode::Policy,
                                 description: Some("message flood".into()),

@@ -46,6 +46,9 @@ impl Settings {
         if self.server.max_sockets_per_player == 0 {
             return bad("server.max_sockets_per_player", "must be at least 1");
         }
+        if self.server.max_sockets_per_address == 0 {
+            return bad("server.max_sockets_per_address", "must be at least 1");
+        }
         if self.rooms.unload_after_ms < 1000 {
             return bad("rooms.unload_after_ms", "must be at least 1000");
         }

@@ -67,6 +67,14 @@ pub struct ServerSettings {
     /// Sockets one player may hold at once.
     #[serde(default = "default_max_sockets_per_player")]
     pub max_sockets_per_player: usize,
+    /// Sockets one address may hold at once (the address as
+    /// `quotas.trusted_proxy_hops` reads it).
+    #[serde(default = "default_max_sockets_per_address")]
+    pub max_sockets_per_address: usize,
+    /// After a socket is closed for flooding, its address gets no new
+    /// socket for this long, ms.
+    #[serde(default = "default_abuse_cooldown_ms")]
+    pub abuse_cooldown_ms: u64,
     /// Shutdown wait.
     pub shutdown_timeout_secs: u64,
 }
@@ -157,6 +165,14 @@ fn default_fd_headroom() -> usize {
 
 fn default_max_sockets_per_player() -> usize {
     8
+}
+
+fn default_max_sockets_per_address() -> usize {
+    256
+}
+
+fn default_abuse_cooldown_ms() -> u64 {
+    30_000
 }
 
 impl ServerSettings {
