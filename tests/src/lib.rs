@@ -230,6 +230,14 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?{query}"))
             .await
             .unwrap();
+        let (c, w) = Client::welcomed(ws, name).await;
+        assert!(c.player.starts_with("guest:") || !query.is_empty(), "{w}");
+        c
+    }
+
+    /// A client on an open socket, past its `welcome` (which names the
+    /// player and brings the token); the welcome too.
+    pub async fn welcomed(ws: Ws, name: &str) -> (Client, Value) {
         let mut c = Client {
             ws,
             name: name.to_string(),
@@ -244,8 +252,7 @@ impl Client {
         assert_eq!(w["type"], "welcome", "{w}");
         c.player = w["player"].as_str().unwrap_or_default().to_string();
         c.token = w["token"].as_str().map(str::to_string);
-        assert!(c.player.starts_with("guest:") || !query.is_empty(), "{w}");
-        c
+        (c, w)
     }
 
     /// Sends a frame as it is.

@@ -36,20 +36,7 @@ async fn open(
     }
     match tokio_tungstenite::connect_async(req).await {
         Ok((ws, _)) => {
-            let mut c = Client {
-                ws,
-                name: query.chars().take(32).collect(),
-                seq: 0,
-                seen: Vec::new(),
-                last_version: 0,
-                seat: None,
-                player: String::new(),
-                token: None,
-            };
-            let w = c.recv().await;
-            assert_eq!(w["type"], "welcome", "{w}");
-            c.player = w["player"].as_str().unwrap_or_default().to_string();
-            c.token = w["token"].as_str().map(str::to_string);
+            let (c, w) = Client::welcomed(ws, &query.chars().take(32).collect::<String>()).await;
             Ok((c, w))
         }
         Err(WsError::Http(resp)) => {

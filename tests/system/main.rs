@@ -14,6 +14,7 @@ mod binary;
 mod chart_drain;
 mod cluster;
 mod games;
+mod node_proc;
 mod partition;
 mod quotas;
 mod resilience;

@@ -12,7 +12,6 @@ use tabula_tests as common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::telegram::init_data;
@@ -20,59 +19,7 @@ use common::*;
 use serde_json::{Value, json};
 use tabula_server::settings::Secret;
 
-/// A `tabula-node` process, killed on drop.
-struct NodeProc {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for NodeProc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl NodeProc {
-    /// The node with the repository's config and `env` on top, healthy.
-    fn start(env: &[(&str, &str)]) -> NodeProc {
-        let port = common::cluster::free_port();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tabula-node"));
-        cmd.current_dir(common::ROOT)
-            .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let node = NodeProc {
-            child: cmd.spawn().expect("start tabula-node"),
-            addr: format!("127.0.0.1:{port}").parse().unwrap(),
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if TcpStream::connect(node.addr).is_ok()
-                && http(node.addr, "GET", "/healthz", None).0 == 200
-            {
-                return node;
-            }
-            assert!(Instant::now() < deadline, "the node did not become healthy");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Its resident set, bytes.
-    fn rss(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = status
-            .lines()
-            .find(|l| l.starts_with("VmRSS:"))
-            .expect("VmRSS");
-        let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-        kb * 1024
-    }
-}
+use crate::node_proc::NodeProc;
 
 /// One HTTP/1.1 request with extra headers: status, headers (lower-case
 /// names), JSON body.
