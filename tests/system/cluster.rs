@@ -301,6 +301,19 @@ async fn games_through(
     homes: [usize; 2],
     disrupt: impl FnOnce() + Send + 'static,
 ) -> (Vec<Duration>, Vec<Duration>) {
+    let (worst, first, _) = games_kept_through(c, games, before, homes, disrupt).await;
+    (worst, first)
+}
+
+/// [`games_through`], keeping the games (for a later look at their
+/// records).
+async fn games_kept_through(
+    c: &Cluster,
+    games: usize,
+    before: usize,
+    homes: [usize; 2],
+    disrupt: impl FnOnce() + Send + 'static,
+) -> (Vec<Duration>, Vec<Duration>, Vec<Arc<Mutex<Game>>>) {
     let owner = c.nodes[2].addr;
     let homes = [c.nodes[homes[0]].addr, c.nodes[homes[1]].addr];
     let mut all = Vec::new();
@@ -360,7 +373,7 @@ async fn games_through(
             }
         }
     }
-    (worst, first)
+    (worst, first, all)
 }
 
 #[tokio::test]
@@ -492,7 +505,9 @@ async fn a_paused_owner_is_fenced_and_no_game_forks() {
     let c = Cluster::start("stop", false);
     let pid = c.nodes[2].pid();
     c.down(2);
-    let (_, first) = games_through(&c, 3, 10, [0, 1], move || signal(pid, "-STOP")).await;
+    let games = 3;
+    let (_, first, all) =
+        games_kept_through(&c, games, 10, [0, 1], move || signal(pid, "-STOP")).await;
     println!("SIGSTOP takeover pause: max {:?}", first.iter().max());
     // Wake the old owner: its lease has long expired and its rooms are
     // owned elsewhere; it must stop them instead of writing.
@@ -510,7 +525,32 @@ async fn a_paused_owner_is_fenced_and_no_game_forks() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(c.nodes[2].metric("tabula_fencing_refusals_total") >= 1.0);
+    // Each room stopped on one of the ways a woken owner learns it lost
+    // it, whichever came first: the fence refused its write or release,
+    // its late lease renewal found the room owned elsewhere (both
+    // `fencing_refusals`), or the renewal failed (`releases{lease_lost}`;
+    // the second also follows the lease check). None was handed off or
+    // unloaded as if it were still the owner's.
+    let old = &c.nodes[2];
+    let fenced = old.metric("tabula_fencing_refusals_total");
+    let lost = old.metric("tabula_room_releases_total{reason=\"lease_lost\"}");
+    assert!(
+        fenced + lost >= games as f64,
+        "fenced {fenced}, lease lost {lost}, for {games} rooms; logs: {}",
+        c.logs()
+    );
+    assert_eq!(
+        old.metric("tabula_room_releases_total{reason=\"drain\"}")
+            + old.metric("tabula_room_releases_total{reason=\"idle\"}"),
+        0.0,
+        "logs: {}",
+        c.logs()
+    );
+    // No game forked: every record is still exactly the acknowledged
+    // moves, as the new owners wrote it, after the old owner woke.
+    for g in &all {
+        g.lock().await.check_record(&c.table).await;
+    }
 }
 
 #[tokio::test]

@@ -329,9 +329,11 @@ async fn hints_are_one_at_a_time_refused_over_64_rollouts_and_cancelled_with_the
         "40 hints then close: {:.2} s of CPU before the close, {after:.2} s in the 4 s after it",
         at_close - cpu_before
     );
+    // The first of the 40 was running at the close: without stopping it
+    // mid-search the node would spend about one hint's CPU after it.
     assert!(
-        after < 1.0,
-        "the node burnt {after:.2} s of CPU after the asker left"
+        after < one / 3.0,
+        "the node burnt {after:.2} s of CPU after the asker left (a hint: {one:.2} s)"
     );
     assert_eq!(http(addr, "GET", "/healthz", None).0, 200);
 }

@@ -16,6 +16,13 @@
 //! network's (gammons counted; the look-ahead's for the best candidates);
 //! long nardy, that of a single game at that probability. Deterministic
 //! for a seed; budgets are counts.
+//!
+//! The `_after` functions (the server's) take a cancel flag, looked at
+//! before each rollout: once it is set they return nothing, so a hint
+//! whose asker left stops costing CPU within one rollout (a few ms)
+//! rather than running its whole budget.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -46,6 +53,9 @@ pub fn bg_notation(steps: &[(u8, u8)]) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// A flag nobody sets: the whole-turn functions cannot be cancelled.
+static NEVER: AtomicBool = AtomicBool::new(false);
 
 /// How many of the best plays are rolled out (the rest keep Hard's order
 /// after them).
@@ -92,6 +102,15 @@ fn hard_order(statics: &[f64], deep: impl Fn(usize) -> f64) -> (Vec<usize>, Vec<
     (ranked, scores)
 }
 
+/// A hint's rollouts: how many per candidate, the seed of their dice, and
+/// the flag that stops them.
+#[derive(Clone, Copy)]
+struct Rollouts<'a> {
+    count: u32,
+    seed: u64,
+    cancel: &'a AtomicBool,
+}
+
 /// Re-ranks `order` after rolling out its best candidates:
 /// `rollout(i, dice, rng)` plays play `i` out and gives the mover's signed
 /// points. Rollout `k` of every candidate gets the same dice stream (and
@@ -102,22 +121,28 @@ fn rank<P: Clone>(
     order: Vec<usize>,
     scores: &[f64],
     estimate: impl Fn(usize) -> (f64, f64),
-    rollouts: u32,
-    seed: u64,
+    budget: Rollouts<'_>,
     mut rollout: impl FnMut(usize, &mut SeededDice, &mut ChaCha8Rng) -> i32,
 ) -> Vec<Hint<P>> {
+    let Rollouts {
+        count: rollouts,
+        seed,
+        cancel,
+    } = budget;
     let mut rolled: Vec<Hint<P>> = Vec::new();
     let mut rest: Vec<Hint<P>> = Vec::new();
     for (rank, &i) in order.iter().enumerate() {
         if rollouts > 0 && rank < HINT_ROLLOUT_CANDIDATES {
-            let results: Vec<i32> = (0..rollouts)
-                .map(|k| {
-                    let k = u64::from(k);
-                    let mut dice = SeededDice::new(seed ^ (k << 20));
-                    let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(k));
-                    rollout(i, &mut dice, &mut rng)
-                })
-                .collect();
+            let mut results: Vec<i32> = Vec::with_capacity(rollouts as usize);
+            for k in 0..rollouts {
+                if cancel.load(Ordering::Relaxed) {
+                    return Vec::new();
+                }
+                let k = u64::from(k);
+                let mut dice = SeededDice::new(seed ^ (k << 20));
+                let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(k));
+                results.push(rollout(i, &mut dice, &mut rng));
+            }
             let n = f64::from(rollouts);
             rolled.push(Hint {
                 play: plays[i].clone(),
@@ -151,6 +176,16 @@ pub fn backgammon(
     rollouts: u32,
     seed: u64,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
+    backgammon_whole(pos, dice, rollouts, seed, &NEVER)
+}
+
+fn backgammon_whole(
+    pos: &tabula_backgammon::Position,
+    dice: Dice,
+    rollouts: u32,
+    seed: u64,
+    cancel: &AtomicBool,
+) -> Vec<Hint<Vec<(u8, u8)>>> {
     if pos.is_over() {
         return Vec::new();
     }
@@ -160,24 +195,25 @@ pub fn backgammon(
         .map(|(p, _)| p.steps().iter().map(|s| (s.from(), s.to())).collect())
         .collect();
     let finals: Vec<tabula_backgammon::Position> = legal.iter().map(|(_, f)| *f).collect();
-    rank_backgammon(pos, plays, finals, rollouts, seed)
+    rank_backgammon(pos, plays, finals, rollouts, seed, cancel)
 }
 
 /// Backgammon in the middle of a turn: `played` steps (`(from, to)`) of
 /// the roll already made from `pos` (the turn's start). Every distinct way
 /// to finish the turn, as its remaining steps, ranked as [`backgammon`]
 /// ranks whole plays (the same final positions get the same scores).
-/// Empty when the steps are not a legal start of the turn or nothing is
-/// left to play.
+/// Empty when the steps are not a legal start of the turn, nothing is
+/// left to play, or `cancel` was set.
 pub fn backgammon_after(
     pos: &tabula_backgammon::Position,
     dice: Dice,
     played: &[(u8, u8)],
     rollouts: u32,
     seed: u64,
+    cancel: &AtomicBool,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
     if played.is_empty() {
-        return backgammon(pos, dice, rollouts, seed);
+        return backgammon_whole(pos, dice, rollouts, seed, cancel);
     }
     if pos.is_over() {
         return Vec::new();
@@ -196,7 +232,7 @@ pub fn backgammon_after(
         .into_iter()
         .map(|(rest, f)| (rest.iter().map(|s| (s.from(), s.to())).collect(), f))
         .unzip();
-    rank_backgammon(pos, plays, finals, rollouts, seed)
+    rank_backgammon(pos, plays, finals, rollouts, seed, cancel)
 }
 
 fn rank_backgammon(
@@ -205,6 +241,7 @@ fn rank_backgammon(
     finals: Vec<tabula_backgammon::Position>,
     rollouts: u32,
     seed: u64,
+    cancel: &AtomicBool,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
     use tabula_backgammon::Scoring;
     let statics: Vec<f64> = finals.iter().map(crate::bg::hard_static).collect();
@@ -225,8 +262,11 @@ fn rank_backgammon(
                 scores[i],
             ),
         },
-        rollouts,
-        seed,
+        Rollouts {
+            count: rollouts,
+            seed,
+            cancel,
+        },
         |i, dice, _rng| {
             let mut p = finals[i];
             for _ in 0..MAX_PLIES {
@@ -254,6 +294,16 @@ pub fn long_nardy(
     rollouts: u32,
     seed: u64,
 ) -> Vec<Hint<Vec<tabula_long::Step>>> {
+    long_nardy_whole(pos, dice, rollouts, seed, &NEVER)
+}
+
+fn long_nardy_whole(
+    pos: &tabula_long::Position,
+    dice: Dice,
+    rollouts: u32,
+    seed: u64,
+    cancel: &AtomicBool,
+) -> Vec<Hint<Vec<tabula_long::Step>>> {
     if pos.is_game_over() {
         return Vec::new();
     }
@@ -262,23 +312,24 @@ pub fn long_nardy(
         .iter()
         .map(|f| crate::long::sequence_to(pos, dice, f).unwrap_or_default())
         .collect();
-    rank_long(pos, plays, finals, rollouts, seed)
+    rank_long(pos, plays, finals, rollouts, seed, cancel)
 }
 
 /// Long nardy in the middle of a turn: `played` steps of the roll already
 /// made from `pos` (the turn's start). Every distinct way to finish the
 /// turn, as its remaining steps, ranked as [`long_nardy`] ranks whole
-/// plays. Empty when the steps are not a legal start of the turn or
-/// nothing is left to play.
+/// plays. Empty when the steps are not a legal start of the turn,
+/// nothing is left to play, or `cancel` was set.
 pub fn long_nardy_after(
     pos: &tabula_long::Position,
     dice: Dice,
     played: &[tabula_long::Step],
     rollouts: u32,
     seed: u64,
+    cancel: &AtomicBool,
 ) -> Vec<Hint<Vec<tabula_long::Step>>> {
     if played.is_empty() {
-        return long_nardy(pos, dice, rollouts, seed);
+        return long_nardy_whole(pos, dice, rollouts, seed, cancel);
     }
     if pos.is_game_over() {
         return Vec::new();
@@ -300,7 +351,7 @@ pub fn long_nardy_after(
             finals.push(f);
         }
     }
-    rank_long(pos, plays, finals, rollouts, seed)
+    rank_long(pos, plays, finals, rollouts, seed, cancel)
 }
 
 fn rank_long(
@@ -309,6 +360,7 @@ fn rank_long(
     finals: Vec<tabula_long::Position>,
     rollouts: u32,
     seed: u64,
+    cancel: &AtomicBool,
 ) -> Vec<Hint<Vec<tabula_long::Step>>> {
     let me = pos.turn();
     let statics: Vec<f64> = finals
@@ -324,8 +376,11 @@ fn rank_long(
             let w = crate::long::win_probability(&finals[i], me);
             (w, 2.0 * w - 1.0)
         },
-        rollouts,
-        seed,
+        Rollouts {
+            count: rollouts,
+            seed,
+            cancel,
+        },
         |i, dice, rng| {
             let mut p = finals[i];
             for _ in 0..MAX_PLIES {

@@ -1,9 +1,15 @@
 //! Hints: every legal play ranked, Hard's choice first, rollouts paired and
 //! reproducible.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rand::Rng;
 use tabula_bots::{Bot, HARD_NARDY_CANDIDATES, Level, hint};
 use tabula_dice::{Dice, DiceSource, SeededDice};
+
+/// A cancel flag never set.
+static NO: AtomicBool = AtomicBool::new(false);
 
 /// Positions from random games with a roll each (every `every`-th ply).
 fn bg_positions(seed: u64, games: usize, every: usize) -> Vec<(tabula_backgammon::Position, Dice)> {
@@ -117,6 +123,31 @@ fn rollouts_rerank_the_best_candidates_reproducibly() {
 }
 
 #[test]
+fn a_cancelled_hint_stops_within_a_rollout_and_gives_nothing() {
+    // Set before it starts: nothing is rolled out, nothing comes back.
+    let set = AtomicBool::new(true);
+    let pos = tabula_backgammon::Position::initial();
+    let dice: Dice = "4,3".parse().unwrap();
+    assert!(hint::backgammon_after(&pos, dice, &[], 64, 7, &set).is_empty());
+    let long = tabula_long::Position::initial();
+    assert!(hint::long_nardy_after(&long, dice, &[], 64, 7, &set).is_empty());
+    // Not set, the same call answers in full.
+    assert!(!hint::backgammon_after(&pos, dice, &[], 2, 7, &NO).is_empty());
+
+    // Set while it runs (256 rollouts of 4 candidates: seconds of work;
+    // the flag is raised 20 ms in), it stops there and gives nothing.
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let watcher = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        f.store(true, Ordering::Relaxed);
+    });
+    let out = hint::long_nardy_after(&long, dice, &[], 256, 7, &flag);
+    watcher.join().unwrap();
+    assert!(out.is_empty());
+}
+
+#[test]
 fn long_nardy_hints_are_legal_complete_plays_best_first() {
     for (pos, dice) in long_positions(5, 2, 9) {
         let hints = hint::long_nardy(&pos, dice, 4, 3);
@@ -171,10 +202,10 @@ fn mid_turn_hints_rank_the_ways_to_finish_the_turn() {
         let whole = hint::backgammon(&pos, dice, 0, 1);
         let finals: std::collections::HashSet<_> =
             pos.legal_plays(dice).into_iter().map(|(_, f)| f).collect();
-        assert_eq!(hint::backgammon_after(&pos, dice, &[], 0, 1), whole);
+        assert_eq!(hint::backgammon_after(&pos, dice, &[], 0, 1, &NO), whole);
         for h in whole.iter().filter(|h| h.play.len() >= 2).take(3) {
             let first = h.play[0];
-            let rest = hint::backgammon_after(&pos, dice, &[first], 0, 1);
+            let rest = hint::backgammon_after(&pos, dice, &[first], 0, 1, &NO);
             assert!(!rest.is_empty(), "{pos} {dice} after {first:?}");
             let mut seen = std::collections::HashSet::new();
             for r in &rest {
@@ -203,7 +234,7 @@ fn mid_turn_hints_rank_the_ways_to_finish_the_turn() {
             checked += 1;
         }
         // Steps that are not a legal start give nothing (no panic).
-        assert!(hint::backgammon_after(&pos, dice, &[(0, 0)], 0, 1).is_empty());
+        assert!(hint::backgammon_after(&pos, dice, &[(0, 0)], 0, 1, &NO).is_empty());
     }
     assert!(checked > 20, "{checked}");
 
@@ -213,7 +244,7 @@ fn mid_turn_hints_rank_the_ways_to_finish_the_turn() {
         let whole = hint::long_nardy(&pos, dice, 0, 1);
         let finals = pos.legal_moves(dice);
         for h in whole.iter().filter(|h| h.play.len() >= 2).take(3) {
-            let rest = hint::long_nardy_after(&pos, dice, &h.play[..1], 0, 1);
+            let rest = hint::long_nardy_after(&pos, dice, &h.play[..1], 0, 1, &NO);
             assert!(!rest.is_empty());
             let mut reached = Vec::new();
             for r in &rest {

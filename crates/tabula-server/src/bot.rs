@@ -227,6 +227,7 @@ pub fn hint_plays(
     turn: &tabula_room::PlayedTurn,
     rollouts: u32,
     seed: u64,
+    cancel: &std::sync::atomic::AtomicBool,
 ) -> Vec<tabula_protocol::HintPlay> {
     use tabula_bots::hint;
     use tabula_protocol::HintPlay;
@@ -239,13 +240,13 @@ pub fn hint_plays(
     match turn {
         tabula_room::PlayedTurn::LongNardy {
             dice, start, steps, ..
-        } => hint::long_nardy_after(start, *dice, steps, rollouts, seed)
+        } => hint::long_nardy_after(start, *dice, steps, rollouts, seed, cancel)
             .into_iter()
             .map(|h| wire(hint::long_notation(&h.play), (h.win, h.equity, h.rollouts)))
             .collect(),
         tabula_room::PlayedTurn::Backgammon {
             dice, start, steps, ..
-        } => hint::backgammon_after(start, *dice, steps, rollouts, seed)
+        } => hint::backgammon_after(start, *dice, steps, rollouts, seed, cancel)
             .into_iter()
             .map(|h| wire(hint::bg_notation(&h.play), (h.win, h.equity, h.rollouts)))
             .collect(),

@@ -87,6 +87,23 @@ pub struct RoomDeps {
     pub registry: RoomMap,
 }
 
+/// A hint being computed: its future in the actor, and the flag its
+/// search looks at before each rollout. Dropped (answered, cancelled, or
+/// with the actor), it raises the flag, so a search whose answer nobody
+/// waits for stops within one rollout instead of running its budget.
+#[derive(Debug)]
+struct HintRun {
+    job: SpawnHandle,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Drop for HintRun {
+    fn drop(&mut self) {
+        self.cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// The room actor.
 #[derive(Debug)]
 pub struct RoomActor {
@@ -99,7 +116,7 @@ pub struct RoomActor {
     timers: [Option<SpawnHandle>; Timer::ALL.len()],
     brains: HashMap<SeatId, Box<dyn BotBrain>>,
     /// The hint job of each connection that asked one (cancelled with it).
-    hint_jobs: HashMap<u64, SpawnHandle>,
+    hint_jobs: HashMap<u64, HintRun>,
     gauge: (&'static str, &'static str),
 }
 

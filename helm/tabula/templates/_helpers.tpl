@@ -94,6 +94,12 @@ computed from it.
 */}}
 {{- define "tabula.settings" -}}
 {{- $cfg := deepCopy .Values.config -}}
+{{- /* trusted_proxy_hops null: the chart's own Ingress or HTTPRoute is the one proxy in front. */ -}}
+{{- $quotas := get $cfg "quotas" | default dict -}}
+{{- if kindIs "invalid" (get $quotas "trusted_proxy_hops") -}}
+{{- $_ := set $quotas "trusted_proxy_hops" (ternary 1 0 (or .Values.ingress.enabled .Values.httpRoute.enabled)) -}}
+{{- $_ := set $cfg "quotas" $quotas -}}
+{{- end -}}
 {{- $derived := dict
   "server" (dict "listen" (printf "0.0.0.0:%d" (int .Values.containerPort)))
   "cluster" (dict "backplane" "redis" "peers" (list (printf "%s-peers.%s.svc:%d" (include "tabula.fullname" .) .Release.Namespace (int .Values.containerPort))))

@@ -453,6 +453,14 @@ def cmd_invariants(args):
                 for p in rule["http"]["paths"]:
                     if p["backend"]["service"]["name"] != dep["metadata"]["name"]:
                         fail(f"{case}: the Ingress sends {p['path']} elsewhere")
+        # Client addresses: behind the chart's own Ingress or HTTPRoute the
+        # node reads one X-Forwarded-For hop (else every player would count
+        # as the proxy's address for the per-address caps and quotas).
+        hops = values["config"]["quotas"]["trusted_proxy_hops"]
+        if hops is None:
+            hops = 1 if (values["ingress"]["enabled"] or values["httpRoute"]["enabled"]) else 0
+        if toml["quotas"]["trusted_proxy_hops"] != hops:
+            fail(f"{case}: quotas.trusted_proxy_hops rendered {toml['quotas']['trusted_proxy_hops']}, want {hops}")
         for sts in find(docs, "StatefulSet"):
             (rc,) = sts["spec"]["template"]["spec"]["containers"]
             a = rc["args"]

@@ -18,7 +18,8 @@
 //!   replacing it) or who gives up his seat is cancelled:
 //!   [`Effect::CancelHint`] — the actor drops its job, so a hint still
 //!   waiting for the node's search limit is never computed, and one
-//!   running is abandoned (its answer is dropped).
+//!   running stops before its next rollout (its search looks at a cancel
+//!   flag the dropped job raises; [`tabula_bots::hint`]).
 //!
 //! The node-wide limit on searches running at once (bots and hints
 //! together) is the actor's ([`crate::searches`]).

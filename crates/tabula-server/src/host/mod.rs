@@ -172,8 +172,9 @@ pub enum Count {
         /// `accepted`, `duplicate`, `unavailable` or the error code.
         outcome: &'static str,
     },
-    /// `fenced{snapshot}`: a write refused by the fence.
-    Fenced,
+    /// `fenced{op}`: a write (`snapshot`) or an idle room's release
+    /// (`release`) refused by the fence.
+    Fenced(&'static str),
     /// `backplane_errors{op}`.
     StoreError(&'static str),
     /// `releases{why}`.

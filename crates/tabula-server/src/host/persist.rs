@@ -149,7 +149,7 @@ impl<T> RoomHost<T> {
             }
             Err(e) if e.is_fenced() => {
                 tracing::error!(room = %self.id, error = %e, "snapshot write refused by the fence; stopping the room");
-                fx.push(Effect::Count(Count::Fenced));
+                fx.push(Effect::Count(Count::Fenced("snapshot")));
                 self.abandon(fx);
             }
             Err(e) => {
@@ -289,7 +289,10 @@ impl<T> RoomHost<T> {
                 self.abandon(fx);
             }
             // Another node owns it now: not ours to keep.
-            Err(e) if e.is_fenced() => self.abandon(fx),
+            Err(e) if e.is_fenced() => {
+                fx.push(Effect::Count(Count::Fenced("release")));
+                self.abandon(fx);
+            }
             Err(e) => {
                 tracing::warn!(room = %self.id, error = %e, "idle room not released; keeping it");
                 fx.push(Effect::Count(Count::StoreError("release")));

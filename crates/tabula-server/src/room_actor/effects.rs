@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use actix::prelude::*;
 use tabula_backplane::StoredRoom;
 
-use super::{RoomActor, Tx, game_label, now_ms, phase_label};
+use super::{HintRun, RoomActor, Tx, game_label, now_ms, phase_label};
 use crate::bot::{BotFactory, TabulaBots, hint_plays};
 use crate::host::{Count, Effect, HintJob, Think, Timer, Write};
 
@@ -52,8 +52,8 @@ impl RoomActor {
             Effect::Think(t) => self.think(*t, ctx),
             Effect::Hint(h) => self.hint(*h, ctx),
             Effect::CancelHint(conn) => {
-                if let Some(job) = self.hint_jobs.remove(&conn) {
-                    ctx.cancel_future(job);
+                if let Some(run) = self.hint_jobs.remove(&conn) {
+                    ctx.cancel_future(run.job);
                 }
             }
             Effect::RecordStats { player, delta } => {
@@ -223,9 +223,11 @@ impl RoomActor {
         // Waits for the node's search limit; cancelled (the asker left)
         // before it starts, it is never computed.
         let searches = self.deps.searches.clone();
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = cancel.clone();
         let think = async move {
             searches
-                .run(move || hint_plays(&turn, rollouts, seed))
+                .run(move || hint_plays(&turn, rollouts, seed, &flag))
                 .await
         };
         let started = Instant::now();
@@ -240,7 +242,7 @@ impl RoomActor {
             act.host.hint_answered(conn, seq, plays, &mut act.fx);
             act.run(ctx);
         }));
-        self.hint_jobs.insert(conn, job);
+        self.hint_jobs.insert(conn, HintRun { job, cancel });
     }
 
     fn count(&self, c: Count) {
@@ -249,7 +251,7 @@ impl RoomActor {
             Count::Command { kind, outcome } => {
                 m.commands.with_label_values(&[kind, outcome]).inc();
             }
-            Count::Fenced => m.fenced.with_label_values(&["snapshot"]).inc(),
+            Count::Fenced(op) => m.fenced.with_label_values(&[op]).inc(),
             Count::StoreError(op) => m.backplane_errors.with_label_values(&[op]).inc(),
             Count::Release(why) => m.releases.with_label_values(&[why]).inc(),
             Count::GameFinished(kind) => {

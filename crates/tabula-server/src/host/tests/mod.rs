@@ -279,7 +279,7 @@ fn lines(fx: &[Effect<u64>]) -> Vec<String> {
             Effect::RecordStats { player, .. } => format!("stats {}", player.0),
             Effect::SaveRecord { game_number, .. } => format!("record {game_number}"),
             Effect::Count(Count::Command { kind, outcome }) => format!("#{kind}/{outcome}"),
-            Effect::Count(Count::Fenced) => "#fenced".into(),
+            Effect::Count(Count::Fenced(op)) => format!("#fenced {op}"),
             Effect::Count(Count::StoreError(op)) => format!("#error/{op}"),
             Effect::Count(Count::Release(why)) => format!("#release/{why}"),
             Effect::Count(Count::GameFinished(k)) => format!("#finished/{k}"),

@@ -50,7 +50,7 @@ fn a_write_refused_by_the_fence_stops_the_room_and_sends_nothing() {
             // The chat is never sent: every socket re-routes.
             (
                 In::Fail(e),
-                &["#fenced", "1: reroute", "2: reroute", "stop"],
+                &["#fenced snapshot", "1: reroute", "2: reroute", "stop"],
             ),
             (In::Cmd(2, 1, chat("hi")), &[]),
             (In::Resume(1, 0, Some(6)), &[]),
@@ -252,7 +252,7 @@ fn an_idle_room_is_unloaded() {
         (In::Ok, &["cancel Room"]),
         (In::Idle, &["release idle"]),
         // Fenced meanwhile: not ours to keep.
-        (In::Released(Err(fenced)), &["stop"]),
+        (In::Released(Err(fenced)), &["#fenced release", "stop"]),
     ]);
 }
 
