@@ -448,3 +448,108 @@ async fn a_draining_node_closes_its_sockets_right_after_the_notice() {
         "the connection ended {took:?} after the notice"
     );
 }
+
+/// Seed 001: a game against the computer is never forfeited for absence.
+/// Its player closes the app mid-game and stays away far past the
+/// disconnect grace; the game pauses (the bot waits), leaves the node's
+/// memory, is listed by `GET /api/me/games`, and continues from there to
+/// its natural end.
+#[tokio::test]
+async fn a_game_against_the_computer_left_mid_game_pauses_and_continues_later() {
+    let _one = common::one().await;
+    let mut s = test_settings();
+    s.rooms.grace_ms = 200;
+    s.rooms.unload_after_ms = 200;
+    let node = start(s);
+    let room = create_room(
+        node.addr,
+        json!({"game": "long_nardy", "bot": {"level": "easy"}}),
+    )
+    .await;
+    let mut a = Client::connect(node.addr, "carol").await;
+    assert_eq!(a.join(&room).await["yourSeat"], "a");
+    a.call(json!({"type": "ready"})).await;
+    // A few plies of the game, then she closes the app.
+    let mut plies = 0;
+    while plies < 6 {
+        let st = state(node.addr, &room).await;
+        match next_command(&st) {
+            Some((seat, cmd)) if seat == "a" => {
+                let r = a.call(cmd).await;
+                assert_ne!(r["type"], "error", "{r}");
+                plies += 1;
+            }
+            _ => tokio::time::sleep(Duration::from_millis(5)).await,
+        }
+    }
+    let token = a.token.clone().expect("a session token");
+    let before = state(node.addr, &room).await;
+    a.ws.close(None).await.unwrap();
+    drop(a);
+    // Ten times the grace, and past the idle unload.
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let (_, m) = http_async(node.addr, "GET", "/metrics", None).await;
+    let in_memory: f64 = m
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("tabula_rooms{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert_eq!(in_memory, 0.0, "unloaded: {m}");
+    assert!(metric(node.addr, IDLE_RELEASES).await >= 1.0);
+    let st = state(node.addr, &room).await;
+    assert_eq!(st["phase"], "playing", "not forfeited: {st}");
+    assert_eq!(st["paused"], true, "{st}");
+    assert!(st["seats"][0]["disconnectDeadline"].is_null(), "{st}");
+    // The bot did not move while she was away (at most the move it was
+    // already thinking of when she left is refused): the board is hers.
+    assert_eq!(st["board"], before["board"], "{st}");
+    // The lobby's list.
+    let (code, list) = http_async(
+        node.addr,
+        "GET",
+        &format!("/api/me/games?token={token}"),
+        None,
+    )
+    .await;
+    assert_eq!(code, 200, "{list}");
+    let games = list["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{list}");
+    assert_eq!(games[0]["roomId"], room.as_str());
+    assert_eq!(games[0]["game"], "long_nardy");
+    assert_eq!(games[0]["bot"], 1);
+    assert_eq!(games[0]["yourSeat"], "a");
+    assert_eq!(games[0]["board"], before["board"], "{list}");
+    // Nobody else sees it.
+    let (_, other) = http_async(node.addr, "GET", "/api/me/games", None).await;
+    assert_eq!(other["games"], json!([]), "{other}");
+
+    // She comes back with her token: the same seat, the game resumes.
+    let mut a = Client::with_token(node.addr, "carol", &token).await;
+    let s = a.join(&room).await;
+    assert_eq!(s["yourSeat"], "a", "{s}");
+    assert_eq!(s["state"]["phase"], "playing");
+    assert!(s["state"].get("paused").is_none(), "{s}");
+    play_out(node.addr, &room, &mut [Some(&mut a), None], 5000).await;
+    let st = state(node.addr, &room).await;
+    assert_eq!(st["phase"], "finished", "{st}");
+    assert_ne!(st["lastResult"]["reason"], "disconnected", "{st}");
+    // Over: off the list.
+    let mut listed = json!(null);
+    for _ in 0..50 {
+        let (_, l) = http_async(
+            node.addr,
+            "GET",
+            &format!("/api/me/games?token={token}"),
+            None,
+        )
+        .await;
+        listed = l;
+        if listed["games"] == json!([]) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(listed["games"], json!([]), "{listed}");
+}

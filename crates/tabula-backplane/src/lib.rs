@@ -39,7 +39,7 @@ mod store;
 
 pub mod redis;
 
-pub use archive::Archive;
+pub use archive::{Archive, MAX_UNFINISHED};
 pub use bus::{Inbound, NodeBus};
 pub use in_process::InProcess;
 pub use lobby::{Lobby, Ticket};

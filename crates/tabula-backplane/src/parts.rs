@@ -133,4 +133,16 @@ impl Archive for Parts {
     fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>> {
         self.archive.stats(player)
     }
+    fn set_unfinished(
+        &self,
+        player: &str,
+        room: &str,
+        game: Option<String>,
+        keep: std::time::Duration,
+    ) -> BoxFuture<'_, Result<()>> {
+        self.archive.set_unfinished(player, room, game, keep)
+    }
+    fn unfinished(&self, player: &str) -> BoxFuture<'_, Result<Vec<String>>> {
+        self.archive.unfinished(player)
+    }
 }

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use redis::Commands;
 use tabula_backplane::{
-    Archive, BackplaneError, Inbound, Lease, Lobby, NodeBus, RedisBackplane, RedisConfig,
-    RoomAppend, RoomEntry, RoomStore, StoredRoom, Ticket,
+    Archive, BackplaneError, InProcess, Inbound, Lease, Lobby, MAX_UNFINISHED, NodeBus,
+    RedisBackplane, RedisConfig, RoomAppend, RoomEntry, RoomStore, StoredRoom, Ticket,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;
@@ -685,4 +685,61 @@ async fn works_on_a_redis_cluster() {
             .collect();
         assert_eq!(got, want);
     }
+}
+
+/// The unfinished-games list, the same on every store: listed, replaced,
+/// unlisted, bounded, and gone after its keep.
+async fn unfinished_scenario(b: &impl Archive) {
+    let day = Duration::from_secs(86_400);
+    assert!(b.unfinished("p").await.unwrap().is_empty());
+    b.set_unfinished("p", "r1", Some("one".into()), day)
+        .await
+        .unwrap();
+    b.set_unfinished("p", "r2", Some("two".into()), day)
+        .await
+        .unwrap();
+    b.set_unfinished("q", "r3", Some("other".into()), day)
+        .await
+        .unwrap();
+    let mut got = b.unfinished("p").await.unwrap();
+    got.sort();
+    assert_eq!(got, vec!["one", "two"]);
+    // Listed again: replaced, not added.
+    b.set_unfinished("p", "r1", Some("one'".into()), day)
+        .await
+        .unwrap();
+    let mut got = b.unfinished("p").await.unwrap();
+    got.sort();
+    assert_eq!(got, vec!["one'", "two"]);
+    // Over: off the list (and unlisting what is not there is fine).
+    b.set_unfinished("p", "r1", None, day).await.unwrap();
+    b.set_unfinished("p", "nope", None, day).await.unwrap();
+    assert_eq!(b.unfinished("p").await.unwrap(), vec!["two"]);
+    assert_eq!(b.unfinished("q").await.unwrap(), vec!["other"]);
+    // Bounded: the oldest go.
+    for i in 0..MAX_UNFINISHED + 5 {
+        b.set_unfinished("many", &format!("m{i}"), Some(format!("{i}")), day)
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let got = b.unfinished("many").await.unwrap();
+    assert_eq!(got.len(), MAX_UNFINISHED);
+    assert!(!got.contains(&"0".to_string()), "{got:?}");
+    assert!(got.contains(&format!("{}", MAX_UNFINISHED + 4)), "{got:?}");
+    // Its keep over: gone.
+    b.set_unfinished("brief", "r", Some("x".into()), Duration::from_millis(50))
+        .await
+        .unwrap();
+    assert_eq!(b.unfinished("brief").await.unwrap(), vec!["x"]);
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert!(b.unfinished("brief").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn unfinished_games_are_listed_bounded_and_forgotten_on_redis_and_in_process() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    unfinished_scenario(&a).await;
+    unfinished_scenario(&InProcess::new("solo")).await;
 }

@@ -90,6 +90,9 @@ pub enum ErrorCode {
     /// The socket was in no room for `server.join_timeout_ms` and is
     /// closed; open one when joining a room.
     Idle,
+    /// The game against a bot is paused until its player is back (only a
+    /// bot is ever told).
+    GamePaused,
     /// Something went wrong on the node.
     Internal,
 }
@@ -138,6 +141,7 @@ impl ErrorCode {
             ErrorCode::NotTimeForHint => "not_time_for_hint",
             ErrorCode::HintPending => "hint_pending",
             ErrorCode::Idle => "idle",
+            ErrorCode::GamePaused => "game_paused",
             ErrorCode::Internal => "internal",
         }
     }
@@ -152,6 +156,7 @@ pub fn room_error_code(e: &RoomError) -> ErrorCode {
         RoomError::RoomFull => ErrorCode::RoomFull,
         RoomError::AlreadyReady => ErrorCode::AlreadyReady,
         RoomError::GameNotStarted => ErrorCode::GameNotStarted,
+        RoomError::Paused => ErrorCode::GamePaused,
         RoomError::GameInProgress => ErrorCode::GameInProgress,
         RoomError::MatchFinished => ErrorCode::MatchFinished,
         RoomError::NotYourTurn => ErrorCode::NotYourTurn,

@@ -206,3 +206,37 @@ pub struct Session {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
 }
+
+/// One game waiting for its player (a game against a bot he left; it
+/// pauses until he is back), as `GET /api/me/games` lists it for the
+/// lobby's "Continue": joining `roomId` puts him back where he was, on any
+/// node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnfinishedGame {
+    /// The room to join.
+    pub room_id: String,
+    /// The game.
+    pub game: GameKind,
+    /// The bot's level (1 easy, 2 medium, 3 hard).
+    pub bot: Option<BotLevel>,
+    /// The player's seat.
+    pub your_seat: tabula_room::SeatId,
+    /// Match length in points (1: a single game).
+    pub match_length: u32,
+    /// Match score of seats A and B.
+    pub score: [u32; 2],
+    /// The game of the match being played.
+    pub game_number: u32,
+    /// The board as it was when he left (for the card's small board).
+    pub board: Option<tabula_room::BoardView>,
+    /// When he left, ms since the epoch (the list is newest first).
+    pub paused_at: u64,
+}
+
+/// `GET /api/me/games`: the player's games waiting for him, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnfinishedGames {
+    /// The games.
+    pub games: Vec<UnfinishedGame>,
+}

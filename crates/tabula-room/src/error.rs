@@ -45,6 +45,9 @@ pub enum RoomError {
     /// No game is being played.
     #[error("the game has not started")]
     GameNotStarted,
+    /// The game waits for its absent player (a bot may not act).
+    #[error("the game is paused until its player is back")]
+    Paused,
     /// Not allowed while a game is being played.
     #[error("a game is in progress")]
     GameInProgress,

@@ -403,6 +403,15 @@ pub enum Event {
         /// Millis timestamp of the forfeit.
         deadline: u64,
     },
+    /// A game against a bot paused: its player left (no grace runs; the
+    /// game waits for him, `playerReconnected` resumes it).
+    #[serde(rename_all = "camelCase")]
+    GamePaused {
+        /// The absent player's seat.
+        seat: SeatId,
+        /// When he left (ms since the epoch).
+        since: u64,
+    },
     /// A player came back.
     #[serde(rename_all = "camelCase")]
     PlayerReconnected {

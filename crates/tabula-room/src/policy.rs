@@ -73,6 +73,7 @@ impl Room {
     pub fn bot_request(&self) -> Option<BotRequest> {
         match self.phase() {
             Phase::Finished => None,
+            Phase::Playing if self.paused() => None,
             Phase::Playing => {
                 let (seat, need) = self.game()?.to_act()?;
                 Some(BotRequest {

@@ -85,6 +85,10 @@ pub struct RoomView {
     pub commitment: Option<String>,
     /// The last finished game's result.
     pub last_result: Option<GameResult>,
+    /// A game against a bot waiting for its absent player
+    /// ([`Room::paused`]); on the wire only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
 }
 
 /// What [`Room::view`] shows from past events (this turn's dice and
@@ -208,6 +212,7 @@ impl Room {
             moves: if moving && !thud { moves } else { None },
             commitment: game.filter(|_| playing).map(|g| g.dice().commitment()),
             last_result,
+            paused: self.paused(),
         }
     }
 }

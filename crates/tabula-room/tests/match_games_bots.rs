@@ -557,3 +557,109 @@ fn the_cube_stops_at_64() {
         RoomError::CubeAtMaximum
     );
 }
+
+/// A room with a level-1 bot in seat B, Alice in A, the game started with
+/// Alice to move (white first).
+fn against_bot(config: RoomConfig) -> Table {
+    let mut t = Table::new(RoomConfig {
+        bot: Some(1),
+        options: white_first(),
+        ..config
+    });
+    t.ok(alice(), Command::Sit { seat: None });
+    t.ok(Actor::Bot(SeatId::B), Command::Ready);
+    t.ok(alice(), Command::Ready);
+    assert_eq!(t.room.phase(), Phase::Playing);
+    t
+}
+
+#[test]
+fn a_game_against_a_bot_pauses_while_its_player_is_away_and_never_forfeits() {
+    // Given Alice playing the bot; her turn ends, so the bot is to act
+    let mut t = against_bot(match_to(1));
+    t.ok(alice(), Command::RollDice);
+    let (first, _, _) = t.possible();
+    t.step(SeatId::A, &first[0]);
+    while t.room.bot_request().is_none_or(|r| r.seat != SeatId::B) {
+        let (steps, _, _) = t.possible();
+        t.step(SeatId::A, &steps[0]);
+    }
+    // When she leaves
+    let ev = t.ok(alice(), Command::Disconnected);
+    // Then the game pauses: no grace, no deadline, the bot is not asked
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::GamePaused {
+            seat: SeatId::A,
+            ..
+        }
+    )));
+    assert!(!has(&ev, |e| matches!(e, Event::PlayerDisconnected { .. })));
+    assert!(t.room.paused());
+    assert_eq!(t.room.next_deadline(), None);
+    assert_eq!(t.room.seat_view(SeatId::A).disconnect_deadline, None);
+    assert!(t.room.bot_request().is_none());
+    // and a bot's command already on its way is refused, changing nothing
+    let version = t.room.version();
+    assert_eq!(
+        t.try_cmd(Actor::Bot(SeatId::B), Command::RollDice)
+            .unwrap_err(),
+        RoomError::Paused
+    );
+    assert_eq!(t.room.version(), version);
+    // A second disconnect (another of her sockets) says nothing more
+    assert!(
+        t.try_cmd(alice(), Command::Disconnected)
+            .unwrap()
+            .is_empty()
+    );
+    // Days pass: nothing happens
+    assert!(t.room.tick(t.now + 30 * 86_400_000).is_empty());
+    assert_eq!(t.room.phase(), Phase::Playing);
+    // The snapshot restores the paused game as it was
+    let back = tabula_room::Room::restore(&t.room.snapshot()).unwrap();
+    assert!(back.paused());
+    // When she comes back, the game resumes and the bot is asked to roll
+    let ev = t.ok(alice(), Command::Connected);
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::PlayerReconnected { seat: SeatId::A }
+    )));
+    assert!(!t.room.paused());
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::BotRequest {
+            seat: SeatId::B,
+            need: BotNeed::Roll,
+            ..
+        }
+    )));
+    t.ok(Actor::Bot(SeatId::B), Command::RollDice);
+}
+
+#[test]
+fn a_game_between_people_keeps_the_grace_and_an_old_snapshot_replays_as_played() {
+    // Between people: the 30-second rule, as before
+    let mut t = Table::started(match_to(1));
+    let ev = t.ok(alice(), Command::Disconnected);
+    assert!(has(&ev, |e| matches!(e, Event::PlayerDisconnected { .. })));
+    assert!(!t.room.paused());
+
+    // A room against a bot made before pauses existed (its snapshot has
+    // no `pauseVsBot`) keeps the grace, so its log replays as it was.
+    let mut t = against_bot(RoomConfig {
+        pause_vs_bot: false,
+        ..match_to(1)
+    });
+    let ev = t.ok(alice(), Command::Disconnected);
+    assert!(has(&ev, |e| matches!(e, Event::PlayerDisconnected { .. })));
+    let mut json = serde_json::to_value(t.room.snapshot()).unwrap();
+    json["config"].as_object_mut().unwrap().remove("pauseVsBot");
+    let old: tabula_room::RoomSnapshot = serde_json::from_value(json).unwrap();
+    assert!(!old.config.pause_vs_bot);
+    let back = tabula_room::Room::restore(&old).unwrap();
+    assert!(back.next_deadline().is_some());
+    // and a new room's config says so on the wire
+    let json = serde_json::to_value(RoomConfig::default()).unwrap();
+    assert_eq!(json["pauseVsBot"], true);
+}

@@ -170,6 +170,7 @@ pub async fn run_with(
         takeover_grace: Duration::from_millis(settings.cluster.takeover_grace_ms),
         unload_after: Duration::from_millis(settings.rooms.unload_after_ms),
         forget_after: Duration::from_millis(settings.rooms.forget_after_ms),
+        paused_forget_after: Duration::from_millis(settings.rooms.paused_forget_after_ms),
         registry: RoomMap::default(),
     };
     let arbiters: Vec<Arbiter> = (0..settings.server.room_arbiters)

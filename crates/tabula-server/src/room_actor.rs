@@ -83,6 +83,9 @@ pub struct RoomDeps {
     /// An unloaded room nobody joins again within this is deleted from
     /// the store.
     pub forget_after: Duration,
+    /// The same for a paused game against a bot; also how long it stays
+    /// on its player's "Continue" list.
+    pub paused_forget_after: Duration,
     /// The node's room actors, which a stopping actor leaves.
     pub registry: RoomMap,
 }

@@ -42,6 +42,8 @@ struct State {
     snapshots: ByRoom<StoredRoom>,
     needs_owner: HashSet<RoomId, foldhash::fast::RandomState>,
     stats: HashMap<String, PlayerStats>,
+    /// Each player's unfinished games: room → (game JSON, listed until).
+    unfinished: HashMap<String, HashMap<RoomId, (String, Instant)>>,
     beats: HashMap<NodeId, Instant>,
     inboxes: HashMap<NodeId, mpsc::UnboundedSender<Inbound>>,
     queues: HashMap<String, Vec<Ticket>>,

@@ -2,12 +2,21 @@
 //! (so they expire with it); a player's statistics are one JSON string,
 //! updated by compare-and-set.
 
+use std::collections::HashMap;
+use std::time::Duration;
+
 use deadpool_redis::redis;
 use futures_util::future::BoxFuture;
 use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 
-use super::{CAS_RETRIES, RedisBackplane, corrupt, parse, to_json, unavailable};
-use crate::{Archive, Result};
+use super::{CAS_RETRIES, RedisBackplane, corrupt, now_ms, parse, to_json, unavailable};
+use crate::{Archive, MAX_UNFINISHED, Result};
+
+/// An unfinished game's field value: `until_ms|json`.
+fn listed(value: &str) -> Option<(u64, &str)> {
+    let (until, json) = value.split_once('|')?;
+    Some((until.parse().ok()?, json))
+}
 
 impl RedisBackplane {
     async fn stats_inner(&self, player: &str) -> Result<(String, PlayerStats)> {
@@ -45,6 +54,64 @@ impl RedisBackplane {
     }
 }
 
+impl RedisBackplane {
+    /// The player's listed games, the live ones (room, until, JSON) and
+    /// the fields to drop: past their time, or the oldest beyond
+    /// [`MAX_UNFINISHED`].
+    async fn unfinished_inner(
+        &self,
+        player: &str,
+    ) -> Result<(Vec<(String, u64, String)>, Vec<String>)> {
+        let all: HashMap<String, String> = self
+            .q(redis::cmd("HGETALL").arg(self.unfinished_key(player)))
+            .await?;
+        let now = now_ms();
+        let mut live = Vec::new();
+        let mut dead = Vec::new();
+        for (room, v) in all {
+            match listed(&v) {
+                Some((until, json)) if until > now => live.push((room, until, json.to_string())),
+                _ => dead.push(room),
+            }
+        }
+        live.sort_by_key(|l| std::cmp::Reverse(l.1));
+        for (room, ..) in live.split_off(live.len().min(MAX_UNFINISHED)) {
+            dead.push(room);
+        }
+        Ok((live, dead))
+    }
+
+    async fn set_unfinished_inner(
+        &self,
+        player: &str,
+        room: &str,
+        game: Option<String>,
+        keep: Duration,
+    ) -> Result<()> {
+        let key = self.unfinished_key(player);
+        match game {
+            Some(g) => {
+                let keep_ms = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1);
+                let value = format!("{}|{g}", now_ms().saturating_add(keep_ms));
+                self.q::<()>(redis::cmd("HSET").arg(&key).arg(room).arg(value))
+                    .await?;
+                // The key lives as long as its newest entry.
+                self.q::<()>(redis::cmd("PEXPIRE").arg(&key).arg(keep_ms))
+                    .await?;
+            }
+            None => {
+                self.q::<()>(redis::cmd("HDEL").arg(&key).arg(room)).await?;
+            }
+        }
+        let (_, dead) = self.unfinished_inner(player).await?;
+        if !dead.is_empty() {
+            self.q::<()>(redis::cmd("HDEL").arg(&key).arg(&dead))
+                .await?;
+        }
+        Ok(())
+    }
+}
+
 impl Archive for RedisBackplane {
     fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>> {
         let key = self.records_key(room);
@@ -79,5 +146,24 @@ impl Archive for RedisBackplane {
     fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>> {
         let player = player.to_string();
         Box::pin(async move { self.stats_inner(&player).await.map(|(_, s)| s) })
+    }
+
+    fn set_unfinished(
+        &self,
+        player: &str,
+        room: &str,
+        game: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>> {
+        let (player, room) = (player.to_string(), room.to_string());
+        Box::pin(async move { self.set_unfinished_inner(&player, &room, game, keep).await })
+    }
+
+    fn unfinished(&self, player: &str) -> BoxFuture<'_, Result<Vec<String>>> {
+        let player = player.to_string();
+        Box::pin(async move {
+            let (live, _) = self.unfinished_inner(&player).await?;
+            Ok(live.into_iter().map(|(.., json)| json).collect())
+        })
     }
 }

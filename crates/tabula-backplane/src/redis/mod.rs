@@ -28,6 +28,7 @@
 //! | `P:mm:{hex(key)}` | list | waiting tickets (JSON), oldest first |
 //! | `P:ticket:{id}` | string | delivered match room, expires after 5 min |
 //! | `P:stats:{player}` | string | PlayerStats JSON |
+//! | `P:unfinished:{player}` | hash | room → `until_ms|game JSON`: the player's games waiting for him; the key expires with its latest entry, older entries are dropped when read or written past their `until_ms` |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
 //! A room released idle ([`RoomStore::release_idle`]) has its three keys
@@ -265,6 +266,9 @@ impl RedisBackplane {
     }
     fn stats_key(&self, player: &str) -> String {
         format!("{}:stats:{{{player}}}", self.prefix)
+    }
+    fn unfinished_key(&self, player: &str) -> String {
+        format!("{}:unfinished:{{{player}}}", self.prefix)
     }
     fn inbox_channel(&self, node: &str) -> String {
         format!("{}:inbox:{{{node}}}", self.prefix)

@@ -15,6 +15,9 @@ impl Room {
         now: u64,
         out: &mut Out,
     ) -> Result<(), RoomError> {
+        if matches!(actor, Actor::Bot(_)) && self.paused() {
+            return Err(RoomError::Paused);
+        }
         match command {
             Command::Sit { seat } => self.sit(actor, *seat, out),
             Command::Spectate => {
@@ -172,12 +175,24 @@ impl Room {
                     Actor::Bot(_) => return Err(RoomError::NotSeated),
                 };
                 if self.phase == Phase::Playing {
+                    let against_bot = self.bot_in(seat.other()).is_some();
                     let deadline = now.saturating_add(self.config.grace_ms);
-                    if let Some(Occupant::Human { deadline: d, .. }) = &mut self.seats[seat.index()]
-                        && d.is_none()
+                    if let Some(Occupant::Human {
+                        deadline: d, away, ..
+                    }) = &mut self.seats[seat.index()]
                     {
-                        *d = Some(deadline);
-                        out.push((Audience::All, Event::PlayerDisconnected { seat, deadline }));
+                        if against_bot && self.config.pause_vs_bot {
+                            // Seed 001: the game waits for him, the bot
+                            // with it; no grace, no forfeit.
+                            if !*away {
+                                *away = true;
+                                *d = None;
+                                out.push((Audience::All, Event::GamePaused { seat, since: now }));
+                            }
+                        } else if d.is_none() {
+                            *d = Some(deadline);
+                            out.push((Audience::All, Event::PlayerDisconnected { seat, deadline }));
+                        }
                     }
                     Ok(())
                 } else {
@@ -187,10 +202,11 @@ impl Room {
             }
             Command::Connected => {
                 let seat = self.actor_seat(actor)?;
-                if let Some(Occupant::Human { deadline, .. }) = &mut self.seats[seat.index()]
-                    && deadline.is_some()
+                if let Some(Occupant::Human { deadline, away, .. }) = &mut self.seats[seat.index()]
+                    && (deadline.is_some() || *away)
                 {
                     *deadline = None;
+                    *away = false;
                     out.push((Audience::All, Event::PlayerReconnected { seat }));
                 }
                 Ok(())
@@ -223,6 +239,7 @@ impl Room {
             player: p.clone(),
             ready: false,
             deadline: None,
+            away: false,
         });
         out.push((
             Audience::All,

@@ -53,7 +53,9 @@ impl Room {
                 out.push((Audience::Host, Event::BotRequest { seat, level, need }));
             }
         }
-        if prompt.is_some() {
+        // Forgotten while paused, so the request is announced again when
+        // the game resumes.
+        if prompt.is_some() || self.paused() {
             self.last_prompt = prompt;
         }
     }

@@ -36,6 +36,18 @@ pub struct RoomConfig {
     /// Scripted dice instead of the fair derivation (tests and training
     /// only; the game records carry the script).
     pub dice_script: Option<Vec<[u8; 2]>>,
+    /// A game against a bot pauses while its player is away, instead of
+    /// running his disconnect grace (seed 001: a game against the computer
+    /// is continued later, never forfeited for absence). New rooms have it;
+    /// a snapshot written before it existed reads as `false`, so its log
+    /// replays as it was played.
+    #[serde(default = "before_pauses")]
+    pub pause_vs_bot: bool,
+}
+
+/// What a snapshot without `pauseVsBot` was played under.
+fn before_pauses() -> bool {
+    false
 }
 
 impl Default for RoomConfig {
@@ -52,6 +64,7 @@ impl Default for RoomConfig {
             chat_max_chars: 500,
             start_position: None,
             dice_script: None,
+            pause_vs_bot: true,
         }
     }
 }

@@ -44,6 +44,9 @@ enum Occupant {
         player: PlayerId,
         ready: bool,
         deadline: Option<u64>,
+        /// Away from a paused game against a bot ([`Room::paused`]).
+        #[serde(default)]
+        away: bool,
     },
     Bot {
         level: BotLevel,
@@ -236,6 +239,16 @@ impl Room {
     /// The spectators.
     pub fn spectators(&self) -> &[PlayerId] {
         &self.spectators
+    }
+
+    /// A game against a bot whose player is away: nothing happens until
+    /// he is back (no bot move, no deadline; [`RoomConfig::pause_vs_bot`]).
+    pub fn paused(&self) -> bool {
+        self.phase == Phase::Playing
+            && self
+                .seats
+                .iter()
+                .any(|s| matches!(s, Some(Occupant::Human { away: true, .. })))
     }
 
     /// When [`Room::tick`] should next be called (a disconnect deadline).

@@ -2,7 +2,8 @@
 //! for the store, the room's timer, the bot that must act next.
 
 use tabula_protocol::EventText;
-use tabula_room::{Actor, BotNeed, Command, Event, PlayerId, SeatId};
+use tabula_protocol::http::UnfinishedGame;
+use tabula_room::{Actor, BotNeed, Command, Event, Phase, PlayerId, SeatId};
 
 use super::{Count, Effect, Lifecycle, RoomHost, Think, Timer, Unsent};
 use crate::bot::BotInput;
@@ -57,6 +58,27 @@ impl<T> RoomHost<T> {
 
     fn host_event(&self, event: &Event, fx: &mut Vec<Effect<T>>) {
         match event {
+            // Seed 001: the game against the computer waits for its player;
+            // the lobby lists it for "Continue".
+            Event::GamePaused { seat, since } => {
+                if let Some(player) = self.room.player_in(*seat) {
+                    let v = self.room.view();
+                    fx.push(Effect::Unfinished {
+                        player: player.clone(),
+                        game: Some(Box::new(UnfinishedGame {
+                            room_id: self.id.to_string(),
+                            game: v.game,
+                            bot: self.room.bot_in(seat.other()),
+                            your_seat: *seat,
+                            match_length: v.match_length,
+                            score: v.score,
+                            game_number: v.game_number,
+                            board: v.board,
+                            paused_at: *since,
+                        })),
+                    });
+                }
+            }
             Event::Stats { players, .. } => {
                 for d in players {
                     if let Some(p) = &d.player {
@@ -88,6 +110,19 @@ impl<T> RoomHost<T> {
                     .unwrap_or_default();
                 tracing::info!(room = %self.id, kind = %kind, winner = ?result.winner, "game finished");
                 fx.push(Effect::Count(Count::GameFinished(kind)));
+                // The match against a bot is over: nothing to continue.
+                if self.room.phase() == Phase::Finished {
+                    for seat in SeatId::BOTH {
+                        if let Some(player) = self.room.player_in(seat)
+                            && self.room.bot_in(seat.other()).is_some()
+                        {
+                            fx.push(Effect::Unfinished {
+                                player: player.clone(),
+                                game: None,
+                            });
+                        }
+                    }
+                }
             }
             _ => {}
         }

@@ -44,6 +44,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use tabula_backplane::{RoomAppend, RoomEntry, StoredRoom};
+use tabula_protocol::http::UnfinishedGame;
 use tabula_protocol::{ServerMsg, Viewer};
 use tabula_room::{
     BotLevel, BotNeed, Envelope, PlayedTurn, PlayerDelta, PlayerId, Room, RoomView, SeatId,
@@ -213,8 +214,21 @@ pub enum Effect<T> {
         needs_owner: bool,
     },
     /// Release the idle room's lease, holding every other input until it
-    /// is done; then [`RoomHost::idle_released`].
-    ReleaseIdle,
+    /// is done; then [`RoomHost::idle_released`]. The store keeps it for
+    /// `rooms.forget_after_ms`, or `rooms.paused_forget_after_ms` when
+    /// `paused` (a game against a bot waiting for its player).
+    ReleaseIdle {
+        /// A paused game.
+        paused: bool,
+    },
+    /// List (or, with `None`, unlist) a game of `player`'s waiting for
+    /// him, for the lobby's "Continue" ([`UnfinishedGame`]).
+    Unfinished {
+        /// The player.
+        player: PlayerId,
+        /// The game as the lobby shows it; `None` once it is over.
+        game: Option<Box<UnfinishedGame>>,
+    },
     /// Set a timer (replacing its earlier setting) to fire at `at`.
     Set {
         /// Which.

@@ -252,7 +252,9 @@ impl<T> RoomHost<T> {
         if !self.life.owns() || !self.conns.is_empty() {
             return;
         }
-        let busy = self.room.phase() == Phase::Playing
+        // A paused game against a bot waits for its player in the store,
+        // not in memory ([`tabula_room::Room::paused`]).
+        let busy = (self.room.phase() == Phase::Playing && !self.room.paused())
             || self.room.next_deadline().is_some()
             || self.bot_busy
             || self.life == Lifecycle::Unpersisted
@@ -269,7 +271,9 @@ impl<T> RoomHost<T> {
         // owner: nothing needs to run. The store forgets it after
         // `forget_after` unless it is joined again.
         self.life = Lifecycle::Unloading;
-        fx.push(Effect::ReleaseIdle);
+        fx.push(Effect::ReleaseIdle {
+            paused: self.room.paused(),
+        });
     }
 
     /// The result of [`Effect::ReleaseIdle`].

@@ -11,7 +11,9 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpRequest, HttpResponse, web};
 use tabula_protocol::ErrorCode;
-use tabula_protocol::http::{AuthQuery, ClientConfig, ErrorBody, Readiness, Session};
+use tabula_protocol::http::{
+    AuthQuery, ClientConfig, ErrorBody, Readiness, Session, UnfinishedGame, UnfinishedGames,
+};
 use tabula_room::PlayerId;
 
 use crate::AppState;
@@ -36,7 +38,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/quickmatch", web::post().to(quickmatch))
         .route("/api/players/{id}/stats", web::get().to(stats))
         .route("/api/client-config", web::get().to(client_config))
-        .route("/api/session", web::get().to(session));
+        .route("/api/session", web::get().to(session))
+        .route("/api/me/games", web::get().to(my_games));
 }
 
 /// The JSON error body: `{"error": {"code", "message"}}`.
@@ -221,6 +224,35 @@ async fn session(
             player: player.0,
         }),
         Err(r) => *r,
+    }
+}
+
+/// `GET /api/me/games`: the player's games waiting for him (games against
+/// a bot he left; seed 001's "continue later"), newest first, for the
+/// lobby's "Continue" cards. Authenticated as `/api/session`.
+async fn my_games(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+) -> HttpResponse {
+    let player = match authenticate(&state, &req, &q) {
+        Ok(p) => p,
+        Err(r) => return *r,
+    };
+    match state.backplane.unfinished(&player.0).await {
+        Ok(list) => {
+            let mut games: Vec<UnfinishedGame> = list
+                .iter()
+                .filter_map(|j| serde_json::from_str(j).ok())
+                .collect();
+            games.sort_by_key(|g| std::cmp::Reverse(g.paused_at));
+            HttpResponse::Ok().json(UnfinishedGames { games })
+        }
+        Err(e) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
+        ),
     }
 }
 

@@ -38,7 +38,18 @@ impl RoomActor {
             } => {
                 ctx.spawn(self.handoff(*stored, needs_owner));
             }
-            Effect::ReleaseIdle => self.release_idle(ctx),
+            Effect::ReleaseIdle { paused } => self.release_idle(paused, ctx),
+            Effect::Unfinished { player, game } => {
+                let bp = self.deps.backplane.clone();
+                let keep = self.deps.paused_forget_after;
+                let room = self.host.id().to_string();
+                let json = game.and_then(|g| serde_json::to_string(&*g).ok());
+                actix::spawn(async move {
+                    if let Err(e) = bp.set_unfinished(&player.0, &room, json, keep).await {
+                        tracing::warn!(room = %room, error = %e, "unfinished game not listed");
+                    }
+                });
+            }
             Effect::Set { timer, at } => {
                 self.cancel(timer, ctx);
                 let wait = Duration::from_millis(at.saturating_sub(now_ms()));
@@ -149,11 +160,15 @@ impl RoomActor {
     }
 
     /// The idle room's release, holding every other input meanwhile.
-    fn release_idle(&mut self, ctx: &mut Context<Self>) {
+    fn release_idle(&mut self, paused: bool, ctx: &mut Context<Self>) {
         let bp = self.deps.backplane.clone();
         let id = self.host.id().to_string();
         let epoch = self.epoch;
-        let keep = self.deps.forget_after;
+        let keep = if paused {
+            self.deps.paused_forget_after
+        } else {
+            self.deps.forget_after
+        };
         ctx.wait(
             async move { bp.release_idle(&id, epoch, keep).await }
                 .into_actor(self)

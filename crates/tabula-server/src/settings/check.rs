@@ -55,6 +55,12 @@ impl Settings {
         if self.rooms.forget_after_ms < 1000 {
             return bad("rooms.forget_after_ms", "must be at least 1000");
         }
+        if self.rooms.paused_forget_after_ms < self.rooms.forget_after_ms {
+            return bad(
+                "rooms.paused_forget_after_ms",
+                "must be at least rooms.forget_after_ms",
+            );
+        }
         let q = &self.quotas;
         if q.player_rooms_per_minute == 0 || q.player_rooms_burst == 0 {
             return bad(

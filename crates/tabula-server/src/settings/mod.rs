@@ -234,6 +234,9 @@ pub struct RoomSettings {
     /// An unloaded room nobody joins again within this is deleted from
     /// the store with its records, ms.
     pub forget_after_ms: u64,
+    /// The same for a paused game against a bot (its player left; seed
+    /// 001: he continues it later), ms.
+    pub paused_forget_after_ms: u64,
     /// Longest chat line.
     pub chat_max_chars: usize,
 }

@@ -265,7 +265,12 @@ fn lines(fx: &[Effect<u64>]) -> Vec<String> {
                 "handoff {} owner={needs_owner}",
                 stored.snapshot.inputs.len()
             ),
-            Effect::ReleaseIdle => "release idle".into(),
+            Effect::ReleaseIdle { paused: false } => "release idle".into(),
+            Effect::ReleaseIdle { paused: true } => "release idle paused".into(),
+            Effect::Unfinished { player, game } => match game {
+                Some(g) => format!("unfinished {} {} {:?}", player.0, g.room_id, g.score),
+                None => format!("finished {}", player.0),
+            },
             Effect::Set { timer, at } => format!("set {timer:?} {at}"),
             Effect::Cancel(t) => format!("cancel {t:?}"),
             Effect::Think(t) => format!(

@@ -322,3 +322,47 @@ fn a_write_due_while_another_is_under_way_follows_it() {
         ),
     ]);
 }
+
+#[test]
+fn a_game_against_a_bot_left_by_its_player_pauses_is_listed_and_unloads() {
+    let mut r = Run::new(bot_room());
+    r.setup(&[
+        In::Join(1),
+        In::Ok,
+        In::Bot(SeatId::B, BotNeed::Ready, Some(vec![Command::Ready])),
+        In::Ok,
+        In::Cmd(1, 2, Command::Ready),
+    ]);
+    // The bot won the opening roll: it is thinking of its move.
+    let started = r.feed(In::Ok);
+    assert_eq!(r.h.room().phase(), tabula_room::Phase::Playing);
+    assert_eq!(started.last().map(String::as_str), Some("think B Move"));
+    // She leaves: the game pauses; once written, it is listed for her
+    // "Continue" and nothing is scheduled (no grace, no bot).
+    let left = r.feed(In::Detach(1));
+    assert!(
+        left.iter().any(|l| l.starts_with("write append")),
+        "{left:?}"
+    );
+    let paused_at = r.now;
+    let written = r.feed(In::Ok);
+    assert_eq!(
+        written,
+        ["unfinished p1 r1 [0, 0]", "cancel Room"],
+        "{written:?}"
+    );
+    assert!(r.h.room().paused());
+    // The bot's answer on its way is dropped: no move while she is away.
+    assert!(r.h.room().bot_request().is_none());
+    let version = r.h.room().version();
+    assert!(
+        r.feed(In::Bot(SeatId::B, BotNeed::Move, Some(vec![])))
+            .is_empty()
+    );
+    assert_eq!(r.h.room().version(), version);
+    // Idle: unloaded (a paused game waits in the store, not in memory).
+    let idle_at = paused_at + 1000;
+    r.now = idle_at;
+    assert_eq!(r.feed(In::Idle), ["release idle paused"]);
+    assert_eq!(r.feed(In::Released(Ok(()))), ["#release/idle", "stop"]);
+}
