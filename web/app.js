@@ -275,6 +275,26 @@ async function loadStats() {
     S.stats = await api('GET', `/api/players/${encodeURIComponent(net.player)}/stats`);
     render();
   } catch {}
+  loadUnfinished();
+}
+
+/** The player's paused games against the computer, for the lobby's "Continue" cards. */
+async function loadUnfinished() {
+  try {
+    const r = await api('GET', '/api/me/games', undefined, credHeaders());
+    S.unfinished = r.games || [];
+    if (S.screen === 'lobby') render();
+  } catch {}
+}
+
+/** "You lost — Mars · 2 points · the loser did not come back." for a finished game's result. */
+function resultSentence(res, seat) {
+  if (!res) return 'Game over.';
+  const who = !seat ? (res.winner ? `${sideName(res.winner)} won` : 'Draw')
+    : res.winner === seat ? 'You won' : res.winner ? 'You lost' : 'Draw';
+  const pts = res.points ? ` · ${res.points} point${res.points === 1 ? '' : 's'}` : '';
+  const why = res.reason ? ` · ${res.reason === 'disconnected' && res.winner !== seat && seat ? 'you did not come back in time' : REASONS[res.reason] || res.reason}` : '';
+  return `${who} — ${KINDS[res.kind] || res.kind || ''}${pts}${why}.`;
 }
 
 // ---- room actions -------------------------------------------------------------
@@ -391,6 +411,11 @@ function onMessage(m) {
         if (S.sel && !(S.view.moves && movableFrom(S.view.game, S.view.moves).has(S.sel))) clearSel();
         if (first && !S.invite && S.roomKey !== m.room) S.invite = S.roomKey;
         if (S.view.phase === 'finished' && !S.summary) loadSummary();
+        // Back to a game that ended while away (a forfeit, say): say how.
+        if (first && S.view.phase === 'finished' && S.view.lastResult && S.seat && !S.ended) {
+          S.ended = { result: S.view.lastResult };
+          S.showResult = true;
+        }
       }
       break;
     }
@@ -717,6 +742,7 @@ function renderLobby(app) {
   const page = h('main.lobby',
     header('Tabula'),
     S.error ? h('p.error#lobby-error', S.error) : null,
+    continueCards(),
     h('section.card', h('h2', 'Game'), h('div.segs', gameButtons), variantRows),
     h('section.card', h('h2', 'Play the computer'),
       h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${LEVELS[l].toLowerCase()}`, { onclick: () => createRoom(l) }, LEVELS[l])))),
@@ -730,6 +756,28 @@ function renderLobby(app) {
     h('footer.note', S.player ? `Signed in as ${S.player.startsWith('tg:') ? 'Telegram user' : S.player}` : ''),
   );
   app.replaceChildren(page);
+}
+
+/** One card per paused game against the computer: game, level, score, the board as left. */
+function continueCards() {
+  const list = S.unfinished || [];
+  if (!list.length) return null;
+  return h('section.card.continue#continue', h('h2', 'Continue'),
+    list.map((g) => {
+      const board = h('div.mini-board', { 'aria-hidden': 'true' });
+      if (g.board && g.game !== 'thud') {
+        renderNardy(board, { game: g.game, position: g.board.position, seat: g.yourSeat, movable: new Set(), targets: new Set() });
+      } else if (g.board) {
+        renderThud(board, { position: g.board.position, legalMoves: [], mine: null, myTurn: false, targets: new Map() });
+      }
+      const mine = seatIdx(g.yourSeat);
+      const score = g.matchLength > 1 ? ` · ${g.score[mine]}–${g.score[1 - mine]} of ${g.matchLength}` : '';
+      const ago = Math.max(1, Math.round((Date.now() - g.pausedAt) / 60000));
+      const when = ago < 60 ? `${ago} min ago` : ago < 2880 ? `${Math.round(ago / 60)} h ago` : `${Math.round(ago / 1440)} days ago`;
+      return h('button.continue-game', { 'data-room': g.roomId, onclick: () => enterRoom(g.roomId) },
+        board,
+        h('span.continue-text', h('b', `${GAMES[g.game] || g.game} vs ${LEVELS[g.bot] || 'computer'}`), h('span', `Left ${when}${score}`)));
+    }));
 }
 
 function statsTable(st) {
@@ -860,7 +908,9 @@ function statusLine() {
     else if (S.seat && !v.seats[seatIdx(S.seat)].ready) text = 'Press Ready to start.';
     else text = 'Waiting for the opponent to press Ready…';
   } else if (v.phase === 'finished') {
-    text = 'Game over.';
+    text = resultSentence(v.lastResult, S.seat);
+  } else if (v.paused) {
+    text = 'Paused: the game waits for its player to come back.';
   } else if (!S.seat) {
     text = `${sideName(v.toAct?.seat)} to play.`;
   } else if (myTurn()) {

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startNode, startRedis, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, centre } from './helpers.mjs';
+import { startNode, startRedis, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, centre, sleep } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -389,5 +389,54 @@ test('server text is shown as text: a chat line of HTML stays letters', { timeou
     assert.deepEqual(page.errors, []);
   } finally {
     await node.stop();
+  }
+});
+
+test('a game against the computer left with the page closed is continued from the lobby, on another node', { timeout: 90000 }, async () => {
+  const redis = await startRedis();
+  // Short grace and idle unload: minutes of absence in seconds. The grace
+  // would forfeit a game between people long before the page comes back.
+  const env = {
+    TABULA__CLUSTER__BACKPLANE: 'redis',
+    TABULA__REDIS__URL: redis.url,
+    TABULA__REDIS__LEASE_MS: '1000',
+    TABULA__REDIS__TIMEOUT_MS: '500',
+    TABULA__ROOMS__GRACE_MS: '300',
+    TABULA__ROOMS__UNLOAD_AFTER_MS: '1000',
+    TABULA__AUTH__SESSION_SECRET: 'a session secret of at least thirty-two bytes',
+  };
+  let node = await startNode(undefined, { ...env, TABULA__CLUSTER__NODE_ID: 'web-node-1' });
+  try {
+    const page = await openPage(browser, `${node.base}/`);
+    await page.click('#bot-easy');
+    await page.click('#ready');
+    await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
+    await playDiceTurn(page);
+    const before = await waitState(page, (s) => s.view?.toAct?.seat === 'a', 'our turn again');
+    const ctx = page.context();
+    await page.close();
+    // Away well past the grace; the room leaves the node's memory.
+    await sleep(3000);
+    const room = before.view;
+    // The node is replaced (a rollout, a failure): the game lives in Redis.
+    const port = node.port;
+    await node.stop();
+    node = await startNode(port, { ...env, TABULA__CLUSTER__NODE_ID: 'web-node-2' });
+    const back = await openPage(browser, `${node.base}/`, { context: () => ctx });
+    await back.waitForSelector('#continue .continue-game');
+    assert.match(await back.textContent('#continue'), /Long nardy vs Easy/);
+    assert.equal(await back.locator('#continue .continue-game').count(), 1);
+    await screenshot(back, 'continue');
+    await back.click('#continue .continue-game');
+    const after = await waitState(back, (s) => s.conn === 'online' && s.view?.phase === 'playing' && s.seat === 'a', 'back in the game');
+    assert.deepEqual(normal(after.view.board.position), normal(room.board.position), 'the board as we left it');
+    assert.equal(after.view.toAct.seat, 'a');
+    assert.ok(!after.view.paused, 'resumed');
+    await playDiceTurn(back);
+    await waitState(back, (s) => s.view?.toAct?.seat === 'a' || s.view?.phase !== 'playing', 'the computer to answer');
+    assert.deepEqual(back.errors, []);
+  } finally {
+    await node.stop();
+    await redis.stop();
   }
 });
