@@ -511,3 +511,89 @@ async fn a_bot_replaces_a_player_who_leaves_when_the_room_allows_it() {
         "played to the end: {over}"
     );
 }
+
+/// Issue 22's confirmed turn: `turn` with the whole play is refused with a
+/// clear code and nothing applied when it is not a legal whole turn, is
+/// applied once when resent with its `seq`, and carries long nardy and
+/// backgammon games to their end.
+#[tokio::test]
+async fn whole_turns_are_applied_once_or_refused_and_play_games_to_the_end() {
+    let _one = common::one().await;
+    let node = start(test_settings());
+    for game in ["long_nardy", "backgammon"] {
+        let room = create_room(node.addr, json!({"game": game})).await;
+        let mut a = Client::connect(node.addr, "tia").await;
+        let mut b = Client::connect(node.addr, "uma").await;
+        a.join(&room).await;
+        b.join(&room).await;
+        both_ready(&mut a, &mut b).await;
+        let mut checked = false;
+        let mut turns = 0;
+        for _ in 0..2000 {
+            let st = state(node.addr, &room).await;
+            if st["phase"] == "finished" {
+                break;
+            }
+            let Some((seat, cmd)) = next_command(&st) else {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                continue;
+            };
+            let c = if seat == "a" { &mut a } else { &mut b };
+            if cmd["type"] != "move" {
+                let r = c.call(cmd.clone()).await;
+                assert_ne!(r["type"], "error", "{cmd}: {r}");
+                continue;
+            }
+            let play = st["moves"]["sequences"][0].as_str().unwrap().to_string();
+            if !checked {
+                // A legal start that leaves dice, an illegal step, bad
+                // notation: refused, nothing applied.
+                let first = st["moves"]["firstSteps"][0].as_str().unwrap();
+                let whole_steps = play.split([',', ' ']).count();
+                if whole_steps > 1 {
+                    let r = c.call(json!({"type": "turn", "play": first})).await;
+                    assert_eq!(r["code"], "incomplete_turn", "{r}");
+                }
+                let r = c.call(json!({"type": "turn", "play": "1-2,2-3"})).await;
+                assert_eq!(r["type"], "error", "{r}");
+                let r = c.call(json!({"type": "turn", "play": "x"})).await;
+                assert_eq!(r["code"], "bad_message", "{r}");
+                let after = state(node.addr, &room).await;
+                assert_eq!(after["version"], st["version"], "nothing applied");
+                // Sent, then resent with the same seq: applied once.
+                let r = c.call(json!({"type": "turn", "play": play})).await;
+                assert_eq!(r["type"], "event", "{play}: {r}");
+                let v1 = state(node.addr, &room).await["version"].clone();
+                c.seq -= 1;
+                let seq = c.send(json!({"type": "turn", "play": play})).await;
+                let dup = c
+                    .until(|m| m["seq"] == json!(seq) && m["type"] != "event")
+                    .await;
+                assert_eq!(dup["type"], "ack", "{dup}");
+                assert_eq!(dup["duplicate"], true, "{dup}");
+                assert_eq!(state(node.addr, &room).await["version"], v1);
+                checked = true;
+            } else {
+                let r = c.call(json!({"type": "turn", "play": play})).await;
+                assert_ne!(r["type"], "error", "{play}: {r}");
+            }
+            turns += 1;
+        }
+        let st = state(node.addr, &room).await;
+        assert_eq!(st["phase"], "finished", "{game}: {st}");
+        assert!(checked && turns > 10, "{game}: {turns} turns");
+        // The opponent saw the moves, and never a possibleMoves of a turn
+        // sent whole between its steps.
+        assert!(b.saw(|m| m["event"]["type"] == "moved" && m["event"]["seat"] == "a"));
+        // The record verifies as any other game's.
+        let (code, recs) = http_async(
+            node.addr,
+            "GET",
+            &format!("/api/rooms/{room}/records"),
+            None,
+        )
+        .await;
+        assert_eq!(code, 200);
+        assert_eq!(recs.as_array().unwrap().len(), 1, "{recs}");
+    }
+}

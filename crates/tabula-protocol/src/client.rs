@@ -63,6 +63,14 @@ pub enum ClientMsg {
         /// The move.
         notation: String,
     },
+    /// A whole dice turn, confirmed at once: `"24-18,18-13"` (seed 000),
+    /// or backgammon's `"24/18 18/13"` — any of `possibleMoves.sequences`
+    /// after the roll. Applied atomically or not at all.
+    Turn {
+        /// The steps, in order.
+        #[serde(with = "play")]
+        play: Vec<(Spot, Spot)>,
+    },
     /// Resign the game.
     Resign,
     /// Offer a double.
@@ -114,6 +122,7 @@ impl ClientMsg {
             ClientMsg::RollDice => "rollDice",
             ClientMsg::Move { .. } => "move",
             ClientMsg::ThudMove { .. } => "thudMove",
+            ClientMsg::Turn { .. } => "turn",
             ClientMsg::Resign => "resign",
             ClientMsg::Double => "double",
             ClientMsg::Take => "take",
@@ -143,6 +152,9 @@ impl ClientMsg {
             },
             ClientMsg::ThudMove { notation } => Command::ThudMove {
                 notation: notation.clone(),
+            },
+            ClientMsg::Turn { play } => Command::Turn {
+                steps: play.clone(),
             },
             ClientMsg::Resign => Command::Resign,
             ClientMsg::Double => Command::Double,
@@ -177,6 +189,9 @@ impl ClientMsg {
             Command::ThudMove { notation } => ClientMsg::ThudMove {
                 notation: notation.clone(),
             },
+            Command::Turn { steps } => ClientMsg::Turn {
+                play: steps.clone(),
+            },
             Command::Resign => ClientMsg::Resign,
             Command::Double => ClientMsg::Double,
             Command::Take => ClientMsg::Take,
@@ -200,6 +215,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "rollDice",
     "move",
     "thudMove",
+    "turn",
     "resign",
     "double",
     "take",
@@ -214,6 +230,53 @@ pub const CLIENT_TYPES: &[&str] = &[
     "ping",
     "hint",
 ];
+
+/// The most steps a turn has (a double: four).
+pub const MAX_TURN_STEPS: usize = 4;
+
+/// A turn's steps as the wire writes them: `"24-18,18-13"`, the steps
+/// separated by commas or spaces, each read by [`Spot::parse_step`]; a
+/// step folded as backgammon writes it, `8/5(2)`, is that step twice.
+mod play {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+    use tabula_room::Spot;
+
+    use super::MAX_TURN_STEPS;
+
+    pub fn serialize<S: Serializer>(steps: &[(Spot, Spot)], s: S) -> Result<S::Ok, S::Error> {
+        let text: Vec<String> = steps.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+        s.serialize_str(&text.join(","))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Spot, Spot)>, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        let mut steps = Vec::new();
+        for token in text.split([',', ' ']).filter(|t| !t.is_empty()) {
+            // Backgammon folds a repeated step: `8/5(2)`.
+            let (step, times) = match token.strip_suffix(')').and_then(|t| t.split_once('(')) {
+                Some((step, n)) => match n.parse::<usize>() {
+                    Ok(n @ 1..=MAX_TURN_STEPS) => (step, n),
+                    _ => return Err(D::Error::custom(format!("play: bad count in {token:?}"))),
+                },
+                None => (token, 1),
+            };
+            let step = Spot::parse_step(step).map_err(D::Error::custom)?;
+            steps.extend(std::iter::repeat_n(step, times));
+            if steps.len() > MAX_TURN_STEPS {
+                break;
+            }
+        }
+        if steps.is_empty() {
+            return Err(D::Error::custom("play: no steps (e.g. \"24-18,18-13\")"));
+        }
+        if steps.len() > MAX_TURN_STEPS {
+            return Err(D::Error::custom(format!(
+                "play: more than {MAX_TURN_STEPS} steps"
+            )));
+        }
+        Ok(steps)
+    }
+}
 
 /// Why a frame could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]

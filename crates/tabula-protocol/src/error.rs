@@ -90,6 +90,8 @@ pub enum ErrorCode {
     /// The socket was in no room for `server.join_timeout_ms` and is
     /// closed; open one when joining a room.
     Idle,
+    /// A whole `turn` whose steps leave dice to play.
+    IncompleteTurn,
     /// The game against a bot is paused until its player is back (only a
     /// bot is ever told).
     GamePaused,
@@ -142,6 +144,7 @@ impl ErrorCode {
             ErrorCode::HintPending => "hint_pending",
             ErrorCode::Idle => "idle",
             ErrorCode::GamePaused => "game_paused",
+            ErrorCode::IncompleteTurn => "incomplete_turn",
             ErrorCode::Internal => "internal",
         }
     }
@@ -157,6 +160,7 @@ pub fn room_error_code(e: &RoomError) -> ErrorCode {
         RoomError::AlreadyReady => ErrorCode::AlreadyReady,
         RoomError::GameNotStarted => ErrorCode::GameNotStarted,
         RoomError::Paused => ErrorCode::GamePaused,
+        RoomError::IncompleteTurn => ErrorCode::IncompleteTurn,
         RoomError::GameInProgress => ErrorCode::GameInProgress,
         RoomError::MatchFinished => ErrorCode::MatchFinished,
         RoomError::NotYourTurn => ErrorCode::NotYourTurn,

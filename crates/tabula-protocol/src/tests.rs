@@ -130,6 +130,9 @@ fn every_room_command_has_one_wire_form_and_back() {
         Command::ThudMove {
             notation: "Da6-b6".into(),
         },
+        Command::Turn {
+            steps: vec![(Spot::Bar, Spot::Point(22)), (Spot::Point(6), Spot::Off)],
+        },
         Command::Resign,
         Command::Double,
         Command::Take,
@@ -155,6 +158,7 @@ fn every_room_command_has_one_wire_form_and_back() {
             | Command::RollDice
             | Command::Move { .. }
             | Command::ThudMove { .. }
+            | Command::Turn { .. }
             | Command::Resign
             | Command::Double
             | Command::Take
@@ -307,4 +311,44 @@ fn a_numeric_type_is_refused() {
         }
     );
     assert!(parse_client(r#"{ "type" : "rollDice" }"#).is_ok());
+}
+
+#[test]
+fn a_whole_turn_reads_either_notation_and_refuses_bad_plays() {
+    let steps = |text: &str| match parse_client(text).map(|f| f.msg) {
+        Ok(ClientMsg::Turn { play }) => Ok(play),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => Err(e.code),
+    };
+    let p = |n| Spot::Point(n);
+    assert_eq!(
+        steps(r#"{"type":"turn","play":"24-18,18-13"}"#),
+        Ok(vec![(p(24), p(18)), (p(18), p(13))])
+    );
+    assert_eq!(
+        steps(r#"{"type":"turn","play":"bar/22* 6/off"}"#),
+        Ok(vec![(Spot::Bar, p(22)), (p(6), Spot::Off)])
+    );
+    assert_eq!(
+        steps(r#"{"type":"turn","play":"13/8(2) 6/1*(2)"}"#),
+        Ok(vec![
+            (p(13), p(8)),
+            (p(13), p(8)),
+            (p(6), p(1)),
+            (p(6), p(1))
+        ])
+    );
+    for bad in [
+        r#"{"type":"turn","play":"8/5(0)"}"#,
+        r#"{"type":"turn","play":"8/5(5)"}"#,
+        r#"{"type":"turn","play":"8/5(2) 6/1(2) 4/3"}"#,
+        r#"{"type":"turn","play":""}"#,
+        r#"{"type":"turn","play":"24"}"#,
+        r#"{"type":"turn","play":"24-x"}"#,
+        r#"{"type":"turn","play":"1-2,2-3,3-4,4-5,5-6"}"#,
+        r#"{"type":"turn","play":7}"#,
+        r#"{"type":"turn"}"#,
+    ] {
+        assert_eq!(steps(bad), Err(ErrorCode::BadMessage), "{bad}");
+    }
 }

@@ -45,6 +45,9 @@ pub enum RoomError {
     /// No game is being played.
     #[error("the game has not started")]
     GameNotStarted,
+    /// A whole-turn command whose steps, all legal, leave dice to play.
+    #[error("the steps leave dice to play: send the whole turn")]
+    IncompleteTurn,
     /// The game waits for its absent player (a bot may not act).
     #[error("the game is paused until its player is back")]
     Paused,

@@ -771,3 +771,132 @@ fn the_view_shows_what_a_scan_of_every_event_shows_though_the_log_drops_them() {
         "{mid_turn} bursts dropped an offer still in play"
     );
 }
+
+/// The steps of a sequence as `possibleMoves` writes it (`24-18,18-13`).
+fn steps_of(seq: &str) -> Vec<(Spot, Spot)> {
+    seq.split([',', ' '])
+        .filter(|s| !s.is_empty())
+        .map(parse_step)
+        .collect()
+}
+
+#[test]
+fn a_whole_turn_is_applied_at_once_or_not_at_all() {
+    // Given A to move 6-5 from the start (and a second table played step
+    // by step, for comparison)
+    let config = scripted(white_first(), &[[6, 5], [3, 1]]);
+    let mut t = Table::started(config.clone());
+    t.ok(alice(), Command::RollDice);
+    let (_, sequences, _) = t.possible();
+    let whole = sequences[0].clone();
+    let steps = steps_of(&whole);
+    assert_eq!(steps.len(), 2, "{whole}");
+
+    // Refused, changing nothing: before the roll, by the other seat, an
+    // illegal step, a legal start that leaves a die, no steps at all.
+    let mut fresh = Table::started(config.clone());
+    assert_eq!(
+        fresh
+            .try_cmd(
+                alice(),
+                Command::Turn {
+                    steps: steps.clone()
+                }
+            )
+            .unwrap_err(),
+        RoomError::MustRollFirst
+    );
+    let version = t.room.version();
+    let board = t.room.view().board;
+    assert_eq!(
+        t.try_cmd(
+            bob(),
+            Command::Turn {
+                steps: steps.clone()
+            }
+        )
+        .unwrap_err(),
+        RoomError::NotYourTurn
+    );
+    let illegal = vec![steps[0], (Spot::Point(1), Spot::Point(2))];
+    assert!(matches!(
+        t.try_cmd(alice(), Command::Turn { steps: illegal })
+            .unwrap_err(),
+        RoomError::Illegal(_)
+    ));
+    assert_eq!(
+        t.try_cmd(
+            alice(),
+            Command::Turn {
+                steps: steps[..1].to_vec()
+            }
+        )
+        .unwrap_err(),
+        RoomError::IncompleteTurn
+    );
+    assert_eq!(
+        t.try_cmd(alice(), Command::Turn { steps: vec![] })
+            .unwrap_err(),
+        RoomError::IncompleteTurn
+    );
+    assert_eq!(t.room.version(), version, "a refused turn changes nothing");
+    assert_eq!(t.room.view().board, board);
+    assert_eq!(t.room.view().to_act.unwrap().seat, SeatId::A);
+
+    // Accepted: both steps, no possibleMoves between them, B to roll.
+    let ev = t.ok(
+        alice(),
+        Command::Turn {
+            steps: steps.clone(),
+        },
+    );
+    let moved = ev
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::Moved {
+                    seat: SeatId::A,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(moved, 2, "{ev:?}");
+    assert!(!has(&ev, |e| matches!(
+        e,
+        Event::PossibleMoves {
+            seat: SeatId::A,
+            ..
+        }
+    )));
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::TurnStarted {
+            seat: SeatId::B,
+            ..
+        }
+    )));
+
+    // The same as playing the steps one by one, position and records.
+    let mut s = Table::started(config);
+    s.ok(alice(), Command::RollDice);
+    for (from, to) in &steps {
+        s.ok(
+            alice(),
+            Command::Move {
+                from: *from,
+                to: *to,
+            },
+        );
+    }
+    assert_eq!(s.room.view().board, t.room.view().board);
+    assert_eq!(
+        s.room.game().unwrap().actions(),
+        t.room.game().unwrap().actions()
+    );
+    // And the snapshot replays it.
+    let back = tabula_room::Room::restore(&t.room.snapshot()).unwrap();
+    assert_eq!(back.view().board, t.room.view().board);
+    assert_eq!(back.version(), t.room.version());
+}

@@ -406,6 +406,36 @@ impl Game {
         Ok(())
     }
 
+    /// A whole turn ([`crate::Command::Turn`]): the steps are played on a
+    /// copy, and the copy becomes the game only if each is legal and the
+    /// last one ends the turn. The `possibleMoves` between the steps are
+    /// left out (nobody chooses from them).
+    pub(crate) fn whole_turn(
+        &mut self,
+        seat: SeatId,
+        steps: &[(Spot, Spot)],
+        out: &mut Out,
+    ) -> Result<(), RoomError> {
+        if steps.is_empty() {
+            return Err(RoomError::IncompleteTurn);
+        }
+        let mut trial = self.clone();
+        let mut events = Vec::with_capacity(steps.len() + 2);
+        for &(from, to) in steps {
+            trial.step(seat, from, to, &mut events)?;
+        }
+        if matches!(trial.stage, Stage::Moving(s) if s == seat) {
+            return Err(RoomError::IncompleteTurn);
+        }
+        *self = trial;
+        out.extend(
+            events
+                .into_iter()
+                .filter(|(_, e)| !matches!(e, Event::PossibleMoves { seat: s, .. } if *s == seat)),
+        );
+        Ok(())
+    }
+
     fn update_borne_off(&mut self) {
         if let Some(off) = engine!(&self.board, e => e.borne_off()) {
             self.summary.borne_off = off;

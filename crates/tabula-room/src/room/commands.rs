@@ -102,6 +102,10 @@ impl Room {
                 let seat = self.actor_seat(actor)?;
                 self.playing()?.thud_move(seat, notation, out)
             }
+            Command::Turn { steps } => {
+                let seat = self.actor_seat(actor)?;
+                self.playing()?.whole_turn(seat, steps, out)
+            }
             Command::Resign => {
                 let seat = self.actor_seat(actor)?;
                 self.playing()?;

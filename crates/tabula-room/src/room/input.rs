@@ -107,6 +107,15 @@ pub enum Command {
         /// The move.
         notation: String,
     },
+    /// A whole dice turn at once (the client confirmed it after any
+    /// undo): every step of the roll, in order. Applied only if every step
+    /// is legal and together they finish the turn; otherwise nothing
+    /// changes. Its events are those of the steps, without the
+    /// `possibleMoves` between them.
+    Turn {
+        /// The steps.
+        steps: Vec<(Spot, Spot)>,
+    },
     /// Resign the game.
     Resign,
     /// Offer a double.
