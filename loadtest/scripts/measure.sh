@@ -207,18 +207,24 @@ instructions() {
     curl -sf "127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
     sleep 0.2
   done
+  # LOAD_ARGS: more harness flags (`--turns`: whole turns instead of steps).
+  # shellcheck disable=SC2086
   "$BIN/tabula-load" --url "127.0.0.1:$port" --matches 20 --ramp-up 1s --duration 20s \
-    --think 0 --progress 0 --report "$OUT/instructions.json" >/dev/null || true
+    --think 0 --progress 0 --report "$OUT/instructions.json" ${LOAD_ARGS:-} >/dev/null || true
+  # Dice turns played: one accepted roll each.
+  local turns; turns=$(curl -s "127.0.0.1:$port/metrics" \
+    | awk '/^tabula_commands_total\{outcome="accepted",type="rollDice"\}/ {print $2}')
   # SIGINT: the node drains and exits, and callgrind writes its counts.
   kill -INT "$pid"
   wait "$pid" || true
-  python3 - "$OUT/instructions.json" "$OUT/callgrind.out" <<'EOF'
+  python3 - "$OUT/instructions.json" "$OUT/callgrind.out" "${turns:-0}" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 ir = next(int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("summary:"))
 n = r["actions_answered"]
-print(f'instructions: {n} actions, {ir} instructions, {ir // max(n, 1)} per action '
-      f'(startup included, ~9 M), errors {r["errors_total"]}')
+turns = int(float(sys.argv[3]))
+print(f'instructions: {n} actions, {turns} turns, {ir} instructions, {ir // max(n, 1)} per action, '
+      f'{ir // max(turns, 1)} per turn (startup included, ~9 M), errors {r["errors_total"]}')
 EOF
   [ -n "${KEEP_CALLGRIND:-}" ] || rm -f "$OUT/callgrind.out"
 }

@@ -86,6 +86,11 @@ struct Cli {
     /// players saw acknowledged (on by default with chaos).
     #[arg(long)]
     verify: bool,
+    /// Send each dice turn whole (`turn` with one of `possibleMoves`'
+    /// sequences) instead of step by step (`move`), as a client with undo
+    /// and "Done" does.
+    #[arg(long)]
+    turns: bool,
     /// Write the JSON report here.
     #[arg(long)]
     report: Option<PathBuf>,
@@ -169,6 +174,8 @@ pub struct Config {
     pub bot_token: Option<String>,
     /// Check records.
     pub verify: bool,
+    /// Whole turns instead of steps.
+    pub turns: bool,
     /// Distinguishes this run's player names.
     pub run_tag: String,
 }
@@ -385,6 +392,7 @@ fn real_main(cli: Cli) -> anyhow::Result<bool> {
             connect_timeout: cli.connect_timeout,
             bot_token: cli.bot_token.clone(),
             verify: cli.verify || cli.chaos_cmd.is_some(),
+            turns: cli.turns,
             run_tag: cli
                 .run_tag
                 .clone()
@@ -464,6 +472,9 @@ fn run_workers(cli: &Cli) -> anyhow::Result<Vec<Part>> {
         }
         if cli.verify || cli.chaos_cmd.is_some() {
             args.push("--verify".into());
+        }
+        if cli.turns {
+            args.push("--turns".into());
         }
         if cli.affinity {
             args.push("--affinity".into());

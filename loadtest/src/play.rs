@@ -187,17 +187,22 @@ impl Player {
                     let m = &moves[rand::rng().random_range(0..moves.len())];
                     json!({"type": "thudMove", "notation": m})
                 } else {
-                    let Some(steps) = st["moves"]["firstSteps"]
-                        .as_array()
-                        .filter(|m| !m.is_empty())
-                    else {
+                    let key = if shared.cfg.turns {
+                        "sequences"
+                    } else {
+                        "firstSteps"
+                    };
+                    let Some(steps) = st["moves"][key].as_array().filter(|m| !m.is_empty()) else {
                         return;
                     };
-                    step_msg(
-                        steps[rand::rng().random_range(0..steps.len())]
-                            .as_str()
-                            .unwrap_or(""),
-                    )
+                    let pick = steps[rand::rng().random_range(0..steps.len())]
+                        .as_str()
+                        .unwrap_or("");
+                    if shared.cfg.turns {
+                        json!({"type": "turn", "play": pick})
+                    } else {
+                        step_msg(pick)
+                    }
                 }
             }
             _ => return,
@@ -223,6 +228,14 @@ impl Player {
                 }
                 if cmd["type"] == "move" {
                     self.moves.push((cmd["from"].clone(), cmd["to"].clone()));
+                }
+                if cmd["type"] == "turn"
+                    && let Ok(f) = tabula_protocol::parse_client(&cmd.to_string())
+                    && let tabula_protocol::ClientMsg::Turn { play } = f.msg
+                {
+                    for (from, to) in play {
+                        self.moves.push((json!(from), json!(to)));
+                    }
                 }
             }
             let code = v["code"].as_str().unwrap_or("").to_string();
@@ -268,11 +281,21 @@ impl Player {
                         self.schedule(shared, json!({"type": "rollDice"}));
                     }
                     Some("possibleMoves") if mine && self.pending.is_none() => {
-                        if let Some(steps) = ev["firstSteps"].as_array().filter(|s| !s.is_empty()) {
+                        let key = if shared.cfg.turns {
+                            "sequences"
+                        } else {
+                            "firstSteps"
+                        };
+                        if let Some(steps) = ev[key].as_array().filter(|s| !s.is_empty()) {
                             let s = steps[rand::rng().random_range(0..steps.len())]
                                 .as_str()
                                 .unwrap_or("");
-                            self.schedule(shared, step_msg(s));
+                            let cmd = if shared.cfg.turns {
+                                json!({"type": "turn", "play": s})
+                            } else {
+                                step_msg(s)
+                            };
+                            self.schedule(shared, cmd);
                         }
                     }
                     // Thud! has no `possibleMoves`: after the other side
