@@ -483,7 +483,22 @@ function onMessage(m) {
     default:
       break;
   }
+  autoReady();
   render();
+}
+
+/**
+ * Against the computer there is no Ready step: the app presses it (with its
+ * client seed) for each game as soon as the room waits for it.
+ */
+function autoReady() {
+  const v = S.view;
+  if (!v || v.phase !== 'waiting_for_player' || !S.seat || net.room?.spectate) return;
+  const mine = v.seats[seatIdx(S.seat)];
+  const other = v.seats[1 - seatIdx(S.seat)];
+  if (!other?.bot || mine?.ready || S.autoReady === `${S.roomId}:${v.gameNumber}`) return;
+  S.autoReady = `${S.roomId}:${v.gameNumber}`;
+  sendReady();
 }
 
 async function loadSummary() {
@@ -932,7 +947,8 @@ function controls() {
   const v = S.view;
   const c = [];
   const mySeat = S.seat ? v.seats[seatIdx(S.seat)] : null;
-  if (mySeat && v.phase === 'waiting_for_player' && !mySeat.ready) {
+  // Against the computer the app presses Ready itself (autoReady).
+  if (mySeat && v.phase === 'waiting_for_player' && !mySeat.ready && !v.seats.some((s) => s.bot)) {
     c.push(h('button.primary#ready', { onclick: sendReady }, v.gameNumber > 0 ? 'Ready for the next game' : 'Ready'));
   }
   if (v.phase === 'waiting_for_player' && v.seats.some((s) => !s.player && !s.bot)) {
@@ -1090,7 +1106,8 @@ function telegramChrome() {
   tg.backButton(inRoom ? leave : null);
   const v = S.view;
   const mine = S.seat && v ? v.seats[seatIdx(S.seat)] : null;
-  if (inRoom && mine && v.phase === 'waiting_for_player' && !mine.ready && !S.gameOver) tg.mainButton('Ready', sendReady);
+  const vsBot = inRoom && mine && v.seats.some((s) => s.bot);
+  if (inRoom && mine && v.phase === 'waiting_for_player' && !mine.ready && !S.gameOver && !vsBot) tg.mainButton('Ready', sendReady);
   else if (inRoom && S.showResult && (S.gameOver || S.ended)) tg.mainButton('Play again', playAgain);
   else tg.mainButton(null);
 }

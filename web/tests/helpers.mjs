@@ -273,3 +273,23 @@ export async function centre(page, selector) {
   const b = await (await page.$(selector)).boundingBox();
   return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
 }
+
+/**
+ * Presses Ready where the app asks for it; against the computer the app
+ * presses it itself, so this then only waits for the game to start.
+ */
+export async function ready(page) {
+  const end = Date.now() + 15000;
+  while (Date.now() < end) {
+    const st = await appState(page);
+    if (st.view?.phase === 'playing') return;
+    const mine = st.seat && st.view?.seats?.[st.seat === 'b' ? 1 : 0];
+    if (mine?.ready) return;
+    if (await page.locator('#ready').count()) {
+      await page.click('#ready').catch(() => {});
+      return;
+    }
+    await sleep(50);
+  }
+  throw new Error('neither a Ready button nor a started game');
+}

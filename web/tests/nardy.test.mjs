@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startNode, startRedis, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, centre, sleep } from './helpers.mjs';
+import { startNode, startRedis, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, centre, sleep, ready } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -28,8 +28,8 @@ test('two pages join one room by invite and play turns by clicking; black sees t
     const bobId = (await appState(bob)).player;
     assert.match(bobId, /^guest:[0-9a-f]{32}$/, 'a minted guest id');
     await waitState(alice, (s) => s.view?.seats?.[1]?.player === bobId, 'alice sees bob');
-    await alice.click('#ready');
-    await bob.click('#ready');
+    await ready(alice);
+    await ready(bob);
     await waitState(alice, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
     await waitState(bob, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start for bob');
 
@@ -183,7 +183,7 @@ test('short nardy against the computer: the board from our side, turns by clicki
     const page = await openPage(browser, `${node.base}/?guest=gina`);
     await page.click('button[data-game="backgammon"]');
     await page.click('#bot-medium');
-    await page.click('#ready');
+    await ready(page);
     await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
     assert.equal(await page.getAttribute('#board svg', 'data-game'), 'backgammon');
     // Our 24-point (two back checkers) top-right, our 6-point bottom-right.
@@ -230,7 +230,7 @@ test('a whole game against the computer from a near-finished position, to the re
       },
     });
     const page = await openPage(browser, `${node.base}/?join=${room.roomId}&guest=carol`);
-    await page.click('#ready');
+    await ready(page);
     await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
     await screenshot(page, 'bot-game-start');
     // Every white checker is home: the bear-off tray glows.
@@ -277,7 +277,7 @@ test('the socket is dropped mid-turn; the page reconnects, resumes and the game 
   try {
     const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
     const page = await openPage(browser, `${node.base}/?join=${room.invite}&guest=dave`);
-    await page.click('#ready');
+    await ready(page);
     await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
     await playDiceTurn(page);
     const before = await appState(page);
@@ -344,7 +344,7 @@ test('a node restart with its rooms in Redis: the page reconnects by itself and 
   try {
     const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
     const page = await openPage(browser, `${node.base}/?join=${room.invite}&guest=hank`);
-    await page.click('#ready');
+    await ready(page);
     await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
     await playDiceTurn(page);
     const before = await appState(page);
@@ -409,7 +409,7 @@ test('a game against the computer left with the page closed is continued from th
   try {
     const page = await openPage(browser, `${node.base}/`);
     await page.click('#bot-easy');
-    await page.click('#ready');
+    await ready(page);
     await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
     await playDiceTurn(page);
     const before = await waitState(page, (s) => s.view?.toAct?.seat === 'a', 'our turn again');

@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startNode, launch, openPage, api, screenshot, appState, waitState } from './helpers.mjs';
+import { startNode, launch, openPage, api, screenshot, appState, waitState, ready } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -42,8 +42,8 @@ test('a Thud! game: moves by clicking, a capture, the running score, and the rou
     await waitState(p1, (s) => s.seat === 'a', 'erin seated');
     const p2 = await openPage(browser, `${node.base}/?join=${room.invite}&guest=frank`);
     await waitState(p2, (s) => s.seat === 'b', 'frank seated');
-    await p1.click('#ready');
-    await p2.click('#ready');
+    await ready(p1);
+    await ready(p2);
     const pages = { a: p1, b: p2 };
     let st = await waitState(p1, (s) => s.view?.phase === 'playing' && s.view.board?.legalMoves?.length, 'the game to start');
     assert.equal(await p1.getAttribute('#board svg', 'data-game'), 'thud');
