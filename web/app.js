@@ -401,6 +401,14 @@ function onMessage(m) {
       if (first || m.state.version >= S.version) {
         S.roomId = m.room;
         S.seat = m.yourSeat;
+        // The room's recent chat comes with its state (kept across reopening).
+        for (const c of m.state.chat || []) {
+          if (!S.chatSeen.has(c.version)) {
+            S.chatSeen.add(c.version);
+            S.chat.push({ from: c.from, text: c.text, version: c.version });
+          }
+        }
+        S.chat.sort((a, b) => a.version - b.version);
         S.view = m.state;
         S.version = m.state.version;
         // Steps still unanswered (resent after a reconnect) are still on their way.

@@ -180,13 +180,18 @@ async fn the_repository_web_client_is_served_by_default() {
         assert_eq!(status, 200, "{f}");
     }
     // Text assets go compressed to a browser that asks, plain otherwise.
-    let file = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../web/app.js")).unwrap();
+    let file =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../web/app.js")).unwrap();
     let (_, h, body) = get_async(node.addr, "/app.js", "").await;
     assert_eq!(header(&h, "content-encoding"), None, "{h:?}");
     assert_eq!(body, file);
     for (asked, got) in [("gzip", "gzip"), ("br", "br"), ("gzip, deflate, br", "br")] {
-        let (status, h, body) =
-            get_async(node.addr, "/app.js", &format!("Accept-Encoding: {asked}\r\n")).await;
+        let (status, h, body) = get_async(
+            node.addr,
+            "/app.js",
+            &format!("Accept-Encoding: {asked}\r\n"),
+        )
+        .await;
         assert_eq!(status, 200);
         assert_eq!(header(&h, "content-encoding"), Some(got), "{asked}: {h:?}");
         // (Read as lossy text: one char per byte that is not UTF-8.)

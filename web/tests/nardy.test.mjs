@@ -386,6 +386,14 @@ test('server text is shown as text: a chat line of HTML stays letters', { timeou
     assert.ok(kids.every((n) => n === 1), `each line is its author and text only: ${kids}`);
     assert.ok((await page.textContent('#chat')).includes(evil), 'the text as sent');
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    // Reopened, the chat is still there (it comes with the room's state),
+    // still as text.
+    await page.reload();
+    await page.waitForFunction(() => window.__tabula?.state);
+    await page.waitForSelector('#chat .line:has-text("onerror")');
+    assert.equal(await page.$$eval('#chat img', (e) => e.length), 0);
+    assert.equal(await page.$$eval('#chat .line:has-text("onerror")', (e) => e.length), 1, 'once');
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.deepEqual(page.errors, []);
   } finally {
     await node.stop();

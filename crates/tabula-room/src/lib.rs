@@ -66,4 +66,4 @@ pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};
 pub use stake::{MAX_STAKE_AMOUNT, StakeError};
 pub use stats::{LevelStats, PlayerStats};
 pub use types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake};
-pub use view::{MovesView, RoomView, SeatView, ToAct};
+pub use view::{CHAT_KEEP, ChatLine, MovesView, RoomView, SeatView, ToAct};

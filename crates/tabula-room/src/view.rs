@@ -89,6 +89,10 @@ pub struct RoomView {
     /// ([`Room::paused`]); on the wire only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,
+    /// The room's latest chat lines, oldest first (at most [`CHAT_KEEP`];
+    /// on the wire only when there are some).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chat: Vec<ChatLine>,
 }
 
 /// What [`Room::view`] shows from past events (this turn's dice and
@@ -107,6 +111,24 @@ pub(crate) struct Recent {
     moves_dropped: Option<Envelope>,
     /// The latest `gameEnded`'s result.
     last_result: Option<GameResult>,
+    /// The latest [`CHAT_KEEP`] chat lines (shared with the log).
+    chat: VecDeque<Envelope>,
+}
+
+/// How many of its latest chat lines a room shows in its state (a player
+/// who reopens the app sees the conversation; seed 002 keeps a room's
+/// chat).
+pub const CHAT_KEEP: usize = 50;
+
+/// A chat line in the state, as the `chat` message carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    /// The room version of the line.
+    pub version: u64,
+    /// Who wrote it.
+    pub from: crate::event::ChatAuthor,
+    /// The text.
+    pub text: String,
 }
 
 impl Recent {
@@ -124,6 +146,12 @@ impl Recent {
             } => self.new_dice(*dice),
             Event::TurnStarted { .. } | Event::GameStarted { .. } => self.new_dice([0, 0]),
             Event::GameEnded { result, .. } => self.last_result = Some(result.clone()),
+            Event::Chat { .. } if e.to == crate::event::Audience::All => {
+                if self.chat.len() == CHAT_KEEP {
+                    self.chat.pop_front();
+                }
+                self.chat.push_back(e.clone());
+            }
             _ => {}
         }
     }
@@ -168,6 +196,23 @@ impl Recent {
 }
 
 impl Room {
+    /// The legal continuations of the turn being played, as
+    /// [`Room::view`]'s `moves` (without building the rest of the view: a
+    /// bot's prompt needs only these).
+    pub fn moves_view(&self) -> Option<MovesView> {
+        let moving = self.phase() == Phase::Playing
+            && matches!(
+                self.game().and_then(|g| g.to_act()),
+                Some((_, BotNeed::Move))
+            );
+        let thud = self.game().is_some_and(|g| !g.uses_dice());
+        if moving && !thud {
+            self.recent().moves(self.log())
+        } else {
+            None
+        }
+    }
+
     /// The full state everyone may see (no secrets: the server seed stays
     /// hidden until the game ends).
     pub fn view(&self) -> RoomView {
@@ -213,6 +258,18 @@ impl Room {
             commitment: game.filter(|_| playing).map(|g| g.dice().commitment()),
             last_result,
             paused: self.paused(),
+            chat: recent
+                .chat
+                .iter()
+                .filter_map(|e| match &*e.event {
+                    Event::Chat { from, text } => Some(ChatLine {
+                        version: e.version,
+                        from: from.clone(),
+                        text: text.clone(),
+                    }),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 }

@@ -900,3 +900,26 @@ fn a_whole_turn_is_applied_at_once_or_not_at_all() {
     assert_eq!(back.view().board, t.room.view().board);
     assert_eq!(back.version(), t.room.version());
 }
+
+#[test]
+fn the_state_carries_the_latest_chat_lines_and_a_restore_keeps_them() {
+    let mut t = Table::started(scripted(white_first(), &[[6, 5]]));
+    for i in 0..60 {
+        t.ok(
+            alice(),
+            Command::Chat {
+                text: format!("line {i}"),
+            },
+        );
+    }
+    let chat = t.room.view().chat;
+    assert_eq!(chat.len(), tabula_room::CHAT_KEEP);
+    assert_eq!(chat.first().unwrap().text, "line 10");
+    assert_eq!(chat.last().unwrap().text, "line 59");
+    assert!(chat.windows(2).all(|w| w[0].version < w[1].version));
+    let back = tabula_room::Room::restore(&t.room.snapshot()).unwrap();
+    assert_eq!(back.view().chat, chat);
+    // On the wire as the `chat` message writes its author.
+    let json = serde_json::to_value(&chat[0]).unwrap();
+    assert_eq!(json["from"]["kind"], "player", "{json}");
+}

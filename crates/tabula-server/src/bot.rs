@@ -318,7 +318,7 @@ mod tests {
                 seat,
                 need,
                 game: room.game().cloned(),
-                moves: room.view().moves,
+                moves: room.moves_view(),
             };
             now += 100;
             if seat == SeatId::A {

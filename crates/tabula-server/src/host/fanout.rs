@@ -201,7 +201,7 @@ impl<T> RoomHost<T> {
                 seat: req.seat,
                 need: req.need,
                 game: self.room.game().cloned(),
-                moves: self.room.view().moves,
+                moves: self.room.moves_view(),
             },
         })));
     }
