@@ -483,7 +483,15 @@ async fn a_game_against_the_computer_left_mid_game_pauses_and_continues_later() 
         }
     }
     let token = a.token.clone().expect("a session token");
-    let before = state(node.addr, &room).await;
+    // She leaves on her own turn (the bot, with no delay here, has finished
+    // its own), so the board she left is the one to come back to.
+    let before = loop {
+        let st = state(node.addr, &room).await;
+        if st["toAct"]["seat"] == "a" {
+            break st;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
     a.ws.close(None).await.unwrap();
     drop(a);
     // Ten times the grace, and past the idle unload.
