@@ -1014,7 +1014,8 @@ function info() {
     out.push(h('span#thud-round', `Round ${v.board.round} of 2`));
     if (r.length) out.push(h('span', `Round 1: ${r[0][seatIdx(S.seat || 'a')]}–${r[0][seatIdx(other(S.seat || 'a'))]}`));
   }
-  if (S.commitment) out.push(h('span.fair#commitment', { title: S.commitment }, `Fair dice: commitment ${S.commitment.slice(0, 12)}…`));
+  // Thud! has no dice: nothing to say about their fairness.
+  if (S.commitment && v.game !== 'thud') out.push(h('span.fair#commitment', { title: S.commitment }, `Fair dice: commitment ${S.commitment.slice(0, 12)}…`));
   if (S.invite || S.roomId) out.push(h('span.code', `Room ${S.invite || S.roomId}`));
   return out;
 }
@@ -1082,7 +1083,7 @@ function gameOverSheet() {
       h('tr', h('td', thud ? 'Captures' : 'Hits'), h('td', sum.hits[me]), h('td', sum.hits[op]))));
   }
   if (S.stats) parts.push(h('div.stats#my-stats', h('h3', 'Your statistics'), statsTable(S.stats)));
-  if (S.ended?.serverSeed) {
+  if (S.ended?.serverSeed && v.game !== 'thud') {
     const ver = S.verify;
     parts.push(h('div.fairness#fairness',
       h('h3', 'Provably fair dice'),

@@ -102,6 +102,9 @@ test('a Thud! game: moves by clicking, a capture, the running score, and the rou
     await waitState(p1, (s) => s.view.board?.round === 2, 'round 2');
     await p1.waitForSelector('#thud-round:text("Round 2 of 2")');
     assert.match(await p1.textContent('#info'), /Round 1: \d+–\d+/);
+    // A game without dice says nothing of dice fairness.
+    assert.equal(await p1.locator('#commitment').count(), 0);
+    assert.doesNotMatch(await p1.textContent('#info'), /dice/i);
     await screenshot(p1, 'thud-round-2');
     assert.deepEqual(p1.errors, []);
     assert.deepEqual(p2.errors, []);
