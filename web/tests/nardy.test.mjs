@@ -172,6 +172,18 @@ test('the same player in a second window: the first one steps back instead of fi
   }
 });
 
+/** A node's environment for rooms kept in `redis` (a shared session secret, so a new node knows the old tokens). */
+function redisEnv(redis, more = {}) {
+  return {
+    TABULA__CLUSTER__BACKPLANE: 'redis',
+    TABULA__REDIS__URL: redis.url,
+    TABULA__REDIS__LEASE_MS: '1000',
+    TABULA__REDIS__TIMEOUT_MS: '500',
+    TABULA__AUTH__SESSION_SECRET: 'a session secret of at least thirty-two bytes',
+    ...more,
+  };
+}
+
 function normal(pos) {
   const clean = (side) => Object.fromEntries(Object.entries(side || {}).filter(([, n]) => n > 0).sort());
   return { white: clean(pos.white), black: clean(pos.black) };
@@ -333,13 +345,7 @@ test('the socket is dropped mid-turn; the page reconnects, resumes and the game 
 
 test('a node restart with its rooms in Redis: the page reconnects by itself and the game goes on', { timeout: 90000 }, async () => {
   const redis = await startRedis();
-  const env = {
-    TABULA__CLUSTER__BACKPLANE: 'redis',
-    TABULA__REDIS__URL: redis.url,
-    TABULA__REDIS__LEASE_MS: '1000',
-    TABULA__REDIS__TIMEOUT_MS: '500',
-    TABULA__AUTH__SESSION_SECRET: 'a session secret of at least thirty-two bytes',
-  };
+  const env = redisEnv(redis);
   let node = await startNode(undefined, { ...env, TABULA__CLUSTER__NODE_ID: 'web-node-1' });
   try {
     const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
@@ -404,15 +410,7 @@ test('a game against the computer left with the page closed is continued from th
   const redis = await startRedis();
   // Short grace and idle unload: minutes of absence in seconds. The grace
   // would forfeit a game between people long before the page comes back.
-  const env = {
-    TABULA__CLUSTER__BACKPLANE: 'redis',
-    TABULA__REDIS__URL: redis.url,
-    TABULA__REDIS__LEASE_MS: '1000',
-    TABULA__REDIS__TIMEOUT_MS: '500',
-    TABULA__ROOMS__GRACE_MS: '300',
-    TABULA__ROOMS__UNLOAD_AFTER_MS: '1000',
-    TABULA__AUTH__SESSION_SECRET: 'a session secret of at least thirty-two bytes',
-  };
+  const env = redisEnv(redis, { TABULA__ROOMS__GRACE_MS: '300', TABULA__ROOMS__UNLOAD_AFTER_MS: '1000' });
   let node = await startNode(undefined, { ...env, TABULA__CLUSTER__NODE_ID: 'web-node-1' });
   try {
     const page = await openPage(browser, `${node.base}/`);
