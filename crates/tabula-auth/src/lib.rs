@@ -51,6 +51,12 @@
 //! it; the server should issue a session token for it and accept the name
 //! only once per session.
 //!
+//! # Profiles
+//!
+//! [`check_name`] checks a name a player chooses, [`TelegramProfile`] is
+//! what validated `initData` says about a Telegram player (cleaned), and
+//! [`generated_name`] names a guest from his id alone.
+//!
 //! # Session tokens
 //!
 //! [`SessionKey`] issues and verifies compact, URL-safe tokens
@@ -60,6 +66,7 @@
 mod error;
 mod init_data;
 mod player;
+mod profile;
 mod session;
 
 pub use error::{AuthError, SessionKeyError, TokenError};
@@ -69,4 +76,8 @@ pub use init_data::{
     validate_third_party, validate_third_party_with_key,
 };
 pub use player::{GUEST_NAME_MAX_LEN, GUEST_NAME_MIN_LEN, PlayerId, guest_player_id};
+pub use profile::{
+    NAME_MAX_CHARS, NameError, PHOTO_URL_MAX_LEN, TELEGRAM_NAME_MAX_CHARS, TelegramProfile,
+    USERNAME_MAX_LEN, check_name, generated_name, is_forbidden,
+};
 pub use session::{MAX_TOKEN_LEN, MIN_SECRET_LEN, Session, SessionKey};

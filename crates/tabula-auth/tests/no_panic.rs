@@ -2,7 +2,9 @@
 
 use proptest::prelude::*;
 use tabula_auth::{
-    PlayerId, SessionKey, TelegramEnv, guest_player_id, validate_init_data, validate_third_party,
+    NAME_MAX_CHARS, PlayerId, SessionKey, TELEGRAM_NAME_MAX_CHARS, TelegramEnv, TelegramProfile,
+    TelegramUser, check_name, generated_name, guest_player_id, is_forbidden, validate_init_data,
+    validate_third_party,
 };
 
 const TOKEN: &str = "123456789:TEST-tabula-bot-token";
@@ -50,6 +52,33 @@ proptest! {
             prop_assert_eq!(session.issued_at, now);
             prop_assert_eq!(session.expires_at, now.saturating_add(ttl));
             prop_assert_eq!(PlayerId::parse(id.as_str()).unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn names_are_checked_or_cleaned_never_passed_through(
+        first in "\\PC{0,80}|[\u{0}-\u{40}\u{200b}-\u{206f}a-z ]{0,80}",
+        last in proptest::option::of("\\PC{0,20}|[\u{202a}-\u{202e}\n\t x]{0,20}"),
+        any_text in ".{0,80}",
+    ) {
+        // A chosen name is refused, or trimmed and clean.
+        for raw in [&first, &any_text] {
+            if let Ok(n) = check_name(raw) {
+                prop_assert_eq!(n.as_str(), raw.trim());
+                prop_assert!((1..=NAME_MAX_CHARS).contains(&n.chars().count()));
+                prop_assert!(!n.chars().any(is_forbidden));
+            }
+            let g = generated_name(raw);
+            prop_assert_eq!(check_name(&g), Ok(g.clone()));
+        }
+        // A Telegram name is never refused, only cleaned.
+        let user = serde_json::json!({"id": 1, "first_name": first, "last_name": last});
+        let user: TelegramUser = serde_json::from_value(user).unwrap();
+        let p = TelegramProfile::from_user(&user);
+        if let Some(n) = p.name {
+            prop_assert!(!n.is_empty() && n.chars().count() <= TELEGRAM_NAME_MAX_CHARS);
+            prop_assert!(!n.chars().any(is_forbidden), "{:?}", n);
+            prop_assert_eq!(n.trim(), n.as_str());
         }
     }
 }
