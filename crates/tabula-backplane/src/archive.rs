@@ -5,6 +5,9 @@
 //! ([`RoomStore::release_idle`](crate::RoomStore::release_idle)); a
 //! player's statistics are kept. Each player's unfinished games (games
 //! against a bot waiting for him) are listed for the lobby's "Continue".
+//! A player's profile (what others see of him: his name) is kept in two
+//! parts, each written alone so neither overwrites the other: what his
+//! last Telegram login said, and the name he chose.
 
 use std::time::Duration;
 
@@ -42,7 +45,63 @@ pub trait Archive: Send + Sync + std::fmt::Debug + 'static {
     /// `player`'s unfinished games listed within their keep, at most
     /// [`MAX_UNFINISHED`], in no particular order.
     fn unfinished(&self, player: &str) -> BoxFuture<'_, Result<Vec<String>>>;
+
+    /// `player`'s stored profile (both parts `None` when nothing is stored
+    /// or its keep ran out).
+    fn profile(&self, player: &str) -> BoxFuture<'_, Result<StoredProfile>>;
+
+    /// The stored profiles of `players`, in their order (at most a few
+    /// dozen: one call each, concurrently).
+    fn profiles(&self, players: &[String]) -> BoxFuture<'_, Result<Vec<StoredProfile>>> {
+        let calls: Vec<_> = players.iter().map(|p| self.profile(p)).collect();
+        Box::pin(futures_util::future::try_join_all(calls))
+    }
+
+    /// Writes one part of `player`'s profile (`None` clears it), leaving
+    /// the other as it is; the whole profile is then kept for `keep` from
+    /// now. A profile with neither part is gone.
+    fn set_profile(
+        &self,
+        player: &str,
+        part: ProfilePart,
+        value: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>>;
+
+    /// Keeps `player`'s stored profile, if any, for `keep` from now (a
+    /// returning player's); nothing is written when none is stored.
+    fn keep_profile(&self, player: &str, keep: Duration) -> BoxFuture<'_, Result<()>>;
 }
+
+/// A part of a player's stored profile, each opaque to the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProfilePart {
+    /// What the player's latest Telegram login said (the node's JSON).
+    Telegram,
+    /// The name the player chose.
+    Name,
+}
+
+/// A player's stored profile, as [`Archive::profile`] reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoredProfile {
+    /// [`ProfilePart::Telegram`].
+    pub telegram: Option<String>,
+    /// [`ProfilePart::Name`].
+    pub name: Option<String>,
+}
+
+impl StoredProfile {
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.telegram.is_none() && self.name.is_none()
+    }
+}
+
+/// The most profiles the in-process store holds: beyond it, the one
+/// whose keep ends first goes (a Redis backplane is bounded by the keeps
+/// alone).
+pub const MAX_PROFILES: usize = 100_000;
 
 /// The most unfinished games listed per player: the store drops the
 /// oldest beyond it (a player who keeps leaving games against bots cannot

@@ -6,7 +6,8 @@
 //! - [`NodeBus`] — this node's id, node liveness, and node-to-node
 //!   messages;
 //! - [`Lobby`] — quick match;
-//! - [`Archive`] — finished-game records and player statistics.
+//! - [`Archive`] — finished-game records, player statistics, unfinished
+//!   games and profiles.
 //!
 //! [`Backplane`] is all four together (a blanket impl): the node talks to
 //! the backplane through `Arc<dyn Backplane>`; every method returns a boxed
@@ -39,7 +40,7 @@ mod store;
 
 pub mod redis;
 
-pub use archive::{Archive, MAX_UNFINISHED};
+pub use archive::{Archive, MAX_PROFILES, MAX_UNFINISHED, ProfilePart, StoredProfile};
 pub use bus::{Inbound, NodeBus};
 pub use in_process::InProcess;
 pub use lobby::{Lobby, Ticket};

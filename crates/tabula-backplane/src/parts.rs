@@ -12,8 +12,8 @@ use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 use tokio::sync::mpsc;
 
 use crate::{
-    Archive, Backplane, Inbound, Lease, Lobby, NodeBus, Result, RoomAppend, RoomEntry, RoomId,
-    RoomStore, StoredRoom, Ticket,
+    Archive, Backplane, Inbound, Lease, Lobby, NodeBus, ProfilePart, Result, RoomAppend, RoomEntry,
+    RoomId, RoomStore, StoredProfile, StoredRoom, Ticket,
 };
 
 /// A [`Backplane`] whose every call goes to the part for its concern.
@@ -144,5 +144,23 @@ impl Archive for Parts {
     }
     fn unfinished(&self, player: &str) -> BoxFuture<'_, Result<Vec<String>>> {
         self.archive.unfinished(player)
+    }
+    fn profile(&self, player: &str) -> BoxFuture<'_, Result<StoredProfile>> {
+        self.archive.profile(player)
+    }
+    fn profiles(&self, players: &[String]) -> BoxFuture<'_, Result<Vec<StoredProfile>>> {
+        self.archive.profiles(players)
+    }
+    fn set_profile(
+        &self,
+        player: &str,
+        part: ProfilePart,
+        value: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>> {
+        self.archive.set_profile(player, part, value, keep)
+    }
+    fn keep_profile(&self, player: &str, keep: Duration) -> BoxFuture<'_, Result<()>> {
+        self.archive.keep_profile(player, keep)
     }
 }

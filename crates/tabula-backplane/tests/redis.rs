@@ -12,7 +12,8 @@ use futures_util::future::join_all;
 use redis::Commands;
 use tabula_backplane::{
     Archive, BackplaneError, InProcess, Inbound, Lease, Lobby, MAX_UNFINISHED, NodeBus,
-    RedisBackplane, RedisConfig, RoomAppend, RoomEntry, RoomStore, StoredRoom, Ticket,
+    ProfilePart, RedisBackplane, RedisConfig, RoomAppend, RoomEntry, RoomStore, StoredProfile,
+    StoredRoom, Ticket,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;
@@ -742,4 +743,152 @@ async fn unfinished_games_are_listed_bounded_and_forgotten_on_redis_and_in_proce
     let a = node(&s, "a", 3000).await;
     unfinished_scenario(&a).await;
     unfinished_scenario(&InProcess::new("solo")).await;
+}
+
+/// Profiles, the same on every store: nothing stored at first; each part
+/// written alone, neither overwriting the other; cleared part by part
+/// until none is left; read in a batch in order; kept, and gone after
+/// their keep.
+async fn profile_scenario(b: &impl Archive) {
+    let day = Duration::from_secs(86_400);
+    assert_eq!(b.profile("tg:1").await.unwrap(), StoredProfile::default());
+    assert!(b.profile("tg:1").await.unwrap().is_empty());
+    b.set_profile(
+        "tg:1",
+        ProfilePart::Telegram,
+        Some("{\"name\":\"Ann\"}".into()),
+        day,
+    )
+    .await
+    .unwrap();
+    b.set_profile("tg:1", ProfilePart::Name, Some("Annie".into()), day)
+        .await
+        .unwrap();
+    // A later login rewrites its own part only.
+    b.set_profile(
+        "tg:1",
+        ProfilePart::Telegram,
+        Some("{\"name\":\"Ann L\"}".into()),
+        day,
+    )
+    .await
+    .unwrap();
+    let both = StoredProfile {
+        telegram: Some("{\"name\":\"Ann L\"}".into()),
+        name: Some("Annie".into()),
+    };
+    assert_eq!(b.profile("tg:1").await.unwrap(), both);
+    b.set_profile(
+        "guest:g1",
+        ProfilePart::Name,
+        Some("Брат Ёж 🙂".into()),
+        day,
+    )
+    .await
+    .unwrap();
+    let got = b
+        .profiles(&["guest:g1".into(), "tg:nobody".into(), "tg:1".into()])
+        .await
+        .unwrap();
+    assert_eq!(
+        got,
+        vec![
+            StoredProfile {
+                telegram: None,
+                name: Some("Брат Ёж 🙂".into())
+            },
+            StoredProfile::default(),
+            both.clone(),
+        ]
+    );
+    assert!(b.profiles(&[]).await.unwrap().is_empty());
+    // Cleared part by part: the chosen name, then the Telegram part.
+    b.set_profile("tg:1", ProfilePart::Name, None, day)
+        .await
+        .unwrap();
+    assert_eq!(
+        b.profile("tg:1").await.unwrap(),
+        StoredProfile {
+            telegram: both.telegram.clone(),
+            name: None
+        }
+    );
+    b.set_profile("tg:1", ProfilePart::Telegram, None, day)
+        .await
+        .unwrap();
+    assert!(b.profile("tg:1").await.unwrap().is_empty());
+    // Clearing what is not there stores nothing.
+    b.set_profile("tg:2", ProfilePart::Name, None, day)
+        .await
+        .unwrap();
+    assert!(b.profile("tg:2").await.unwrap().is_empty());
+    // Its keep over: gone; kept again before that: still there.
+    let brief = Duration::from_millis(150);
+    b.set_profile(
+        "guest:brief",
+        ProfilePart::Name,
+        Some("Brief".into()),
+        brief,
+    )
+    .await
+    .unwrap();
+    b.set_profile("guest:kept", ProfilePart::Name, Some("Kept".into()), brief)
+        .await
+        .unwrap();
+    // Keeping a profile that is not stored stores nothing.
+    b.keep_profile("guest:none", day).await.unwrap();
+    assert!(b.profile("guest:none").await.unwrap().is_empty());
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    b.keep_profile("guest:kept", day).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert!(b.profile("guest:brief").await.unwrap().is_empty());
+    assert_eq!(
+        b.profile("guest:kept").await.unwrap().name.as_deref(),
+        Some("Kept")
+    );
+}
+
+#[tokio::test]
+async fn profiles_keep_their_parts_apart_and_expire_on_redis_and_in_process() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    profile_scenario(&a).await;
+    // Another node reads what the first wrote.
+    let b = node(&s, "b", 3000).await;
+    assert_eq!(
+        b.profile("guest:g1").await.unwrap().name.as_deref(),
+        Some("Брат Ёж 🙂")
+    );
+    // The key is where the key table says, and expires.
+    let mut c = s.client().get_connection().unwrap();
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg("t:profile:{guest:g1}")
+        .query(&mut c)
+        .unwrap();
+    assert!(ttl > 86_000_000 && ttl <= 86_400_000, "{ttl}");
+    profile_scenario(&InProcess::new("solo")).await;
+}
+
+#[tokio::test]
+async fn the_in_process_store_holds_a_bounded_number_of_profiles() {
+    let b = InProcess::new("solo");
+    let day = Duration::from_secs(86_400);
+    b.set_profile("guest:first", ProfilePart::Name, Some("First".into()), day)
+        .await
+        .unwrap();
+    for i in 0..tabula_backplane::MAX_PROFILES {
+        b.set_profile(
+            &format!("guest:p{i}"),
+            ProfilePart::Name,
+            Some(format!("{i}")),
+            day * 2,
+        )
+        .await
+        .unwrap();
+    }
+    // The one whose keep ended first made room for the last.
+    assert!(b.profile("guest:first").await.unwrap().is_empty());
+    let last = format!("guest:p{}", tabula_backplane::MAX_PROFILES - 1);
+    assert!(!b.profile(&last).await.unwrap().is_empty());
+    assert!(!b.profile("guest:p0").await.unwrap().is_empty());
 }

@@ -1,12 +1,42 @@
-//! [`Archive`] in memory: records by room and game, statistics by player.
+//! [`Archive`] in memory: records by room and game, statistics,
+//! unfinished games and profiles by player.
 
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 
-use super::{InProcess, ready};
-use crate::{Archive, MAX_UNFINISHED, Result};
+use super::{InProcess, State, ready};
+use crate::{Archive, MAX_PROFILES, MAX_UNFINISHED, ProfilePart, Result, StoredProfile};
+
+/// `keep` from `now`, or a century when that does not fit an `Instant`.
+fn until(now: Instant, keep: Duration) -> Instant {
+    now.checked_add(keep)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
+impl State {
+    /// Makes room for one more profile: past [`MAX_PROFILES`], those
+    /// whose keep is over go, then the one whose keep ends first.
+    fn bound_profiles(&mut self, now: Instant) {
+        if self.profiles.len() < MAX_PROFILES {
+            return;
+        }
+        self.profiles.retain(|_, (_, until)| *until > now);
+        while self.profiles.len() >= MAX_PROFILES {
+            let first = self
+                .profiles
+                .iter()
+                .min_by_key(|(_, (_, until))| *until)
+                .map(|(p, _)| p.clone());
+            match first {
+                Some(p) => self.profiles.remove(&p),
+                None => break,
+            };
+        }
+    }
+}
 
 impl Archive for InProcess {
     fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>> {
@@ -89,5 +119,50 @@ impl Archive for InProcess {
                 })
                 .unwrap_or_default()
         })))
+    }
+
+    fn profile(&self, player: &str) -> BoxFuture<'_, Result<StoredProfile>> {
+        let now = Instant::now();
+        ready(Ok(self.with(|s| match s.profiles.get(player) {
+            Some((p, until)) if *until > now => p.clone(),
+            _ => StoredProfile::default(),
+        })))
+    }
+
+    fn set_profile(
+        &self,
+        player: &str,
+        part: ProfilePart,
+        value: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>> {
+        let now = Instant::now();
+        self.with(|s| {
+            let mut p = match s.profiles.remove(player) {
+                Some((p, until)) if until > now => p,
+                _ => StoredProfile::default(),
+            };
+            match part {
+                ProfilePart::Telegram => p.telegram = value,
+                ProfilePart::Name => p.name = value,
+            }
+            if !p.is_empty() {
+                s.bound_profiles(now);
+                s.profiles.insert(player.to_string(), (p, until(now, keep)));
+            }
+        });
+        ready(Ok(()))
+    }
+
+    fn keep_profile(&self, player: &str, keep: Duration) -> BoxFuture<'_, Result<()>> {
+        let now = Instant::now();
+        self.with(|s| {
+            if let Some((_, until)) = s.profiles.get_mut(player)
+                && *until > now
+            {
+                *until = self::until(now, keep);
+            }
+        });
+        ready(Ok(()))
     }
 }

@@ -17,7 +17,8 @@ use tabula_room::PlayerStats;
 use tokio::sync::mpsc;
 
 use crate::{
-    BackplaneError, Inbound, Lease, NodeId, Result, RoomEntry, RoomId, StoredRoom, Ticket,
+    BackplaneError, Inbound, Lease, NodeId, Result, RoomEntry, RoomId, StoredProfile, StoredRoom,
+    Ticket,
 };
 
 mod archive;
@@ -44,6 +45,9 @@ struct State {
     stats: HashMap<String, PlayerStats>,
     /// Each player's unfinished games: room → (game JSON, listed until).
     unfinished: HashMap<String, HashMap<RoomId, (String, Instant)>>,
+    /// Each player's profile and until when it is kept (at most
+    /// [`crate::MAX_PROFILES`]).
+    profiles: HashMap<String, (StoredProfile, Instant)>,
     beats: HashMap<NodeId, Instant>,
     inboxes: HashMap<NodeId, mpsc::UnboundedSender<Inbound>>,
     queues: HashMap<String, Vec<Ticket>>,

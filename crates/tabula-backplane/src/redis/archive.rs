@@ -1,6 +1,7 @@
 //! [`Archive`] on Redis: a room's records are a hash in the room's slot
 //! (so they expire with it); a player's statistics are one JSON string,
-//! updated by compare-and-set.
+//! updated by compare-and-set; his unfinished games and his profile are
+//! one hash each.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use futures_util::future::BoxFuture;
 use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 
 use super::{CAS_RETRIES, RedisBackplane, corrupt, now_ms, parse, to_json, unavailable};
-use crate::{Archive, MAX_UNFINISHED, Result};
+use crate::{Archive, MAX_UNFINISHED, ProfilePart, Result, StoredProfile};
 
 /// An unfinished game's field value: `until_ms|json`.
 fn listed(value: &str) -> Option<(u64, &str)> {
@@ -112,6 +113,53 @@ impl RedisBackplane {
     }
 }
 
+/// A profile part's field in `P:profile:{player}`.
+fn field(part: ProfilePart) -> &'static str {
+    match part {
+        ProfilePart::Telegram => "tg",
+        ProfilePart::Name => "name",
+    }
+}
+
+fn keep_ms(keep: Duration) -> u64 {
+    u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+impl RedisBackplane {
+    async fn profile_inner(&self, player: &str) -> Result<StoredProfile> {
+        let mut all: HashMap<String, String> = self
+            .q(redis::cmd("HGETALL").arg(self.profile_key(player)))
+            .await?;
+        Ok(StoredProfile {
+            telegram: all.remove(field(ProfilePart::Telegram)),
+            name: all.remove(field(ProfilePart::Name)),
+        })
+    }
+
+    async fn set_profile_inner(
+        &self,
+        player: &str,
+        part: ProfilePart,
+        value: Option<String>,
+        keep: Duration,
+    ) -> Result<()> {
+        let key = self.profile_key(player);
+        match value {
+            Some(v) => {
+                self.q::<()>(redis::cmd("HSET").arg(&key).arg(field(part)).arg(v))
+                    .await?
+            }
+            // A hash left without fields is deleted by Redis itself.
+            None => {
+                self.q::<()>(redis::cmd("HDEL").arg(&key).arg(field(part)))
+                    .await?
+            }
+        }
+        self.q::<()>(redis::cmd("PEXPIRE").arg(&key).arg(keep_ms(keep)))
+            .await
+    }
+}
+
 impl Archive for RedisBackplane {
     fn save_record(&self, room: &str, game: u32, record: String) -> BoxFuture<'_, Result<()>> {
         let key = self.records_key(room);
@@ -164,6 +212,31 @@ impl Archive for RedisBackplane {
         Box::pin(async move {
             let (live, _) = self.unfinished_inner(&player).await?;
             Ok(live.into_iter().map(|(.., json)| json).collect())
+        })
+    }
+
+    fn profile(&self, player: &str) -> BoxFuture<'_, Result<StoredProfile>> {
+        let player = player.to_string();
+        Box::pin(async move { self.profile_inner(&player).await })
+    }
+
+    fn set_profile(
+        &self,
+        player: &str,
+        part: ProfilePart,
+        value: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>> {
+        let player = player.to_string();
+        Box::pin(async move { self.set_profile_inner(&player, part, value, keep).await })
+    }
+
+    fn keep_profile(&self, player: &str, keep: Duration) -> BoxFuture<'_, Result<()>> {
+        let key = self.profile_key(player);
+        // PEXPIRE of a missing key does nothing.
+        Box::pin(async move {
+            self.q::<()>(redis::cmd("PEXPIRE").arg(&key).arg(keep_ms(keep)))
+                .await
         })
     }
 }

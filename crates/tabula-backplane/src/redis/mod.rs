@@ -29,6 +29,7 @@
 //! | `P:ticket:{id}` | string | delivered match room, expires after 5 min |
 //! | `P:stats:{player}` | string | PlayerStats JSON |
 //! | `P:unfinished:{player}` | hash | room → `until_ms|game JSON`: the player's games waiting for him; the key expires with its latest entry, older entries are dropped when read or written past their `until_ms` |
+//! | `P:profile:{player}` | hash | `tg` (what the player's latest Telegram login said, the node's JSON), `name` (the name he chose): each field written alone; the key expires its keep after the latest write or [`keep_profile`](crate::Archive::keep_profile) |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
 //! A room released idle ([`RoomStore::release_idle`]) has its three keys
@@ -269,6 +270,9 @@ impl RedisBackplane {
     }
     fn unfinished_key(&self, player: &str) -> String {
         format!("{}:unfinished:{{{player}}}", self.prefix)
+    }
+    fn profile_key(&self, player: &str) -> String {
+        format!("{}:profile:{{{player}}}", self.prefix)
     }
     fn inbox_channel(&self, node: &str) -> String {
         format!("{}:inbox:{{{node}}}", self.prefix)
