@@ -29,8 +29,9 @@
 //   bear-off target  the tray outlined the same way, with an arrow into it;
 //   trays            "all home" is a dashed amber outline;
 //   last move        amber marks on the point numbers: "to" a filled pill,
-//                    "from" an outlined one (`lastMove` may be one step
-//                    {seat, from, to} or an array of a turn's steps).
+//                    "from" an outlined one: every step of `lastTurn` (an
+//                    array of {seat, from, to}) when given and not empty,
+//                    else `lastMove` (one step, or an array of them).
 // Keyboard: movable checkers, target points and a target tray are
 // role="button" tabindex="0" (they keep the data-point the app's taps
 // read); arrow keys move the focus among them; a board redrawn while it had
@@ -318,7 +319,8 @@ function button(e, label, key) {
 /**
  * Draws the board into `root` (replacing its content).
  * o: { game, position, seat ('a'|'b'|null), dice, diceLeft, movable:Set, selected, targets:Map,
- *      lastMove: {from,to,seat} | [{from,to,seat}, …], prompt:string|null, offGlow:boolean,
+ *      lastMove: {from,to,seat} | [{from,to,seat}, …], lastTurn: [{from,to,seat}, …],
+ *      prompt:string|null, offGlow:boolean,
  *      layout?: 'tall'|'wide', label?: (key, params) => string }
  */
 export function renderNardy(root, o) {
@@ -351,7 +353,7 @@ export function renderNardy(root, o) {
   el('rect', { x: M + 6 * PW, y: G.ptTop, width: BAR, height: G.ptBot - G.ptTop, class: 'bar', 'data-point': 'bar' }, svg).setAttribute('aria-hidden', 'true');
 
   // The last move, in the viewer's numbering: {from: Set, to: Set} of points ('off', 'bar' too).
-  const steps = Array.isArray(o.lastMove) ? o.lastMove : o.lastMove ? [o.lastMove] : [];
+  const steps = o.lastTurn?.length ? o.lastTurn : Array.isArray(o.lastMove) ? o.lastMove : o.lastMove ? [o.lastMove] : [];
   const last = { from: new Set(), to: new Set(), offBy: new Set() };
   const viewPoint = (p, seat) => (p === 'off' || p === 'bar' || long || seat === viewer ? String(p) : String(25 - Number(p)));
   for (const s of steps) {

@@ -353,6 +353,75 @@ test('keyboard and screen readers: labelled points, checkers, dice and trays; mo
   }
 });
 
+test('the renderers alone: every step of the last turn marked, labels from opts.label with English where it has none, both layouts', { timeout: 60000 }, async () => {
+  const node = await startNode();
+  try {
+    const page = await phone(`${node.base}/`, 390, 844);
+    const r = await page.evaluate(async () => {
+      const { renderNardy, geometry } = await import('/boards/nardy.js');
+      const { renderThud } = await import('/boards/thud.js');
+      const box = document.createElement('div');
+      document.body.append(box);
+      const asked = [];
+      const label = (key, p) => {
+        asked.push(key);
+        return key === 'point' ? `Пункт ${p.n}` : key === 'board' ? 'Доска' : null;
+      };
+      const o = {
+        game: 'long_nardy',
+        position: { white: { 24: 13, 13: 1, 18: 1 }, black: { 12: 15 } },
+        seat: 'a',
+        dice: [6, 5],
+        diceLeft: [],
+        movable: new Set(),
+        targets: new Map(),
+        lastTurn: [{ seat: 'a', from: '24', to: '18' }, { seat: 'a', from: '18', to: '13' }, { seat: 'a', from: '24', to: '18' }],
+        lastMove: { seat: 'a', from: '24', to: '18' },
+        label,
+      };
+      const out = {};
+      for (const layout of ['tall', 'wide']) {
+        const svg = renderNardy(box, { ...o, layout });
+        const vb = svg.getAttribute('viewBox').split(' ').map(Number);
+        out[layout] = {
+          viewBox: vb.slice(2),
+          geometry: [geometry(layout).W, geometry(layout).H],
+          from: [...svg.querySelectorAll('.point:has(.last-from)')].map((e) => e.dataset.point).sort(),
+          to: [...svg.querySelectorAll('.point:has(.last-to)')].map((e) => e.dataset.point).sort(),
+          board: svg.getAttribute('aria-label'),
+          point: svg.querySelector('.point[data-point="13"]').getAttribute('aria-label'),
+          die: svg.querySelector('.die').getAttribute('aria-label'),
+          tray: svg.querySelector('#tray').getAttribute('aria-label'),
+          trayRight: svg.querySelector('#tray .tray-bg').getBBox().x > 12 * 31,
+        };
+      }
+      const thud = renderThud(box, { position: { dwarfs: ['f1'], trolls: ['h9'] }, legalMoves: ['Df1-f2'], mine: 'dwarfs', myTurn: true, targets: new Map(), label: (k) => (k === 'piece' ? 'Гном' : null) });
+      out.thud = { board: thud.getAttribute('aria-label'), piece: thud.querySelector('.piece.movable').getAttribute('aria-label'), role: thud.querySelector('.piece.movable').getAttribute('role'), troll: thud.querySelector('.sq[data-sq="h9"]').getAttribute('aria-label') };
+      out.asked = [...new Set(asked)].sort();
+      box.remove();
+      return out;
+    });
+    for (const layout of ['tall', 'wide']) {
+      const x = r[layout];
+      assert.deepEqual(x.viewBox, x.geometry, `${layout}: the viewBox is the layout's`);
+      assert.deepEqual(x.from, ['18', '24'], `${layout}: every "from" of the turn`);
+      assert.deepEqual(x.to, ['13', '18'], `${layout}: every "to" of the turn`);
+      assert.equal(x.board, 'Доска');
+      assert.equal(x.point, 'Пункт 13');
+      assert.equal(x.die, 'Die: 6, used', 'English where the label function has nothing');
+      assert.equal(x.tray, 'Your tray: 0 checkers borne off');
+      assert.equal(x.trayRight, layout === 'wide', `${layout}: the tray ${layout === 'wide' ? 'at the right' : 'a band'}`);
+    }
+    assert.ok(r.tall.viewBox[1] > r.tall.viewBox[0] && r.wide.viewBox[0] > r.wide.viewBox[1], 'tall is taller than wide, wide is wider than tall');
+    assert.deepEqual(r.thud, { board: 'Thud! board, you play the dwarfs', piece: 'Гном', role: 'button', troll: 'h9: troll' });
+    assert.deepEqual(r.asked, ['board', 'die', 'point', 'tray'], 'the label function is asked for each kind drawn');
+    assert.deepEqual(page.errors, []);
+    await page.ctx.close();
+  } finally {
+    await node.stop();
+  }
+});
+
 test('Thud! on a phone: the whole width in portrait, the whole height in landscape; its markings in contrast', { timeout: 120000 }, async () => {
   const node = await startNode();
   try {
