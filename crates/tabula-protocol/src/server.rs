@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use tabula_room::{
-    Audience, ChatAuthor, Envelope, Event, PlayerResult, ResultKind, RoomView, SeatId,
+    Audience, ChatAuthor, Envelope, Event, Narration, PlayerResult, ResultKind, RoomView, SeatId,
 };
 
 use crate::ErrorCode;
@@ -83,14 +83,21 @@ pub enum ServerMsg {
         kind: ResultKind,
         /// `WIN 100 TON.`
         message: String,
+        /// The message as `key` (`gameWon`, `gameLost`, `gameDrawn`) and
+        /// `params`, for a client to render in its player's language.
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        narration: Option<Narration>,
     },
     /// Seed 000's `opponent_left`.
     #[serde(rename = "opponent_left")]
     OpponentLeft {
         /// The room version.
         version: u64,
-        /// The message.
+        /// The message (Russian).
         message: String,
+        /// The message as `key` (`opponentLeft`) and `params`.
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        narration: Option<Narration>,
     },
     /// A chat line (a player's or the arbiter's).
     #[serde(rename = "chat")]
@@ -102,8 +109,12 @@ pub enum ServerMsg {
         seq: Option<u64>,
         /// Who wrote it.
         from: ChatAuthor,
-        /// The text.
+        /// The text (the arbiter's: Russian).
         text: String,
+        /// The arbiter's line as `key` and `params` (none on a player's
+        /// line), for a client to render in its player's language.
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        narration: Option<Narration>,
     },
     /// A command that was accepted without events, or a resend of an
     /// already applied `seq` (`duplicate: true`).
@@ -212,6 +223,7 @@ pub fn to_wire(env: &Envelope, viewer: Viewer, seq: Option<u64>) -> Option<Serve
             points,
             kind,
             message,
+            narration,
         } => ServerMsg::GameOver {
             version,
             seq,
@@ -219,16 +231,23 @@ pub fn to_wire(env: &Envelope, viewer: Viewer, seq: Option<u64>) -> Option<Serve
             points: *points,
             kind: *kind,
             message: message.clone(),
+            narration: narration.clone(),
         },
-        Event::OpponentLeft { message } => ServerMsg::OpponentLeft {
+        Event::OpponentLeft { message, narration } => ServerMsg::OpponentLeft {
             version,
             message: message.clone(),
+            narration: narration.clone(),
         },
-        Event::Chat { from, text } => ServerMsg::Chat {
+        Event::Chat {
+            from,
+            text,
+            narration,
+        } => ServerMsg::Chat {
             version,
             seq,
             from: from.clone(),
             text: text.clone(),
+            narration: narration.clone(),
         },
         Event::BotRequest { .. } | Event::Stats { .. } => return None,
         e => ServerMsg::Event {

@@ -74,6 +74,7 @@ fn events_map_to_messages_by_audience() {
             points: 2,
             kind: ResultKind::Mars,
             message: "WIN 2 pt.".into(),
+            narration: None,
         }
         .into(),
     };
@@ -351,4 +352,110 @@ fn a_whole_turn_reads_either_notation_and_refuses_bad_plays() {
     ] {
         assert_eq!(steps(bad), Err(ErrorCode::BadMessage), "{bad}");
     }
+}
+
+/// The arbiter's lines, `game_over` and `opponent_left` carry `key` and
+/// `params` beside their Russian text (a client renders them in its
+/// player's language); a player's chat line has neither, as before.
+#[test]
+fn narration_goes_on_the_wire_as_a_key_with_params() {
+    use tabula_room::{ChatAuthor, Narration, PlayerId};
+    let env = |version, to, event: Event| Envelope {
+        version,
+        to,
+        event: event.into(),
+    };
+    let auto_pass = env(
+        9,
+        Audience::All,
+        Event::Chat {
+            from: ChatAuthor::Arbiter,
+            text: "Чёрные: выпало 6:6, допустимых ходов нет — ход пропускается автоматически."
+                .into(),
+            narration: Some(Narration::AutoPass {
+                seat: SeatId::B,
+                dice: [6, 6],
+            }),
+        },
+    );
+    let text = to_wire(&auto_pass, Viewer::Spectator, None)
+        .unwrap()
+        .to_json();
+    assert_eq!(
+        text,
+        r#"{"type":"chat","version":9,"from":{"kind":"arbiter"},"text":"Чёрные: выпало 6:6, допустимых ходов нет — ход пропускается автоматически.","key":"autoPass","params":{"seat":"b","dice":[6,6]}}"#
+    );
+    // The one-serialisation path writes the same bytes.
+    let rendered = EventText::new(&auto_pass)
+        .render(Viewer::Spectator, None)
+        .unwrap();
+    assert_eq!(rendered.text, text);
+    // And it reads back.
+    let back: ServerMsg = serde_json::from_str(&text).unwrap();
+    assert_eq!(Some(back), to_wire(&auto_pass, Viewer::Spectator, None));
+
+    let over = env(
+        12,
+        Audience::Seat(SeatId::A),
+        Event::GameOver {
+            result: PlayerResult::Win,
+            points: 2,
+            kind: ResultKind::Mars,
+            message: "WIN 200 TON.".into(),
+            narration: Some(Narration::GameWon {
+                points: 2,
+                amount: Some(200),
+                currency: Some("TON".into()),
+            }),
+        },
+    );
+    let m = to_wire(&over, Viewer::Seat(SeatId::A), Some(4)).unwrap();
+    assert_eq!(
+        m.to_json(),
+        r#"{"type":"game_over","version":12,"seq":4,"result":"win","points":2,"kind":"mars","message":"WIN 200 TON.","key":"gameWon","params":{"points":2,"amount":200,"currency":"TON"}}"#
+    );
+    assert_eq!(serde_json::from_str::<ServerMsg>(&m.to_json()).unwrap(), m);
+
+    let left = env(
+        11,
+        Audience::Seat(SeatId::A),
+        Event::OpponentLeft {
+            message: "Соперник покинул игру.".into(),
+            narration: Some(Narration::OpponentLeft { seat: SeatId::B }),
+        },
+    );
+    assert_eq!(
+        to_wire(&left, Viewer::Seat(SeatId::A), None)
+            .unwrap()
+            .to_json(),
+        r#"{"type":"opponent_left","version":11,"message":"Соперник покинул игру.","key":"opponentLeft","params":{"seat":"b"}}"#
+    );
+
+    let player = env(
+        13,
+        Audience::All,
+        Event::Chat {
+            from: ChatAuthor::Player(PlayerId::new("bob")),
+            text: "gg".into(),
+            narration: None,
+        },
+    );
+    assert_eq!(
+        to_wire(&player, Viewer::Seat(SeatId::B), Some(3))
+            .unwrap()
+            .to_json(),
+        r#"{"type":"chat","version":13,"seq":3,"from":{"kind":"player","id":"bob"},"text":"gg"}"#
+    );
+    // A message from a node that wrote no key reads as before.
+    let old: ServerMsg = serde_json::from_str(
+        r#"{"type":"game_over","version":12,"result":"lose","points":1,"kind":"oin","message":"LOST 1 pt."}"#,
+    )
+    .unwrap();
+    assert!(matches!(
+        old,
+        ServerMsg::GameOver {
+            narration: None,
+            ..
+        }
+    ));
 }

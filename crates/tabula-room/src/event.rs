@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::narration::Narration;
 use crate::types::{BotLevel, PlayerId, SeatId, Spot};
 
 /// Who an event is for.
@@ -347,8 +348,12 @@ pub enum Event {
     Chat {
         /// Who wrote it.
         from: ChatAuthor,
-        /// The text.
+        /// The text (the arbiter's: Russian).
         text: String,
+        /// The arbiter's line as a key with parameters (`key`, `params`
+        /// beside `text`); `None` for a player's line.
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        narration: Option<Narration>,
     },
     /// A double was offered.
     #[serde(rename_all = "camelCase")]
@@ -421,8 +426,11 @@ pub enum Event {
     /// Seed 000's `opponent_left`, to the remaining player.
     #[serde(rename_all = "camelCase")]
     OpponentLeft {
-        /// The message.
+        /// The message (Russian).
         message: String,
+        /// The message as a key with parameters (`opponentLeft`).
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        narration: Option<Narration>,
     },
     /// Seed 000's `game_over`, one per seat.
     #[serde(rename_all = "camelCase")]
@@ -435,6 +443,10 @@ pub enum Event {
         kind: ResultKind,
         /// `WIN 100 TON.` / `LOST 100 TON.` (or points without a stake).
         message: String,
+        /// The message as a key with parameters (`gameWon`, `gameLost`,
+        /// `gameDrawn`).
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        narration: Option<Narration>,
     },
     /// The game ended (to everyone): the result and the revealed seed.
     #[serde(rename_all = "camelCase")]

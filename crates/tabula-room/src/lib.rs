@@ -56,7 +56,7 @@ pub use event::{
 pub use game::{
     Action, BoardView, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition,
 };
-pub use narration::points_ru;
+pub use narration::{Narration, points_ru};
 pub use policy::{
     BotRequest, DEFAULT_HINT_ROLLOUTS, HintRefusal, MAX_HINT_ROLLOUTS, hint_cost, hint_rollouts,
     hint_seed,

@@ -3,11 +3,120 @@
 //! Russian names of result kinds and points.
 //!
 //! The core states typed facts ([`Fact`]: a turn passed, a round ended, a
-//! game ended, a bot took a seat) and this module turns them into text.
-//! The texts are wire output: changing one changes what clients show.
+//! game ended, a bot took a seat) and this module turns them into text,
+//! and into a [`Narration`]: the same line as a message key with
+//! parameters, which a client renders in its player's language (the
+//! Russian text is the Russian rendering). The texts and keys are wire
+//! output: changing one changes what clients show.
+
+use serde::{Deserialize, Serialize};
 
 use crate::event::{Audience, ChatAuthor, EndReason, Event, GameResult, PlayerResult, ResultKind};
-use crate::types::{SeatId, Stake};
+use crate::types::{BotLevel, SeatId, Stake};
+
+/// What an arbiter line, `opponentLeft` or `gameOver` says, as a message
+/// key (`key`) with its parameters (`params`, always an object), beside
+/// the Russian `text` / `message`: `{"key":"autoPass","params":{"seat":"b",
+/// "dice":[6,6]}}`. Seats are `"a"` / `"b"`; a client names them by colour
+/// (long nardy, backgammon: a = White) or by order (Thud!: a = the first
+/// player). Player chat lines have none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "key", content = "params", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Narration {
+    /// `seat` rolled `dice` and had no legal play: the turn passed.
+    AutoPass {
+        /// Who could not move.
+        seat: SeatId,
+        /// The roll.
+        dice: [u8; 2],
+    },
+    /// A Thud! round ended.
+    RoundOver {
+        /// 1 or 2.
+        round: u32,
+        /// Points of seats A and B in this round.
+        points: [u32; 2],
+    },
+    /// `seat` resigned.
+    Resigned {
+        /// The loser.
+        seat: SeatId,
+    },
+    /// `seat` stood up during the game (a loss).
+    StoodUp {
+        /// The loser.
+        seat: SeatId,
+    },
+    /// `seat` left, or stayed away past the grace period (a loss).
+    Disconnected {
+        /// The loser.
+        seat: SeatId,
+    },
+    /// `seat` dropped a double.
+    Dropped {
+        /// The loser.
+        seat: SeatId,
+    },
+    /// The kind of win: `seat` won `points` by `kind`.
+    Win {
+        /// The winner.
+        seat: SeatId,
+        /// The result kind's wire name (`oin`, `mars`, `gammon`, `drop`, …).
+        kind: ResultKind,
+        /// Points won (the cube included).
+        points: u32,
+    },
+    /// Thud!: `seat` won on the totals of both rounds.
+    ThudWin {
+        /// The winner.
+        seat: SeatId,
+        /// Totals of seats A and B.
+        totals: [u32; 2],
+    },
+    /// Thud!: equal totals.
+    Draw {
+        /// Totals of seats A and B.
+        totals: [u32; 2],
+    },
+    /// A bot took the seat of a player who left mid-game.
+    BotTookSeat {
+        /// The seat.
+        seat: SeatId,
+        /// The bot's level (1 easy, 2 medium, 3 hard).
+        level: BotLevel,
+    },
+    /// `opponentLeft`: the opponent (in `seat`) left the game.
+    OpponentLeft {
+        /// The leaver's seat.
+        seat: SeatId,
+    },
+    /// `gameOver` to the winner.
+    GameWon {
+        /// Points won.
+        points: u32,
+        /// The stake's payout: `points` × the stake per point (absent
+        /// without a stake).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        amount: Option<u64>,
+        /// The stake's currency (`TON`; absent without a stake).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        currency: Option<String>,
+    },
+    /// `gameOver` to the loser.
+    GameLost {
+        /// Points lost.
+        points: u32,
+        /// As in [`Narration::GameWon`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        amount: Option<u64>,
+        /// As in [`Narration::GameWon`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        currency: Option<String>,
+    },
+    /// `gameOver` on a draw.
+    GameDrawn {},
+}
 
 /// How a game names its seats in the arbiter's lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,96 +171,159 @@ pub(crate) enum Fact<'a> {
         result: &'a GameResult,
     },
     /// A bot took the seat of a player who left mid-game.
-    BotTookSeat,
+    BotTookSeat {
+        /// The seat.
+        seat: SeatId,
+        /// The bot's level.
+        level: BotLevel,
+    },
+}
+
+/// An arbiter's chat line: the Russian text and its key.
+fn line(text: String, narration: Narration) -> (Audience, Event) {
+    (
+        Audience::All,
+        Event::Chat {
+            from: ChatAuthor::Arbiter,
+            text,
+            narration: Some(narration),
+        },
+    )
 }
 
 /// Pushes the arbiter's chat line(s) for `fact` to everyone.
 pub(crate) fn arbiter(out: &mut Vec<(Audience, Event)>, fact: Fact<'_>) {
-    let mut say = |text: String| {
-        out.push((
-            Audience::All,
-            Event::Chat {
-                from: ChatAuthor::Arbiter,
-                text,
-            },
-        ));
-    };
     match fact {
-        Fact::AutoPass { seats, seat, dice } => say(format!(
-            "{}: выпало {}:{}, допустимых ходов нет — ход пропускается автоматически.",
-            seats.name(seat),
-            dice[0],
-            dice[1]
+        Fact::AutoPass { seats, seat, dice } => out.push(line(
+            format!(
+                "{}: выпало {}:{}, допустимых ходов нет — ход пропускается автоматически.",
+                seats.name(seat),
+                dice[0],
+                dice[1]
+            ),
+            Narration::AutoPass { seat, dice },
         )),
         Fact::RoundOver {
             seats,
             round,
             points,
-        } => say(format!(
-            "Раунд {round} окончен: {} — {}, {} — {}.",
-            seats.name(SeatId::A),
-            points_ru(points[0]),
-            seats.name(SeatId::B),
-            points_ru(points[1]),
+        } => out.push(line(
+            format!(
+                "Раунд {round} окончен: {} — {}, {} — {}.",
+                seats.name(SeatId::A),
+                points_ru(points[0]),
+                seats.name(SeatId::B),
+                points_ru(points[1]),
+            ),
+            Narration::RoundOver { round, points },
         )),
         Fact::GameOver { seats, result } => {
-            if let Some(how) = how_it_ended(seats, result) {
-                say(how);
+            if let Some((text, n)) = how_it_ended(seats, result) {
+                out.push(line(text, n));
             }
-            say(kind_of_win(seats, result));
+            let (text, n) = kind_of_win(seats, result);
+            out.push(line(text, n));
         }
-        Fact::BotTookSeat => say("Игрок покинул игру; его место занял компьютер.".to_string()),
+        Fact::BotTookSeat { seat, level } => out.push(line(
+            "Игрок покинул игру; его место занял компьютер.".to_string(),
+            Narration::BotTookSeat { seat, level },
+        )),
     }
 }
 
-fn how_it_ended(seats: Seats, r: &GameResult) -> Option<String> {
-    let loser = seats.name(r.winner?.other());
+fn how_it_ended(seats: Seats, r: &GameResult) -> Option<(String, Narration)> {
+    let seat = r.winner?.other();
+    let loser = seats.name(seat);
     match r.reason {
-        EndReason::Resigned => Some(format!("{loser} сдаются.")),
-        EndReason::StoodUp => Some(format!("{loser} встали из-за стола — это поражение.")),
-        EndReason::Disconnected => Some(format!(
-            "{loser} покинули игру и не вернулись вовремя — это поражение."
+        EndReason::Resigned => Some((format!("{loser} сдаются."), Narration::Resigned { seat })),
+        EndReason::StoodUp => Some((
+            format!("{loser} встали из-за стола — это поражение."),
+            Narration::StoodUp { seat },
         )),
-        EndReason::Dropped => Some(format!("{loser} отказались от удвоения.")),
+        EndReason::Disconnected => Some((
+            format!("{loser} покинули игру и не вернулись вовремя — это поражение."),
+            Narration::Disconnected { seat },
+        )),
+        EndReason::Dropped => Some((
+            format!("{loser} отказались от удвоения."),
+            Narration::Dropped { seat },
+        )),
         EndReason::BorneOff | EndReason::RoundsOver => None,
     }
 }
 
-fn kind_of_win(seats: Seats, r: &GameResult) -> String {
+fn kind_of_win(seats: Seats, r: &GameResult) -> (String, Narration) {
     match (r.kind, r.thud_totals) {
-        (ResultKind::Draw, Some([a, b])) => format!("Ничья: {a} : {b}."),
-        (ResultKind::ThudTotals, Some([a, b])) => format!(
-            "Победа: {} ({a} : {b}).",
-            seats.name(r.winner.unwrap_or(SeatId::A)).to_lowercase()
+        (ResultKind::Draw, Some(totals @ [a, b])) => {
+            (format!("Ничья: {a} : {b}."), Narration::Draw { totals })
+        }
+        (ResultKind::ThudTotals, Some(totals @ [a, b])) => {
+            let seat = r.winner.unwrap_or(SeatId::A);
+            (
+                format!("Победа: {} ({a} : {b}).", seats.name(seat).to_lowercase()),
+                Narration::ThudWin { seat, totals },
+            )
+        }
+        (kind, _) => (
+            format!("Победа: {} ({})", kind_ru(kind), points_ru(r.points)),
+            Narration::Win {
+                seat: r.winner.unwrap_or(SeatId::A),
+                kind,
+                points: r.points,
+            },
         ),
-        (k, _) => format!("Победа: {} ({})", kind_ru(k), points_ru(r.points)),
     }
 }
 
-/// `opponentLeft`'s message.
-pub(crate) fn opponent_left() -> String {
-    "Соперник покинул игру.".to_string()
+/// `opponentLeft` to the seat that stays, when `leaver` left.
+pub(crate) fn opponent_left(leaver: SeatId) -> Event {
+    Event::OpponentLeft {
+        message: "Соперник покинул игру.".to_string(),
+        narration: Some(Narration::OpponentLeft { seat: leaver }),
+    }
 }
 
-/// `gameOver`'s message for one seat (seed 000: `WIN 100 TON.`): the
-/// points at the stake per point, or in points without a stake.
-pub(crate) fn game_over_message(
+/// `gameOver` for one seat (seed 000: `WIN 100 TON.`): its message gives
+/// the points at the stake per point, or in points without a stake.
+pub(crate) fn game_over(
     result: PlayerResult,
     points: u32,
+    kind: ResultKind,
     stake: Option<&Stake>,
-) -> String {
-    let amount = match stake {
-        Some(s) => match s.payout(points) {
-            Some(amount) => format!("{amount} {}", s.currency),
-            // Not for a checked stake (MAX_STAKE_AMOUNT); never wrapped.
-            None => format!("{points} pt"),
-        },
+) -> Event {
+    let paid = stake.and_then(|s| Some((s.payout(points)?, s.currency.clone())));
+    let amount = match &paid {
+        Some((amount, currency)) => format!("{amount} {currency}"),
+        // No stake, or one that would overflow (not for a checked stake,
+        // MAX_STAKE_AMOUNT): in points, never wrapped.
         None => format!("{points} pt"),
     };
-    match result {
-        PlayerResult::Win => format!("WIN {amount}."),
-        PlayerResult::Lose => format!("LOST {amount}."),
-        PlayerResult::Draw => "DRAW.".to_string(),
+    let (amount_n, currency) = paid.map_or((None, None), |(a, c)| (Some(a), Some(c)));
+    let (message, narration) = match result {
+        PlayerResult::Win => (
+            format!("WIN {amount}."),
+            Narration::GameWon {
+                points,
+                amount: amount_n,
+                currency,
+            },
+        ),
+        PlayerResult::Lose => (
+            format!("LOST {amount}."),
+            Narration::GameLost {
+                points,
+                amount: amount_n,
+                currency,
+            },
+        ),
+        PlayerResult::Draw => ("DRAW.".to_string(), Narration::GameDrawn {}),
+    };
+    Event::GameOver {
+        result,
+        points,
+        kind,
+        message,
+        narration: Some(narration),
     }
 }
 
@@ -206,7 +378,9 @@ mod tests {
         }
     }
 
-    fn lines(fact: Fact<'_>) -> Vec<String> {
+    /// The arbiter's lines for `fact`: each Russian text with its key and
+    /// params as they go on the wire.
+    fn said(fact: Fact<'_>) -> Vec<(String, serde_json::Value)> {
         let mut out = Vec::new();
         arbiter(&mut out, fact);
         out.into_iter()
@@ -216,11 +390,20 @@ mod tests {
                     Event::Chat {
                         from: ChatAuthor::Arbiter,
                         text,
-                    } => text,
-                    other => panic!("not an arbiter line: {other:?}"),
+                        narration: Some(n),
+                    } => (text, serde_json::to_value(n).expect("serialises")),
+                    other => panic!("not an arbiter line with a key: {other:?}"),
                 }
             })
             .collect()
+    }
+
+    fn lines(fact: Fact<'_>) -> Vec<String> {
+        said(fact).into_iter().map(|(text, _)| text).collect()
+    }
+
+    fn keys(fact: Fact<'_>) -> Vec<serde_json::Value> {
+        said(fact).into_iter().map(|(_, key)| key).collect()
     }
 
     #[test]
@@ -257,23 +440,164 @@ mod tests {
     }
 
     #[test]
+    fn each_way_a_game_ends_has_its_key_naming_the_loser() {
+        for (reason, key, text) in [
+            (EndReason::Resigned, "resigned", "Белые сдаются."),
+            (
+                EndReason::StoodUp,
+                "stoodUp",
+                "Белые встали из-за стола — это поражение.",
+            ),
+            (
+                EndReason::Disconnected,
+                "disconnected",
+                "Белые покинули игру и не вернулись вовремя — это поражение.",
+            ),
+            (
+                EndReason::Dropped,
+                "dropped",
+                "Белые отказались от удвоения.",
+            ),
+        ] {
+            let r = result(Some(SeatId::B), ResultKind::Mars, reason);
+            let fact = Fact::GameOver {
+                seats: Seats::Colours,
+                result: &r,
+            };
+            assert_eq!(
+                said(fact),
+                [
+                    (
+                        text.to_string(),
+                        serde_json::json!({"key": key, "params": {"seat": "a"}})
+                    ),
+                    (
+                        "Победа: марс (4 очка)".to_string(),
+                        serde_json::json!({"key": "win", "params": {"seat": "b", "kind": "mars", "points": 4}})
+                    ),
+                ]
+            );
+        }
+        // A game played out says only the kind of win.
+        let r = result(Some(SeatId::A), ResultKind::Gammon, EndReason::BorneOff);
+        assert_eq!(
+            keys(Fact::GameOver {
+                seats: Seats::Colours,
+                result: &r
+            }),
+            [
+                serde_json::json!({"key": "win", "params": {"seat": "a", "kind": "gammon", "points": 4}})
+            ]
+        );
+        // A dropped double: the kind is `drop`.
+        let mut r = result(Some(SeatId::A), ResultKind::Drop, EndReason::Dropped);
+        r.points = 2;
+        assert_eq!(
+            keys(Fact::GameOver {
+                seats: Seats::Colours,
+                result: &r
+            }),
+            [
+                serde_json::json!({"key": "dropped", "params": {"seat": "b"}}),
+                serde_json::json!({"key": "win", "params": {"seat": "a", "kind": "drop", "points": 2}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn thud_results_have_their_keys_with_the_totals() {
+        let mut r = result(
+            Some(SeatId::B),
+            ResultKind::ThudTotals,
+            EndReason::RoundsOver,
+        );
+        r.thud_totals = Some([10, 12]);
+        assert_eq!(
+            keys(Fact::GameOver {
+                seats: Seats::Order,
+                result: &r
+            }),
+            [serde_json::json!({"key": "thudWin", "params": {"seat": "b", "totals": [10, 12]}})]
+        );
+        let mut r = result(None, ResultKind::Draw, EndReason::RoundsOver);
+        r.thud_totals = Some([11, 11]);
+        assert_eq!(
+            said(Fact::GameOver {
+                seats: Seats::Order,
+                result: &r
+            }),
+            [(
+                "Ничья: 11 : 11.".to_string(),
+                serde_json::json!({"key": "draw", "params": {"totals": [11, 11]}})
+            )]
+        );
+    }
+
+    #[test]
     fn auto_pass_and_round_lines() {
         assert_eq!(
-            lines(Fact::AutoPass {
+            said(Fact::AutoPass {
                 seats: Seats::Colours,
                 seat: SeatId::B,
                 dice: [6, 6]
             }),
-            ["Чёрные: выпало 6:6, допустимых ходов нет — ход пропускается автоматически."]
+            [(
+                "Чёрные: выпало 6:6, допустимых ходов нет — ход пропускается автоматически."
+                    .to_string(),
+                serde_json::json!({"key": "autoPass", "params": {"seat": "b", "dice": [6, 6]}})
+            )]
         );
         assert_eq!(
-            lines(Fact::RoundOver {
+            said(Fact::RoundOver {
                 seats: Seats::Order,
                 round: 1,
                 points: [1, 21]
             }),
-            ["Раунд 1 окончен: Первый игрок — 1 очко, Второй игрок — 21 очко."]
+            [(
+                "Раунд 1 окончен: Первый игрок — 1 очко, Второй игрок — 21 очко.".to_string(),
+                serde_json::json!({"key": "roundOver", "params": {"round": 1, "points": [1, 21]}})
+            )]
         );
+    }
+
+    #[test]
+    fn a_bot_taking_a_seat_names_the_seat_and_level() {
+        assert_eq!(
+            said(Fact::BotTookSeat {
+                seat: SeatId::A,
+                level: 2
+            }),
+            [(
+                "Игрок покинул игру; его место занял компьютер.".to_string(),
+                serde_json::json!({"key": "botTookSeat", "params": {"seat": "a", "level": 2}})
+            )]
+        );
+    }
+
+    #[test]
+    fn opponent_left_names_the_leaver() {
+        let e = opponent_left(SeatId::B);
+        assert_eq!(
+            serde_json::to_value(&e).expect("serialises"),
+            serde_json::json!({"type": "opponentLeft", "message": "Соперник покинул игру.",
+                "key": "opponentLeft", "params": {"seat": "b"}})
+        );
+    }
+
+    /// `gameOver`'s message and its key and params.
+    fn over(
+        result: PlayerResult,
+        points: u32,
+        stake: Option<&Stake>,
+    ) -> (String, serde_json::Value) {
+        match game_over(result, points, ResultKind::Mars, stake) {
+            Event::GameOver {
+                message,
+                narration: Some(n),
+                ..
+            } => (message, serde_json::to_value(n).expect("serialises")),
+            other => panic!("not a gameOver with a key: {other:?}"),
+        }
     }
 
     #[test]
@@ -283,19 +607,80 @@ mod tests {
             currency: "TON".into(),
         };
         assert_eq!(
-            game_over_message(PlayerResult::Win, 2, Some(&ton)),
-            "WIN 200 TON."
+            over(PlayerResult::Win, 2, Some(&ton)),
+            (
+                "WIN 200 TON.".to_string(),
+                serde_json::json!({"key": "gameWon", "params": {"points": 2, "amount": 200, "currency": "TON"}})
+            )
         );
-        assert_eq!(game_over_message(PlayerResult::Lose, 3, None), "LOST 3 pt.");
+        assert_eq!(
+            over(PlayerResult::Lose, 3, None),
+            (
+                "LOST 3 pt.".to_string(),
+                serde_json::json!({"key": "gameLost", "params": {"points": 3}})
+            )
+        );
         // A stake that would overflow (refused at the edge) never wraps.
         let huge = Stake {
             amount: 1 << 63,
             currency: "TON".into(),
         };
         assert_eq!(
-            game_over_message(PlayerResult::Lose, 2, Some(&huge)),
-            "LOST 2 pt."
+            over(PlayerResult::Lose, 2, Some(&huge)),
+            (
+                "LOST 2 pt.".to_string(),
+                serde_json::json!({"key": "gameLost", "params": {"points": 2}})
+            )
         );
-        assert_eq!(game_over_message(PlayerResult::Draw, 0, None), "DRAW.");
+        assert_eq!(
+            over(PlayerResult::Draw, 0, None),
+            (
+                "DRAW.".to_string(),
+                serde_json::json!({"key": "gameDrawn", "params": {}})
+            )
+        );
+    }
+
+    #[test]
+    fn lines_without_a_key_still_read_and_unknown_keys_are_dropped() {
+        // A chat line as states wrote it before keys existed.
+        let old: crate::view::ChatLine = serde_json::from_value(serde_json::json!(
+            {"version": 7, "from": {"kind": "arbiter"}, "text": "Белые сдаются."}
+        ))
+        .expect("an old line reads");
+        assert_eq!(old.narration, None);
+        assert_eq!(old.text, "Белые сдаются.");
+        let keyed: crate::view::ChatLine = serde_json::from_value(serde_json::json!(
+            {"version": 7, "from": {"kind": "arbiter"}, "text": "Белые сдаются.",
+             "key": "resigned", "params": {"seat": "a"}}
+        ))
+        .expect("a keyed line reads");
+        assert_eq!(
+            keyed.narration,
+            Some(Narration::Resigned { seat: SeatId::A })
+        );
+        // It writes back as it was read.
+        assert_eq!(
+            serde_json::to_value(&keyed).expect("serialises"),
+            serde_json::json!({"version": 7, "from": {"kind": "arbiter"}, "text": "Белые сдаются.",
+                "key": "resigned", "params": {"seat": "a"}})
+        );
+        // A key from a later release is not an error: the text is kept.
+        let later: crate::view::ChatLine = serde_json::from_value(serde_json::json!(
+            {"version": 7, "from": {"kind": "arbiter"}, "text": "…",
+             "key": "somethingNew", "params": {"x": 1}}
+        ))
+        .expect("an unknown key reads");
+        assert_eq!(later.narration, None);
+        // A player's line has no key on the wire.
+        let e = Event::Chat {
+            from: ChatAuthor::Player(crate::types::PlayerId::new("guest:bob")),
+            text: "gg".into(),
+            narration: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&e).expect("serialises"),
+            serde_json::json!({"type": "chat", "from": {"kind": "player", "id": "guest:bob"}, "text": "gg"})
+        );
     }
 }

@@ -129,6 +129,10 @@ pub struct ChatLine {
     pub from: crate::event::ChatAuthor,
     /// The text.
     pub text: String,
+    /// The arbiter's line as `key` and `params` (absent for a player's
+    /// line, and in states written before keys existed).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub narration: Option<crate::narration::Narration>,
 }
 
 impl Recent {
@@ -262,10 +266,15 @@ impl Room {
                 .chat
                 .iter()
                 .filter_map(|e| match &*e.event {
-                    Event::Chat { from, text } => Some(ChatLine {
+                    Event::Chat {
+                        from,
+                        text,
+                        narration,
+                    } => Some(ChatLine {
                         version: e.version,
                         from: from.clone(),
                         text: text.clone(),
+                        narration: narration.clone(),
                     }),
                     _ => None,
                 })

@@ -258,6 +258,26 @@ fn a_roll_with_no_legal_play_passes_automatically_and_the_arbiter_says_so() {
             "Белые: выпало 6:6, допустимых ходов нет — ход пропускается автоматически.".to_string()
         ]
     );
+    // The line is also a key with params, in the event and in the state's
+    // recent chat (and so after a restore).
+    assert!(has(&ev, |e| matches!(
+        e,
+        Event::Chat {
+            narration: Some(tabula_room::Narration::AutoPass {
+                seat: SeatId::A,
+                dice: [6, 6]
+            }),
+            ..
+        }
+    )));
+    let chat = serde_json::to_value(&t.room.view().chat).unwrap();
+    assert_eq!(chat[0]["key"], "autoPass", "{chat}");
+    assert_eq!(
+        chat[0]["params"],
+        serde_json::json!({"seat": "a", "dice": [6, 6]})
+    );
+    let back = tabula_room::Room::restore(&t.room.snapshot()).unwrap();
+    assert_eq!(back.view().chat, t.room.view().chat);
     assert!(has(&ev, |e| matches!(
         e,
         Event::TurnStarted {
@@ -288,6 +308,7 @@ fn resigning_before_bearing_off_loses_a_mars_with_the_stake_message() {
                 points,
                 kind,
                 message,
+                ..
             } => Some((e.to.clone(), *result, *points, *kind, message.clone())),
             _ => None,
         })
@@ -346,7 +367,7 @@ fn resigning_after_bearing_off_loses_an_oin() {
     assert!(arbiter_lines(&ev).contains(&"Победа: оин (1 очко)".to_string()));
     assert!(has(
         &ev,
-        |e| matches!(e, Event::GameOver { result: PlayerResult::Win, points: 1, kind: ResultKind::Oin, message } if message == "WIN 100 TON.")
+        |e| matches!(e, Event::GameOver { result: PlayerResult::Win, points: 1, kind: ResultKind::Oin, message, .. } if message == "WIN 100 TON.")
     ));
 }
 
@@ -556,6 +577,7 @@ fn commands_and_events_use_the_wire_shapes() {
         points: 1,
         kind: ResultKind::Oin,
         message: "WIN 100 TON.".into(),
+        narration: None,
     };
     assert_eq!(
         serde_json::to_string(&e).unwrap(),

@@ -157,6 +157,7 @@ impl Room {
                     Event::Chat {
                         from: ChatAuthor::Player(p.clone()),
                         text: text.to_string(),
+                        narration: None,
                     },
                 ));
                 Ok(())
@@ -297,7 +298,7 @@ impl Room {
             out.push((Audience::All, Event::SeatFreed { seat, player }));
         }
         out.push((Audience::All, Event::BotSeated { seat, level }));
-        narration::arbiter(out, Fact::BotTookSeat);
+        narration::arbiter(out, Fact::BotTookSeat { seat, level });
         true
     }
 
@@ -310,12 +311,7 @@ impl Room {
             return;
         }
         if reason == EndReason::Disconnected {
-            out.push((
-                Audience::Seat(seat.other()),
-                Event::OpponentLeft {
-                    message: narration::opponent_left(),
-                },
-            ));
+            out.push((Audience::Seat(seat.other()), narration::opponent_left(seat)));
         }
     }
 }

@@ -93,16 +93,9 @@ impl Room {
                 Some(w) if w == seat => PlayerResult::Win,
                 Some(_) => PlayerResult::Lose,
             };
-            let message =
-                narration::game_over_message(result, r.points, self.config.stake.as_ref());
             out.push((
                 Audience::Seat(seat),
-                Event::GameOver {
-                    result,
-                    points: r.points,
-                    kind: r.kind,
-                    message,
-                },
+                narration::game_over(result, r.points, r.kind, self.config.stake.as_ref()),
             ));
         }
         out.push((

@@ -156,6 +156,7 @@ pub fn arbiter_lines(events: &[Event]) -> Vec<String> {
             Event::Chat {
                 from: tabula_room::ChatAuthor::Arbiter,
                 text,
+                ..
             } => Some(text.clone()),
             _ => None,
         })
