@@ -95,6 +95,9 @@ pub enum ErrorCode {
     /// The game against a bot is paused until its player is back (only a
     /// bot is ever told).
     GamePaused,
+    /// A name refused by `POST /api/me/name` (empty, too long, or with a
+    /// control or invisible character); nothing changed.
+    BadName,
     /// Something went wrong on the node.
     Internal,
 }
@@ -145,6 +148,7 @@ impl ErrorCode {
             ErrorCode::Idle => "idle",
             ErrorCode::GamePaused => "game_paused",
             ErrorCode::IncompleteTurn => "incomplete_turn",
+            ErrorCode::BadName => "bad_name",
             ErrorCode::Internal => "internal",
         }
     }

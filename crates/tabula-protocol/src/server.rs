@@ -43,6 +43,10 @@ pub enum ServerMsg {
         /// node issues none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token: Option<String>,
+        /// What others see of this player (his name above all), as
+        /// `GET /api/players/{id}/profile` answers it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        profile: Option<crate::http::PlayerProfile>,
     },
     /// The full room state (after `join`, or `resume` when events cannot be
     /// replayed).

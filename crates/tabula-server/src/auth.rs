@@ -7,7 +7,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rand::Rng;
-use tabula_auth::SessionKey;
+use tabula_auth::{SessionKey, TelegramProfile};
 use tabula_room::PlayerId;
 
 use crate::settings::{AuthSettings, Secret};
@@ -40,10 +40,29 @@ pub enum AuthError {
     Invalid(String),
 }
 
+/// Who came in, and what his signed `initData` said about him.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Login {
+    /// The player.
+    pub player: PlayerId,
+    /// His Telegram profile, cleaned, when he came in with `initData`
+    /// (never from anything unsigned: a token carries none).
+    pub telegram: Option<TelegramProfile>,
+}
+
 /// Maps credentials to a player id.
 pub trait Authenticator: Send + Sync + std::fmt::Debug + 'static {
     /// The player presenting `c`.
     fn authenticate(&self, c: &Credentials) -> Result<PlayerId, AuthError>;
+
+    /// [`Authenticator::authenticate`], with the Telegram profile of a
+    /// player who came in with `initData` (none by default).
+    fn login(&self, c: &Credentials) -> Result<Login, AuthError> {
+        self.authenticate(c).map(|player| Login {
+            player,
+            telegram: None,
+        })
+    }
 
     /// A session token for `player` (sent in `welcome`), when this
     /// authenticator issues them.
@@ -73,26 +92,33 @@ fn mint_guest() -> PlayerId {
 
 impl Authenticator for GuestAuth {
     fn authenticate(&self, c: &Credentials) -> Result<PlayerId, AuthError> {
+        self.login(c).map(|l| l.player)
+    }
+
+    fn login(&self, c: &Credentials) -> Result<Login, AuthError> {
         if c.init_data.is_some() || c.token.is_some() {
-            let player = match &self.telegram {
-                Some(t) => t.authenticate(c)?,
+            let login = match &self.telegram {
+                Some(t) => t.login(c)?,
                 None => return Err(AuthError::NotConfigured("telegram")),
             };
             // A guest's token (from a node sharing the secret, or issued
             // before guest mode was turned off) is no way around the switch.
-            if !self.guest && player.0.starts_with("guest:") {
+            if !self.guest && login.player.0.starts_with("guest:") {
                 return Err(AuthError::Invalid(
                     "guest sessions are disabled on this node".into(),
                 ));
             }
-            return Ok(player);
+            return Ok(login);
         }
         if !self.guest {
             return Err(AuthError::Missing);
         }
         // Without a token a guest is a new player, whatever `?guest=`
         // says: coming back as the same one takes the token of `welcome`.
-        Ok(mint_guest())
+        Ok(Login {
+            player: mint_guest(),
+            telegram: None,
+        })
     }
 
     fn issue_token(&self, player: &PlayerId) -> Option<String> {
@@ -160,6 +186,12 @@ impl TelegramAuth {
 
     /// [`Authenticator::authenticate`] at `now` (unix seconds).
     pub fn authenticate_at(&self, c: &Credentials, now: u64) -> Result<PlayerId, AuthError> {
+        self.login_at(c, now).map(|l| l.player)
+    }
+
+    /// [`Authenticator::login`] at `now` (unix seconds): with `initData`,
+    /// the Telegram profile its signed `user` gives.
+    pub fn login_at(&self, c: &Credentials, now: u64) -> Result<Login, AuthError> {
         if let Some(init) = &c.init_data {
             // The bot token, when held, is the stronger check (the HMAC
             // covers every field, `signature` included); a node without it
@@ -178,14 +210,20 @@ impl TelegramAuth {
                 (None, None) => return Err(AuthError::NotConfigured("telegram")),
             }
             .map_err(|e| AuthError::Invalid(format!("telegram initData: {e}")))?;
-            return Ok(PlayerId::new(data.player_id.into_string()));
+            return Ok(Login {
+                telegram: Some(TelegramProfile::from_user(&data.user)),
+                player: PlayerId::new(data.player_id.into_string()),
+            });
         }
         if let Some(token) = &c.token {
             let session = self
                 .key
                 .verify(token, now)
                 .map_err(|e| AuthError::Invalid(format!("session token: {e}")))?;
-            return Ok(PlayerId::new(session.player_id.into_string()));
+            return Ok(Login {
+                player: PlayerId::new(session.player_id.into_string()),
+                telegram: None,
+            });
         }
         Err(AuthError::Missing)
     }
@@ -206,6 +244,10 @@ impl TelegramAuth {
 impl Authenticator for TelegramAuth {
     fn authenticate(&self, c: &Credentials) -> Result<PlayerId, AuthError> {
         self.authenticate_at(c, unix_now())
+    }
+
+    fn login(&self, c: &Credentials) -> Result<Login, AuthError> {
+        self.login_at(c, unix_now())
     }
 
     fn issue_token(&self, player: &PlayerId) -> Option<String> {
@@ -381,6 +423,32 @@ mod tests {
             .authenticate_at(&with_init(init_data(BOT, 279_058_397, NOW - 30)), NOW)
             .unwrap();
         assert_eq!(p.0, "tg:279058397");
+    }
+
+    #[test]
+    fn an_init_data_login_carries_the_signed_profile_and_a_token_none() {
+        let l = tg()
+            .login_at(&with_init(init_data(BOT, 42, NOW)), NOW)
+            .unwrap();
+        assert_eq!(l.player.0, "tg:42");
+        let p = l.telegram.expect("the profile initData signed");
+        assert_eq!(p.name.as_deref(), Some("Ann"));
+        let t = tg().issue_token_at(&l.player, NOW).unwrap();
+        let l = tg().login_at(&with_token(t), NOW).unwrap();
+        assert_eq!((l.player.0.as_str(), l.telegram), ("tg:42", None));
+        // Through the guest chain too.
+        let a = GuestAuth {
+            guest: true,
+            telegram: Some(Box::new(TelegramAuth::new(
+                Some(Secret(BOT.into())),
+                u64::MAX,
+                key(7),
+                3600,
+            ))),
+        };
+        let l = a.login(&with_init(init_data(BOT, 42, NOW))).unwrap();
+        assert!(l.telegram.is_some());
+        assert_eq!(a.login(&Credentials::default()).unwrap().telegram, None);
     }
 
     #[test]

@@ -17,9 +17,10 @@ use tabula_protocol::http::{
 use tabula_room::PlayerId;
 
 use crate::AppState;
-use crate::auth::Credentials;
+use crate::auth::{Credentials, Login};
 use crate::session::run_session;
 
+pub mod profiles;
 mod rooms;
 
 use rooms::{create_room, invite, quickmatch, room_records, room_state, room_summary, stats};
@@ -39,7 +40,13 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/players/{id}/stats", web::get().to(stats))
         .route("/api/client-config", web::get().to(client_config))
         .route("/api/session", web::get().to(session))
-        .route("/api/me/games", web::get().to(my_games));
+        .route("/api/me/games", web::get().to(my_games))
+        .route("/api/me/name", web::post().to(profiles::set_name))
+        .route(
+            "/api/players/{id}/profile",
+            web::get().to(profiles::player_profile),
+        )
+        .route("/api/profiles", web::get().to(profiles::profiles));
 }
 
 /// The JSON error body: `{"error": {"code", "message"}}`.
@@ -100,18 +107,35 @@ fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
     }
 }
 
-fn authenticate(
-    state: &AppState,
-    req: &HttpRequest,
-    q: &AuthQuery,
-) -> Result<PlayerId, Box<HttpResponse>> {
-    state.auth.authenticate(&credentials(req, q)).map_err(|e| {
+/// The player a request's credentials name, and what his signed
+/// `initData` says about him; 401 when they name nobody.
+fn login(state: &AppState, req: &HttpRequest, q: &AuthQuery) -> Result<Login, Box<HttpResponse>> {
+    state.auth.login(&credentials(req, q)).map_err(|e| {
         Box::new(error(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
             e.to_string(),
         ))
     })
+}
+
+/// [`login`] for a route that needs only the player: a login with
+/// `initData` refreshes his profile meanwhile (issue 24: at every login).
+fn authenticate(
+    state: &AppState,
+    req: &HttpRequest,
+    q: &AuthQuery,
+) -> Result<PlayerId, Box<HttpResponse>> {
+    let l = login(state, req, q)?;
+    if let Some(tg) = l.telegram {
+        let bp = state.backplane.clone();
+        let keep = profiles::keep(&state.settings.auth, &l.player);
+        let player = l.player.clone();
+        actix_rt::spawn(async move {
+            profiles::on_login(&*bp, keep, &player, Some(&tg)).await;
+        });
+    }
+    Ok(l.player)
 }
 
 /// The address the quotas count for `req`: its peer, or the
@@ -151,8 +175,8 @@ async fn ws(
             "this node is cut off from its store; connect to another",
         ));
     }
-    let player = match authenticate(&state, &req, &q) {
-        Ok(p) => p,
+    let Login { player, telegram } = match login(&state, &req, &q) {
+        Ok(l) => l,
         Err(r) => return Ok(*r),
     };
     // A place among the node's sockets and the player's, held for the
@@ -205,8 +229,11 @@ async fn ws(
         .max_frame_size(max)
         .aggregate_continuations()
         .max_continuation_size(max);
+    // Refreshed from signed initData (or kept) before `welcome` names it.
+    let keep = profiles::keep(&state.settings.auth, &player);
+    let profile = profiles::on_login(&*state.backplane, keep, &player, telegram.as_ref()).await;
     let st = state.into_inner();
-    actix_rt::spawn(run_session(st, player, session, stream, slot));
+    actix_rt::spawn(run_session(st, player, profile, session, stream, slot));
     Ok(resp)
 }
 

@@ -25,7 +25,7 @@ use crate::room_actor::GetView;
 /// Charges one room-making request by `player` (`None`: no credentials
 /// presented) to its quotas; a refusal is 429 `rate_limited` with
 /// `Retry-After`.
-fn charge(
+pub(super) fn charge(
     state: &AppState,
     req: &HttpRequest,
     player: Option<&PlayerId>,

@@ -124,6 +124,7 @@ fn restart_reason() -> CloseReason {
 pub async fn run_session(
     state: Arc<AppState>,
     player: PlayerId,
+    profile: tabula_protocol::http::PlayerProfile,
     mut session: Session,
     mut stream: AggregatedMessageStream,
     slot: crate::sockets::Slot,
@@ -161,6 +162,7 @@ pub async fn run_session(
         protocol: PROTOCOL_VERSION,
         player: player.0.clone(),
         token: state.auth.issue_token(&player),
+        profile: Some(profile),
     };
     let mut sess = Sess {
         state: state.clone(),
