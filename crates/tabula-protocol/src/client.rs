@@ -94,6 +94,11 @@ pub enum ClientMsg {
         /// The text.
         text: String,
     },
+    /// After a finished match between two people: ask for a rematch (the
+    /// same options, colours swapped); it starts when both have asked.
+    Rematch,
+    /// Decline the opponent's rematch offer, or withdraw one's own.
+    DeclineRematch,
     /// After a reconnect: the events after `version`, or a full state.
     Resume {
         /// The last version the client saw.
@@ -133,6 +138,8 @@ impl ClientMsg {
             ClientMsg::StandUp => "standUp",
             ClientMsg::Leave => "leave",
             ClientMsg::Chat { .. } => "chat",
+            ClientMsg::Rematch => "rematch",
+            ClientMsg::DeclineRematch => "declineRematch",
             ClientMsg::Resume { .. } => "resume",
             ClientMsg::Ping => "ping",
             ClientMsg::Hint { .. } => "hint",
@@ -166,6 +173,8 @@ impl ClientMsg {
             ClientMsg::StandUp => Command::StandUp,
             ClientMsg::Leave => Command::Leave,
             ClientMsg::Chat { text } => Command::Chat { text: text.clone() },
+            ClientMsg::Rematch => Command::Rematch,
+            ClientMsg::DeclineRematch => Command::DeclineRematch,
             ClientMsg::Join { .. }
             | ClientMsg::Resume { .. }
             | ClientMsg::Ping
@@ -202,6 +211,8 @@ impl ClientMsg {
             Command::StandUp => ClientMsg::StandUp,
             Command::Leave => ClientMsg::Leave,
             Command::Chat { text } => ClientMsg::Chat { text: text.clone() },
+            Command::Rematch => ClientMsg::Rematch,
+            Command::DeclineRematch => ClientMsg::DeclineRematch,
             _ => return None,
         })
     }
@@ -226,6 +237,8 @@ pub const CLIENT_TYPES: &[&str] = &[
     "standUp",
     "leave",
     "chat",
+    "rematch",
+    "declineRematch",
     "resume",
     "ping",
     "hint",

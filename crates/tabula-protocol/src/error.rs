@@ -40,6 +40,16 @@ pub enum ErrorCode {
     GameInProgress,
     /// The match is over.
     MatchFinished,
+    /// `rematch` before the match is over.
+    MatchNotFinished,
+    /// `rematch` in a room with a bot.
+    RematchWithBot,
+    /// `rematch` when the opponent has left the room.
+    NoOpponent,
+    /// `rematch` sent twice.
+    RematchAlreadyOffered,
+    /// `declineRematch` with no rematch asked for.
+    NoRematchOffered,
     /// It is not your turn.
     NotYourTurn,
     /// Roll first.
@@ -122,6 +132,11 @@ impl ErrorCode {
             ErrorCode::GameNotStarted => "game_not_started",
             ErrorCode::GameInProgress => "game_in_progress",
             ErrorCode::MatchFinished => "match_finished",
+            ErrorCode::MatchNotFinished => "match_not_finished",
+            ErrorCode::RematchWithBot => "rematch_with_bot",
+            ErrorCode::NoOpponent => "no_opponent",
+            ErrorCode::RematchAlreadyOffered => "rematch_already_offered",
+            ErrorCode::NoRematchOffered => "no_rematch_offered",
             ErrorCode::NotYourTurn => "not_your_turn",
             ErrorCode::MustRollFirst => "must_roll_first",
             ErrorCode::AlreadyRolled => "already_rolled",
@@ -167,6 +182,11 @@ pub fn room_error_code(e: &RoomError) -> ErrorCode {
         RoomError::IncompleteTurn => ErrorCode::IncompleteTurn,
         RoomError::GameInProgress => ErrorCode::GameInProgress,
         RoomError::MatchFinished => ErrorCode::MatchFinished,
+        RoomError::MatchNotFinished => ErrorCode::MatchNotFinished,
+        RoomError::RematchWithBot => ErrorCode::RematchWithBot,
+        RoomError::NoOpponent => ErrorCode::NoOpponent,
+        RoomError::RematchAlreadyOffered => ErrorCode::RematchAlreadyOffered,
+        RoomError::NoRematchOffered => ErrorCode::NoRematchOffered,
         RoomError::NotYourTurn => ErrorCode::NotYourTurn,
         RoomError::MustRollFirst => ErrorCode::MustRollFirst,
         RoomError::AlreadyRolled => ErrorCode::AlreadyRolled,

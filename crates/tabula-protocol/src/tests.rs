@@ -142,6 +142,8 @@ fn every_room_command_has_one_wire_form_and_back() {
         Command::AcceptEnd,
         Command::DeclineEnd,
         Command::Chat { text: "hi".into() },
+        Command::Rematch,
+        Command::DeclineRematch,
         Command::Connected,
         Command::Disconnected,
     ];
@@ -167,7 +169,9 @@ fn every_room_command_has_one_wire_form_and_back() {
             | Command::ProposeEnd
             | Command::AcceptEnd
             | Command::DeclineEnd
-            | Command::Chat { .. } => false,
+            | Command::Chat { .. }
+            | Command::Rematch
+            | Command::DeclineRematch => false,
             _ => panic!("a room command the protocol does not place: {c:?}"),
         };
         let wire = ClientMsg::of_command(c);
@@ -458,4 +462,29 @@ fn narration_goes_on_the_wire_as_a_key_with_params() {
             ..
         }
     ));
+}
+
+/// `rematch` and `declineRematch` are client commands without fields.
+#[test]
+fn rematch_commands_read() {
+    let f = parse_client(r#"{"type":"rematch","seq":40}"#).unwrap();
+    assert_eq!(
+        (f.seq, f.msg.to_command()),
+        (Some(40), Some(Command::Rematch))
+    );
+    let f = parse_client(r#"{"type":"declineRematch"}"#).unwrap();
+    assert_eq!(f.msg.to_command(), Some(Command::DeclineRematch));
+    for code in [
+        ErrorCode::MatchNotFinished,
+        ErrorCode::RematchWithBot,
+        ErrorCode::NoOpponent,
+        ErrorCode::RematchAlreadyOffered,
+        ErrorCode::NoRematchOffered,
+    ] {
+        assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+    }
+    assert_eq!(
+        room_error_code(&tabula_room::RoomError::RematchWithBot),
+        ErrorCode::RematchWithBot
+    );
 }

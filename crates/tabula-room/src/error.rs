@@ -57,6 +57,21 @@ pub enum RoomError {
     /// The match is over.
     #[error("the match is over")]
     MatchFinished,
+    /// A rematch is for a finished match.
+    #[error("the match is not over: a rematch is asked after it")]
+    MatchNotFinished,
+    /// No rematch with a bot (a room with a bot is left for a new one).
+    #[error("no rematch against the computer: start a new game")]
+    RematchWithBot,
+    /// The other seat is empty: nobody to play a rematch with.
+    #[error("the opponent has left: nobody to play a rematch with")]
+    NoOpponent,
+    /// This seat has already asked for the rematch.
+    #[error("you have already asked for a rematch")]
+    RematchAlreadyOffered,
+    /// No rematch was asked for (nothing to decline).
+    #[error("no rematch has been asked for")]
+    NoRematchOffered,
     /// It is the other seat's turn (or decision).
     #[error("it is not your turn")]
     NotYourTurn,

@@ -468,6 +468,30 @@ pub enum Event {
         /// The final score.
         score: [u32; 2],
     },
+    /// After a match between two people: this seat asks for a rematch.
+    #[serde(rename_all = "camelCase")]
+    RematchOffered {
+        /// Who asks.
+        seat: SeatId,
+    },
+    /// The rematch offer is off: this seat declined it, withdrew its own,
+    /// or left its seat.
+    #[serde(rename_all = "camelCase")]
+    RematchDeclined {
+        /// Who.
+        seat: SeatId,
+    },
+    /// Both asked: a new match starts in the room, the same options, the
+    /// players' seats swapped (who played seat A — White, Thud!'s first
+    /// player — now plays seat B). The next events are the new match's
+    /// first game, in the new seating.
+    #[serde(rename_all = "camelCase")]
+    RematchStarted {
+        /// The room's match number now (2 for the first rematch).
+        match_number: u32,
+        /// The players now in seats A and B.
+        players: [PlayerId; 2],
+    },
     /// Statistics for the finished game (to the host).
     #[serde(rename_all = "camelCase")]
     Stats {

@@ -93,6 +93,23 @@ pub struct RoomView {
     /// on the wire only when there are some).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chat: Vec<ChatLine>,
+    /// The seats that have asked for a rematch of the finished match
+    /// (on the wire only when some have).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rematch: Vec<SeatId>,
+    /// The room's match number: 1, then 2 after the first rematch, …
+    /// (on the wire only after a rematch).
+    #[serde(default = "first_match", skip_serializing_if = "is_first_match")]
+    pub match_number: u32,
+}
+
+fn first_match() -> u32 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+fn is_first_match(n: &u32) -> bool {
+    *n == 1
 }
 
 /// What [`Room::view`] shows from past events (this turn's dice and
@@ -279,6 +296,8 @@ impl Room {
                     _ => None,
                 })
                 .collect(),
+            rematch: self.rematch_offers(),
+            match_number: self.match_number(),
         }
     }
 }

@@ -136,6 +136,8 @@ impl Room {
                 let seat = self.actor_seat(actor)?;
                 self.playing()?.decline_end(seat, out)
             }
+            Command::Rematch => self.offer_rematch(actor, out),
+            Command::DeclineRematch => self.decline_rematch(actor, out),
             Command::Chat { text } => {
                 let Actor::Player(p) = actor else {
                     return Err(RoomError::NotSeated);
@@ -257,6 +259,9 @@ impl Room {
     }
 
     fn free_seat(&mut self, seat: SeatId, out: &mut Out) {
+        if matches!(self.seats[seat.index()], Some(Occupant::Human { .. })) {
+            self.call_off_rematch(seat, out);
+        }
         if let Some(Occupant::Human { player, .. }) = self.seats[seat.index()].take() {
             out.push((Audience::All, Event::SeatFreed { seat, player }));
         }

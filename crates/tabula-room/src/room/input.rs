@@ -135,6 +135,11 @@ pub enum Command {
         /// The text.
         text: String,
     },
+    /// After a finished match between two people: ask for a rematch (the
+    /// same options, colours swapped). It starts when both have asked.
+    Rematch,
+    /// Decline the opponent's rematch offer, or withdraw one's own.
+    DeclineRematch,
     /// The player's connection came back.
     Connected,
     /// The player's connection dropped.

@@ -14,6 +14,7 @@
 mod commands;
 mod games;
 mod input;
+mod rematch;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -105,6 +106,10 @@ pub struct Room {
     inputs: Vec<Input>,
     records: Vec<GameRecord>,
     last_prompt: Option<(SeatId, BotNeed, u32, usize)>,
+    /// Seats A and B asked for a rematch of the finished match.
+    rematch: [bool; 2],
+    /// 1 for the room's first match, +1 per rematch.
+    match_number: u32,
 }
 
 impl Room {
@@ -128,6 +133,8 @@ impl Room {
             inputs: Vec::new(),
             records: Vec::new(),
             last_prompt: None,
+            rematch: [false, false],
+            match_number: 1,
         };
         if let Some(level) = room.config.bot {
             room.seats[1] = Some(Occupant::Bot {
@@ -218,8 +225,23 @@ impl Room {
     }
 
     /// 1-based number of the current (or last) game; 0 before the first.
+    /// It counts on across rematches (each game has its own server seed
+    /// and record).
     pub fn game_number(&self) -> u32 {
         self.game_number
+    }
+
+    /// 1 for the room's first match, 2 after the first rematch, …
+    pub fn match_number(&self) -> u32 {
+        self.match_number
+    }
+
+    /// The seats that have asked for a rematch of the finished match.
+    pub fn rematch_offers(&self) -> Vec<SeatId> {
+        SeatId::BOTH
+            .into_iter()
+            .filter(|s| self.rematch[s.index()])
+            .collect()
     }
 
     /// A seat as everyone may see it.
