@@ -17,6 +17,7 @@ mod games;
 mod node_proc;
 mod partition;
 mod quotas;
+mod rematch;
 mod resilience;
 mod routing;
 mod security;
