@@ -52,3 +52,21 @@ pub fn init_data(bot: &str, id: u64) -> String {
     q.push(format!("hash={hash}"));
     q.join("&")
 }
+
+/// `initData` for the Telegram user `user` (its JSON, with an `id`),
+/// signed as Telegram signs it for `bot`, `auth_date` now.
+pub fn init_data_for(bot: &str, user: &serde_json::Value) -> String {
+    let fields = [("auth_date", now().to_string()), ("user", user.to_string())];
+    let check = fields
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let hash = hex::encode(hmac(&hmac(b"WebAppData", bot.as_bytes()), check.as_bytes()));
+    let mut q: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{k}={}", enc(v)))
+        .collect();
+    q.push(format!("hash={hash}"));
+    q.join("&")
+}

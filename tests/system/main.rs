@@ -16,6 +16,7 @@ mod cluster;
 mod games;
 mod node_proc;
 mod partition;
+mod profiles;
 mod quotas;
 mod rematch;
 mod resilience;

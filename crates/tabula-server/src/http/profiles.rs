@@ -192,25 +192,46 @@ pub async fn profiles(state: web::Data<AppState>, q: web::Query<ProfilesQuery>) 
 }
 
 /// `POST /api/me/name` `{"name": "..."}` (or `null` to forget it),
-/// authenticated as `/api/me/games`: 200 with the profile, or 400
-/// `bad_name` and nothing changed. Charged to the room quotas (a write
+/// authenticated as `/api/me/games` (but a token or `initData` is
+/// required: 401 without): 200 with the profile, or 400 `bad_name` and
+/// nothing changed. Charged to the room quotas (a write
 /// on the player's behalf).
 pub async fn set_name(
     req: HttpRequest,
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
-    body: web::Json<SetName>,
+    body: web::Json<serde_json::Value>,
 ) -> HttpResponse {
+    // Without credentials a guest node would mint a guest for this request
+    // alone: a write nobody could ever come back to.
+    let creds = super::credentials(&req, &q);
+    if creds.token.is_none() && creds.init_data.is_none() {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "sign in first: a session token (as welcome gives it) or initData",
+        );
+    }
     let l = match login(&state, &req, &q) {
         Ok(l) => l,
         Err(r) => return *r,
     };
-    let Some(name) = body.into_inner().name else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::BadRequest,
-            "name is required: a string, or null to go back to the name you had",
-        );
+    // An object only (serde would read a struct from an array too).
+    let body = body.into_inner();
+    let read = match body.is_object() {
+        true => serde_json::from_value::<SetName>(body).map_err(|e| e.to_string()),
+        false => Err("send an object: {\"name\": \"...\"}".to_string()),
+    };
+    let name = match read {
+        Ok(SetName { name: Some(name) }) => name,
+        Ok(SetName { name: None }) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadRequest,
+                "name is required: a string, or null to go back to the name you had",
+            );
+        }
+        Err(e) => return error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, e),
     };
     // A bad name costs nothing; a good one is a write.
     if let Some(n) = &name
