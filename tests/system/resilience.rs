@@ -133,9 +133,18 @@ async fn a_client_that_does_not_come_back_forfeits() {
     drop(b);
     let left = a.until(|m| m["type"] == "opponent_left").await;
     assert!(left["message"].is_string());
+    // Issue 22: the disconnection as a key with params, for the client to
+    // word ("Your opponent left"; "Black left and did not come back").
+    assert_eq!(left["key"], "opponentLeft", "{left}");
+    assert_eq!(left["params"], json!({"seat": "b"}), "{left}");
+    let how = a
+        .until(|m| m["type"] == "chat" && m["key"] == "disconnected")
+        .await;
+    assert_eq!(how["params"], json!({"seat": "b"}), "{how}");
     let g = a.until(|m| m["type"] == "game_over").await;
     assert_eq!(g["result"], "win");
     assert_eq!(g["kind"], "mars", "nobody has borne off: mars");
+    assert_eq!(g["key"], "gameWon", "{g}");
 }
 
 #[tokio::test]
