@@ -512,6 +512,77 @@ async fn a_bot_replaces_a_player_who_leaves_when_the_room_allows_it() {
     );
 }
 
+/// Issue 22's undo: `preview` answers the asker alone with what his turn
+/// offers after tentative steps, changes nothing (no version, nothing to
+/// the opponent), refuses as `move` would, and says when the steps finish
+/// the turn, which `turn` then plays.
+#[tokio::test]
+async fn previews_answer_the_asker_alone_and_change_nothing() {
+    let _one = common::one().await;
+    let node = start(test_settings());
+    for game in ["long_nardy", "backgammon"] {
+        let room = create_room(node.addr, json!({"game": game})).await;
+        let mut a = Client::connect(node.addr, "pia").await;
+        let mut b = Client::connect(node.addr, "pim").await;
+        a.join(&room).await;
+        b.join(&room).await;
+        both_ready(&mut a, &mut b).await;
+        let mut checked = false;
+        for _ in 0..200 {
+            let st = state(node.addr, &room).await;
+            let Some((seat, cmd)) = next_command(&st) else {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                continue;
+            };
+            let (c, other) = if seat == "a" {
+                (&mut a, &mut b)
+            } else {
+                (&mut b, &mut a)
+            };
+            if cmd["type"] != "move" {
+                let r = c.call(cmd.clone()).await;
+                assert_ne!(r["type"], "error", "{cmd}: {r}");
+                continue;
+            }
+            let play = st["moves"]["sequences"][0].as_str().unwrap().to_string();
+            let steps: Vec<&str> = play.split([',', ' ']).filter(|s| !s.is_empty()).collect();
+            if steps.len() < 2 {
+                let r = c.call(json!({"type": "turn", "play": play})).await;
+                assert_ne!(r["type"], "error", "{play}: {r}");
+                continue;
+            }
+            let mark = other.seen.len();
+            let r = c.call(json!({"type": "preview", "play": steps[0]})).await;
+            assert_eq!(r["type"], "preview", "{r}");
+            assert_eq!(r["complete"], false, "{r}");
+            assert!(!r["firstSteps"].as_array().unwrap().is_empty(), "{r}");
+            assert!(r.get("version").is_none(), "a preview has no version: {r}");
+            let whole = c.call(json!({"type": "preview", "play": play})).await;
+            assert_eq!(whole["complete"], true, "{whole}");
+            let bad = c.call(json!({"type": "preview", "play": "1-2"})).await;
+            assert_eq!(bad["type"], "error", "{bad}");
+            let theirs = other
+                .call(json!({"type": "preview", "play": steps[0]}))
+                .await;
+            assert_eq!(theirs["code"], "not_your_turn", "{theirs}");
+            let after = state(node.addr, &room).await;
+            assert_eq!(after["version"], st["version"], "nothing applied");
+            assert_eq!(after["board"], st["board"]);
+            assert!(
+                !other.seen[mark..]
+                    .iter()
+                    .any(|m| m["type"] == "preview" || m["event"]["type"] == "moved"),
+                "the opponent saw none of it"
+            );
+            let r = c.call(json!({"type": "turn", "play": play})).await;
+            assert_eq!(r["type"], "event", "{play}: {r}");
+            checked = true;
+            break;
+        }
+        assert!(checked, "{game}: a turn of two steps or more was previewed");
+    }
+}
+
 /// Issue 22's confirmed turn: `turn` with the whole play is refused with a
 /// clear code and nothing applied when it is not a legal whole turn, is
 /// applied once when resent with its `seq`, and carries long nardy and

@@ -71,6 +71,15 @@ pub enum ClientMsg {
         #[serde(with = "play")]
         play: Vec<(Spot, Spot)>,
     },
+    /// What the turn would offer after these tentative steps (answered
+    /// by `preview`, to the asker only; nothing is played). A client that
+    /// lets its player undo steps asks it after each local step, then
+    /// sends the confirmed steps with `turn`.
+    Preview {
+        /// The tentative steps, in order.
+        #[serde(with = "play")]
+        play: Vec<(Spot, Spot)>,
+    },
     /// Resign the game.
     Resign,
     /// Offer a double.
@@ -128,6 +137,7 @@ impl ClientMsg {
             ClientMsg::Move { .. } => "move",
             ClientMsg::ThudMove { .. } => "thudMove",
             ClientMsg::Turn { .. } => "turn",
+            ClientMsg::Preview { .. } => "preview",
             ClientMsg::Resign => "resign",
             ClientMsg::Double => "double",
             ClientMsg::Take => "take",
@@ -178,6 +188,7 @@ impl ClientMsg {
             ClientMsg::Join { .. }
             | ClientMsg::Resume { .. }
             | ClientMsg::Ping
+            | ClientMsg::Preview { .. }
             | ClientMsg::Hint { .. } => return None,
         })
     }
@@ -227,6 +238,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "move",
     "thudMove",
     "turn",
+    "preview",
     "resign",
     "double",
     "take",
@@ -250,6 +262,11 @@ pub const MAX_TURN_STEPS: usize = 4;
 /// A turn's steps as the wire writes them: `"24-18,18-13"`, the steps
 /// separated by commas or spaces, each read by [`Spot::parse_step`]; a
 /// step folded as backgammon writes it, `8/5(2)`, is that step twice.
+/// The `play` text of a server message (the same notation as `turn`'s).
+pub(crate) mod play_text {
+    pub use super::play::{deserialize, serialize};
+}
+
 mod play {
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
     use tabula_room::Spot;

@@ -140,6 +140,26 @@ pub enum ServerMsg {
         /// The plays, best first. (No `version`: a hint changes nothing.)
         plays: Vec<HintPlay>,
     },
+    /// Answer to `preview`: what the rest of the turn offers after the
+    /// tentative steps, to this player only. Nothing changed and nobody
+    /// else saw them (no `version`).
+    #[serde(rename = "preview", rename_all = "camelCase")]
+    Preview {
+        /// The client's `seq`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        /// The tentative steps, as asked (`"24-18,18-13"`).
+        #[serde(with = "crate::client::play_text")]
+        play: Vec<(tabula_room::Spot, tabula_room::Spot)>,
+        /// Whether they finish the turn: `turn` with them would be played.
+        complete: bool,
+        /// Dice still to play (empty when complete).
+        dice_left: Vec<u8>,
+        /// The legal next steps, as in `possibleMoves`.
+        first_steps: Vec<String>,
+        /// The rest of the turn, as in `possibleMoves`.
+        sequences: Vec<String>,
+    },
     /// Answer to `ping`.
     #[serde(rename = "pong")]
     Pong {
@@ -179,6 +199,7 @@ impl ServerMsg {
             | ServerMsg::Ack { seq, .. }
             | ServerMsg::Pong { seq }
             | ServerMsg::Hint { seq, .. }
+            | ServerMsg::Preview { seq, .. }
             | ServerMsg::Error { seq, .. } => *seq,
             _ => None,
         }

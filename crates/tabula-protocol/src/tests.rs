@@ -202,7 +202,7 @@ fn every_room_command_has_one_wire_form_and_back() {
     }
     // And the other way: every client type that is a command is one above.
     for t in CLIENT_TYPES {
-        if !["join", "resume", "ping", "hint"].contains(t) {
+        if !["join", "resume", "ping", "hint", "preview"].contains(t) {
             assert!(kinds.contains(t), "{t} maps to no command");
         }
     }
@@ -316,6 +316,44 @@ fn a_numeric_type_is_refused() {
         }
     );
     assert!(parse_client(r#"{ "type" : "rollDice" }"#).is_ok());
+}
+
+#[test]
+fn a_preview_reads_as_a_turn_does_and_its_answer_spells_the_steps() {
+    let steps = |text: &str| match parse_client(text).map(|f| f.msg) {
+        Ok(ClientMsg::Preview { play }) => Ok(play),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => Err(e.code),
+    };
+    let p = |n| Spot::Point(n);
+    assert_eq!(
+        steps(r#"{"type":"preview","play":"13/7 8/7*"}"#),
+        Ok(vec![(p(13), p(7)), (p(8), p(7))])
+    );
+    assert_eq!(
+        steps(r#"{"type":"preview","play":""}"#),
+        Err(ErrorCode::BadMessage)
+    );
+    assert_eq!(
+        steps(r#"{"type":"preview","play":"1-2,2-3,3-4,4-5,5-6"}"#),
+        Err(ErrorCode::BadMessage)
+    );
+    assert_eq!(ClientMsg::Preview { play: vec![] }.to_command(), None);
+    let answer = ServerMsg::Preview {
+        seq: Some(3),
+        play: vec![(p(13), p(7)), (Spot::Bar, p(22))],
+        complete: false,
+        dice_left: vec![6],
+        first_steps: vec!["24/18".into()],
+        sequences: vec!["24/18".into()],
+    };
+    assert_eq!(
+        serde_json::to_value(&answer).unwrap(),
+        serde_json::json!({"type": "preview", "seq": 3, "play": "13-7,bar-22", "complete": false,
+            "diceLeft": [6], "firstSteps": ["24/18"], "sequences": ["24/18"]})
+    );
+    assert_eq!(answer.seq(), Some(3));
+    assert_eq!(answer.version(), None);
 }
 
 #[test]

@@ -7,8 +7,8 @@ use common::*;
 use tabula_long::{Opening, Setup, Variant};
 use tabula_room::{
     Audience, BotNeed, Command, EVENT_LOG_KEEP, EndReason, EngineError, Envelope, Event,
-    GameOptions, GameResult, MovesView, Phase, PlayerResult, ResultKind, RoomConfig, RoomError,
-    SeatId, Spot, Stake, StartPosition, fair,
+    GameOptions, GameResult, MovesView, Phase, PlayerId, PlayerResult, ResultKind, RoomConfig,
+    RoomError, SeatId, Spot, Stake, StartPosition, fair,
 };
 
 fn white_first() -> GameOptions {
@@ -921,6 +921,64 @@ fn a_whole_turn_is_applied_at_once_or_not_at_all() {
     let back = tabula_room::Room::restore(&t.room.snapshot()).unwrap();
     assert_eq!(back.view().board, t.room.view().board);
     assert_eq!(back.version(), t.room.version());
+}
+
+#[test]
+fn a_preview_offers_what_the_step_would_and_changes_nothing() {
+    // Given A to move 6-5 from the start
+    let config = scripted(white_first(), &[[6, 5], [3, 1]]);
+    let mut t = Table::started(config.clone());
+    let carol = PlayerId::new("carol");
+    assert_eq!(
+        t.room.preview(&carol, &steps_of("24-18")).unwrap_err(),
+        RoomError::NotSeated
+    );
+    let alice_id = PlayerId::new("alice");
+    let bob_id = PlayerId::new("bob");
+    assert_eq!(
+        t.room.preview(&alice_id, &steps_of("24-18")).unwrap_err(),
+        RoomError::MustRollFirst
+    );
+    t.ok(alice(), Command::RollDice);
+    let (first, sequences, _) = t.possible();
+    let version = t.room.version();
+    let board = t.room.view().board;
+    assert_eq!(
+        t.room.preview(&bob_id, &steps_of("24-18")).unwrap_err(),
+        RoomError::NotYourTurn
+    );
+    assert!(matches!(
+        t.room.preview(&alice_id, &steps_of("1-2")).unwrap_err(),
+        RoomError::Illegal(_)
+    ));
+
+    // Every first step previews exactly what playing it offers next,
+    // in whichever order the dice are used.
+    for step in &first {
+        let preview = t
+            .room
+            .preview(&alice_id, &steps_of(step))
+            .unwrap()
+            .expect("one die is left");
+        let mut s = Table::started(config.clone());
+        s.ok(alice(), Command::RollDice);
+        s.step(SeatId::A, step);
+        let (next, rest, dice_left) = s.possible();
+        assert_eq!(preview.first_steps, next, "after {step}");
+        assert_eq!(preview.sequences, rest, "after {step}");
+        assert_eq!(preview.dice_left, dice_left, "after {step}");
+        // And each offered next step finishes the turn.
+        for second in &next {
+            let both = steps_of(&format!("{step},{second}"));
+            assert_eq!(t.room.preview(&alice_id, &both).unwrap(), None);
+        }
+    }
+    for whole in &sequences {
+        assert_eq!(t.room.preview(&alice_id, &steps_of(whole)).unwrap(), None);
+    }
+    assert_eq!(t.room.version(), version, "a preview changes nothing");
+    assert_eq!(t.room.view().board, board);
+    assert!(t.room.view().moves.is_some());
 }
 
 #[test]

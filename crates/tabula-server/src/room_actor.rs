@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use actix::prelude::*;
 use tabula_backplane::{Backplane, RoomEntry};
 use tabula_protocol::{ClientFrame, ClientMsg, ErrorCode, ServerMsg};
-use tabula_room::{Command, GameKind, Phase, PlayerId, Room, RoomView, SeatId};
+use tabula_room::{Command, GameKind, Phase, PlayerId, Room, RoomView, SeatId, Spot};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::bot::{BotBrain, BotFactory};
@@ -386,6 +386,11 @@ pub fn deliver(addr: &Addr<RoomActor>, conn: u64, frame: &ClientFrame, received:
             version: *version,
             seq,
         }),
+        ClientMsg::Preview { play } => addr.do_send(PreviewReq {
+            conn,
+            seq,
+            steps: play.clone(),
+        }),
         ClientMsg::Hint { rollouts } => addr.do_send(HintReq {
             conn,
             seq,
@@ -408,6 +413,28 @@ pub fn deliver(addr: &Addr<RoomActor>, conn: u64, frame: &ClientFrame, received:
 /// An error message for a session that is not in a room.
 pub fn not_joined(seq: Option<u64>) -> ServerMsg {
     ServerMsg::error(ErrorCode::NotJoined, "join a room first", seq)
+}
+
+/// `preview`: what the requester's turn offers after tentative steps,
+/// answered to that connection only (a pure read of the room).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct PreviewReq {
+    /// The connection.
+    pub conn: u64,
+    /// The client's seq.
+    pub seq: Option<u64>,
+    /// The tentative steps.
+    pub steps: Vec<(Spot, Spot)>,
+}
+
+impl Handler<PreviewReq> for RoomActor {
+    type Result = ();
+
+    fn handle(&mut self, m: PreviewReq, ctx: &mut Context<Self>) {
+        self.host.preview(m.conn, m.seq, &m.steps, &mut self.fx);
+        self.run(ctx);
+    }
 }
 
 /// `hint`: the ranked plays for the requester's roll, computed off the

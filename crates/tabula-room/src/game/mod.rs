@@ -436,6 +436,39 @@ impl Game {
         Ok(())
     }
 
+    /// What the rest of the turn offers after `steps` (a `preview`, which
+    /// a client that lets its player undo asks for before he confirms):
+    /// the steps are played on a copy that is then dropped, so nothing
+    /// changes and nobody else sees them. `None` when they finish the turn.
+    pub(crate) fn preview(
+        &self,
+        seat: SeatId,
+        steps: &[(Spot, Spot)],
+    ) -> Result<Option<crate::MovesView>, RoomError> {
+        let mut trial = self.clone();
+        let mut events = Vec::with_capacity(steps.len() + 2);
+        for &(from, to) in steps {
+            trial.step(seat, from, to, &mut events)?;
+        }
+        if !matches!(trial.stage, Stage::Moving(s) if s == seat) {
+            return Ok(None);
+        }
+        Ok(events.into_iter().rev().find_map(|(_, e)| match e {
+            Event::PossibleMoves {
+                seat: s,
+                dice_left,
+                first_steps,
+                sequences,
+            } if s == seat => Some(crate::MovesView {
+                seat,
+                dice_left,
+                first_steps,
+                sequences,
+            }),
+            _ => None,
+        }))
+    }
+
     fn update_borne_off(&mut self) {
         if let Some(off) = engine!(&self.board, e => e.borne_off()) {
             self.summary.borne_off = off;

@@ -25,8 +25,8 @@ use crate::error::RoomError;
 use crate::event::{Audience, BotNeed, EndReason, Envelope, Event, Phase};
 use crate::game::Game;
 use crate::record::GameRecord;
-use crate::types::{Actor, BotLevel, PlayerId, SeatId};
-use crate::view::Recent;
+use crate::types::{Actor, BotLevel, PlayerId, SeatId, Spot};
+use crate::view::{MovesView, Recent};
 
 pub use input::{Command, Input, RoomConfig, RoomSnapshot};
 /// How many of its latest events a room keeps for `resume`
@@ -210,6 +210,24 @@ impl Room {
         SeatId::BOTH
             .into_iter()
             .find(|s| self.seats[s.index()].as_ref().and_then(Occupant::player) == Some(player))
+    }
+
+    /// What `player`'s turn offers after the tentative `steps` (the
+    /// `preview` command): refused as the same steps sent with `move`
+    /// would be, and it changes nothing (no version, no event, no
+    /// record). `Ok(None)`: the steps finish the turn, which `turn` with
+    /// them would play.
+    pub fn preview(
+        &self,
+        player: &PlayerId,
+        steps: &[(Spot, Spot)],
+    ) -> Result<Option<MovesView>, RoomError> {
+        let seat = self.seat_of(player).ok_or(RoomError::NotSeated)?;
+        if self.phase != Phase::Playing {
+            return Err(RoomError::GameNotStarted);
+        }
+        let game = self.game.as_ref().ok_or(RoomError::GameNotStarted)?;
+        game.preview(seat, steps)
     }
 
     /// The player in a seat (`None` for empty or bot seats).

@@ -24,8 +24,8 @@
 //! The node-wide limit on searches running at once (bots and hints
 //! together) is the actor's ([`crate::searches`]).
 
-use tabula_protocol::{ErrorCode, HintPlay, ServerMsg};
-use tabula_room::{HintRefusal, PlayerId, hint_cost, hint_rollouts, hint_seed};
+use tabula_protocol::{ErrorCode, HintPlay, ServerMsg, room_error_code};
+use tabula_room::{HintRefusal, PlayerId, Spot, hint_cost, hint_rollouts, hint_seed};
 
 use super::{Count, Effect, FastMap, HintJob, HostConfig, RoomHost};
 
@@ -158,6 +158,52 @@ impl<T> RoomHost<T> {
             outcome: code.as_str(),
         }));
         self.send(conn, ServerMsg::error(code, msg, seq), fx);
+    }
+
+    /// `preview` from connection `conn`: what its player's turn offers
+    /// after the tentative `steps`, answered to him alone. A pure read of
+    /// the room: no version, no write, nobody else told.
+    pub fn preview(
+        &mut self,
+        conn: u64,
+        seq: Option<u64>,
+        steps: &[(Spot, Spot)],
+        fx: &mut Vec<Effect<T>>,
+    ) {
+        let Some(c) = self.conns.get(&conn) else {
+            return;
+        };
+        if !self.life.owns() {
+            return;
+        }
+        let msg = match self.room.preview(&c.player, steps) {
+            Ok(moves) => {
+                fx.push(Effect::Count(Count::Command {
+                    kind: "preview",
+                    outcome: "accepted",
+                }));
+                let (complete, dice_left, first_steps, sequences) = match moves {
+                    Some(m) => (false, m.dice_left, m.first_steps, m.sequences),
+                    None => (true, Vec::new(), Vec::new(), Vec::new()),
+                };
+                ServerMsg::Preview {
+                    seq,
+                    play: steps.to_vec(),
+                    complete,
+                    dice_left,
+                    first_steps,
+                    sequences,
+                }
+            }
+            Err(e) => {
+                fx.push(Effect::Count(Count::Command {
+                    kind: "preview",
+                    outcome: "refused",
+                }));
+                ServerMsg::error(room_error_code(&e), e.to_string(), seq)
+            }
+        };
+        self.send(conn, msg, fx);
     }
 
     /// A hint computed (`None`: it failed, and is answered anyway, or the
