@@ -4,42 +4,27 @@
 
 import { Net, api } from './net.js';
 import * as tg from './telegram.js';
-import { renderNardy, targetsFrom, movableFrom, pips, borneOff, applyStep } from './boards/nardy.js';
+import { renderNardy, targetsFrom, movableFrom, pips, borneOff, applyStep, parseSteps } from './boards/nardy.js';
 import { renderThud, thudTargets, parseThud, thudScore } from './boards/thud.js';
 import { sha256hex } from './sha256.js';
+import * as sound from './sound.js';
+import { t, setLang, lang, pickLang, LANGS, STRINGS, has as hasText } from './i18n.js';
 
-const GAMES = {
-  long_nardy: 'Long nardy',
-  backgammon: 'Short nardy',
-  thud: 'Thud!',
-};
-const LEVELS = { 1: 'Easy', 2: 'Medium', 3: 'Hard' };
-const KINDS = {
-  oin: 'Oin',
-  mars: 'Mars',
-  koks: 'Koks',
-  single: 'Single game',
-  gammon: 'Gammon',
-  backgammon: 'Backgammon',
-  drop: 'Double dropped',
-  thudTotals: 'On total points',
-  draw: 'Draw',
-};
-const REASONS = {
-  borneOff: 'all checkers borne off',
-  resigned: 'resignation',
-  stoodUp: 'the loser stood up',
-  disconnected: 'the loser did not come back',
-  dropped: 'a dropped double',
-  roundsOver: 'both rounds played',
-};
+const GAME_KINDS = ['long_nardy', 'backgammon', 'thud'];
+const gameName = (g) => (GAME_KINDS.includes(g) ? t(`game.${g}`) : g);
+const levelName = (l) => ([1, 2, 3].includes(Number(l)) ? t(`level.${l}`) : String(l));
+const KIND_NAMES = ['oin', 'mars', 'koks', 'single', 'gammon', 'backgammon', 'drop', 'thudTotals', 'draw'];
+const kindName = (k) => (KIND_NAMES.includes(k) ? t(`kind.${k}`) : k || '');
+const REASON_NAMES = ['borneOff', 'resigned', 'stoodUp', 'disconnected', 'dropped', 'roundsOver', 'timeout'];
+const reasonName = (r) => (REASON_NAMES.includes(r) && hasText(`reason.${r}`) ? t(`reason.${r}`) : r);
+/** Each game's options: [key, label key, [[value, text key], …]]. */
 const VARIANTS = {
   long_nardy: [
-    ['scoring', 'Scoring', [['oin_mars_koks', 'Oin · mars · koks'], ['oin_mars', 'Oin · mars'], ['single', 'Single point']]],
-    ['opening', 'Who starts', [['opening_roll_plays', 'Opening roll plays'], ['opening_roll_rerolls', 'Opening roll, then reroll'], ['white_first', 'White first']]],
+    ['scoring', 'opt.scoring', [['oin_mars_koks', 'opt.scoring.oin_mars_koks'], ['oin_mars', 'opt.scoring.oin_mars'], ['single', 'opt.scoring.single']]],
+    ['opening', 'opt.opening', [['opening_roll_plays', 'opt.opening.opening_roll_plays'], ['opening_roll_rerolls', 'opt.opening.opening_roll_rerolls'], ['white_first', 'opt.opening.white_first']]],
   ],
-  backgammon: [['scoring', 'Scoring', [['single', 'Single game'], ['gammons', 'Gammons count']]]],
-  thud: [['capture_rule', 'Troll captures', [['zrf', 'All adjacent dwarfs (seed 003)'], ['classic', 'Classic rule']]]],
+  backgammon: [['scoring', 'opt.scoring', [['single', 'opt.bgscoring.single'], ['gammons', 'opt.scoring.gammons']]]],
+  thud: [['capture_rule', 'opt.capture_rule', [['zrf', 'opt.capture_rule.zrf'], ['classic', 'opt.capture_rule.classic']]]],
 };
 
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -67,6 +52,26 @@ function h(spec, attrs, ...kids) {
 
 const params = new URLSearchParams(location.search);
 
+// ---- preferences (localStorage; the settings sheet) ---------------------------
+
+function pref(key, fallback) {
+  try {
+    const v = localStorage.getItem(`tabula.${key}`);
+    return v === null ? fallback : JSON.parse(v);
+  } catch {
+    return fallback;
+  }
+}
+
+function setPref(key, value) {
+  try {
+    localStorage.setItem(`tabula.${key}`, JSON.stringify(value));
+  } catch {}
+}
+
+/** Whether a dice turn waits for Done (with Undo until then); off: each step is sent at once. */
+const confirmTurns = () => pref('confirm', true);
+
 /** What a room screen starts from (also the app's initial values). */
 function roomState(invite) {
   return {
@@ -85,6 +90,17 @@ function roomState(invite) {
     lastMove: null,
     thudRounds: [],
     showResult: true,
+    // This turn's steps, played locally until Done (see "the local turn").
+    local: null,
+    // Events waiting for the animation of the step before them.
+    queue: [],
+    animating: false,
+    // The last turn's steps, marked until the next roll.
+    lastTurn: [],
+    // The move log: [{game}] separators and [{seat, dice, steps, pass, thud}] turns.
+    log: [],
+    hint: null,
+    rematch: null,
   };
 }
 
@@ -107,6 +123,8 @@ const S = {
   error: null,
   botLevel: null,
   inflight: 0,
+  sheet: null,
+  profile: null,
 };
 
 let net;
@@ -159,25 +177,66 @@ const need = () => S.view?.toAct?.need;
 function seatName(seat) {
   const s = S.view?.seats?.[seatIdx(seat)];
   if (!s) return '—';
-  if (seat === S.seat) return 'You';
-  if (s.bot) return `Computer · ${LEVELS[s.bot]}`;
-  if (!s.player) return 'Waiting…';
-  if (s.player.startsWith('tg:')) return 'Opponent';
-  return guestName(s.player);
+  if (seat === S.seat) return t('seat.you');
+  if (s.bot) return t('seat.computer', { level: levelName(s.bot) });
+  if (!s.player) return t('seat.waiting');
+  return playerName(s.player);
 }
 
-/** A guest as others see it: `Guest 3f9a` (its id's first four digits). */
-function guestName(id) {
-  return id.startsWith('guest:') ? `Guest ${id.slice(6, 10)}` : id;
+// ---- names ------------------------------------------------------------------
+// A player is shown by his profile's name (docs/protocol.md, "Profiles"),
+// fetched once per id; until it arrives, or if there is none, as
+// "Opponent": never a raw id.
+
+const names = new Map();
+
+function playerName(id) {
+  if (!id) return t('seat.opponent');
+  if (id === S.player && S.profile?.name) return S.profile.name;
+  const known = names.get(id);
+  if (known === undefined) {
+    names.set(id, null);
+    api('GET', `/api/players/${encodeURIComponent(id)}/profile`)
+      .then((p) => {
+        if (p?.name) {
+          names.set(id, p.name);
+          render();
+        }
+      })
+      .catch(() => {});
+  }
+  return known || t('seat.opponent');
+}
+
+/** How the arbiter's lines and the log name a seat: by colour, or by order in Thud!. */
+function seatWord(seat, g = game()) {
+  if (g === 'thud') return t(seat === 'a' ? 'side.first' : 'side.second');
+  return t(seat === 'a' ? 'side.white' : 'side.black');
+}
+
+/**
+ * The server's narration (an arbiter line, `opponent_left`, `game_over`)
+ * in the player's language, from its `key` and `params`; `null` for a
+ * message without a key this client knows (then its `text` is shown).
+ */
+function narrate(m) {
+  if (!m?.key || !hasText(`n.${m.key}`)) return null;
+  const p = { ...(m.params || {}) };
+  const g = game();
+  for (const k of ['seat', 'loser', 'winner']) if (p[k] === 'a' || p[k] === 'b') p[`${k === 'seat' ? 'side' : k}Name`] = seatWord(p[k], g);
+  p.aName = seatWord('a', g);
+  p.bName = seatWord('b', g);
+  if (p.kind) p.kindName = kindName(p.kind).toLowerCase();
+  return t(`n.${m.key}`, p);
 }
 
 function sideName(seat) {
   if (game() === 'thud') {
     const b = S.view?.board;
     if (!b) return '';
-    return b.dwarfs === seat ? 'Dwarfs' : 'Trolls';
+    return t(b.dwarfs === seat ? 'side.dwarfs' : 'side.trolls');
   }
-  return seat === 'a' ? 'White' : 'Black';
+  return seatWord(seat);
 }
 
 function toast(text, kind = 'info', ms = 2500) {
@@ -253,6 +312,8 @@ function enterRoom(key, invite) {
   clearSel();
   try {
     S.thudRounds = JSON.parse(sessionStorage.getItem(`tabula.rounds.${key}`) || '[]');
+    // The move log of this room as this tab saw it (kept across a reload).
+    S.log = JSON.parse(sessionStorage.getItem(`tabula.log.${key}`) || '[]');
   } catch {}
   history.replaceState(null, '', `${location.pathname}?join=${encodeURIComponent(key)}${location.hash}`);
   net.join(key);
@@ -260,10 +321,16 @@ function enterRoom(key, invite) {
 }
 
 function toLobby() {
-  net.leaveRoom();
+  // A game against the computer is only paused by going back: keep the seat.
+  if (playing() && S.seat && vsComputer()) net.stepAway();
+  else net.leaveRoom();
   S.screen = 'lobby';
   S.view = null;
   S.roomKey = null;
+  S.queue = [];
+  S.animating = false;
+  S.local = null;
+  S.sheet = null;
   history.replaceState(null, '', `${location.pathname}${location.hash}`);
   loadStats();
   render();
@@ -287,14 +354,16 @@ async function loadUnfinished() {
   } catch {}
 }
 
-/** "You lost — Mars · 2 points · the loser did not come back." for a finished game's result. */
+/** "You lost — Mars · 2 points · you did not come back in time." for a finished game's result. */
 function resultSentence(res, seat) {
-  if (!res) return 'Game over.';
-  const who = !seat ? (res.winner ? `${sideName(res.winner)} won` : 'Draw')
-    : res.winner === seat ? 'You won' : res.winner ? 'You lost' : 'Draw';
-  const pts = res.points ? ` · ${res.points} point${res.points === 1 ? '' : 's'}` : '';
-  const why = res.reason ? ` · ${res.reason === 'disconnected' && res.winner !== seat && seat ? 'you did not come back in time' : REASONS[res.reason] || res.reason}` : '';
-  return `${who} — ${KINDS[res.kind] || res.kind || ''}${pts}${why}.`;
+  if (!res) return `${t('result.gameOver')}.`;
+  const who = !seat ? (res.winner ? t('result.sideWon', { side: seatWord(res.winner) }) : t('result.draw'))
+    : res.winner === seat ? t('result.youWon').replace(/!$/, '') : res.winner ? t('result.youLost') : t('result.draw');
+  const pts = res.points ? t('result.points', { n: res.points }) : '';
+  const why = res.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver'
+    ? ` · ${res.reason === 'disconnected' && res.winner !== seat && seat ? t('reason.youDisconnected') : reasonName(res.reason)}`
+    : '';
+  return t('result.sentence', { who, kind: kindName(res.kind), pts, why });
 }
 
 // ---- room actions -------------------------------------------------------------
@@ -317,12 +386,208 @@ function roll() {
 const spot = (s) => (s === 'off' || s === 'bar' ? s : Number(s));
 
 function playPath(path) {
+  sound.play('checker');
+  if (confirmTurns() && isDice()) {
+    localPlay(path);
+    return;
+  }
   // Steps of one tap go out together; nothing is offered until all are echoed.
   S.inflight = path.length;
   for (const [from, to] of path) net.send({ type: 'move', from: spot(from), to: spot(to) });
   clearSel();
   tg.haptic('light');
   render();
+}
+
+// ---- the local turn: undo until Done ---------------------------------------------
+//
+// With confirmation on (the default), the player's steps are drawn on a
+// copy of the position and never sent one by one: after each tap the app
+// asks the server what the rest of the turn offers (`preview`, answered to
+// this player alone), and Undo goes back to the offer before the tap. Done
+// sends the steps as one `turn`, which the server applies atomically. The
+// opponent sees only the confirmed turn. The client still holds no rules:
+// every offer comes from the server.
+
+const stepText = (g, [f, to]) => (g === 'long_nardy' ? `${f}-${to}` : `${f}/${to}`);
+const playText = (g, steps) => steps.map((st) => stepText(g, st)).join(g === 'long_nardy' ? ',' : ' ');
+
+/** Starts the local turn when the player's own offer arrives (confirmation on). */
+function ensureLocal() {
+  const v = S.view;
+  if (!confirmTurns() || !isDice() || !myTurn() || need() !== 'move' || !v.moves || v.moves.seat !== S.seat) return;
+  if (S.local) return;
+  S.local = { offer0: v.moves, groups: [], pos: structuredClone(v.board.position), asking: null, complete: false, sent: false };
+}
+
+const localSteps = () => (S.local ? S.local.groups.flatMap((g) => g.steps) : []);
+/** What the board offers now: the local turn's latest offer, or the server's. */
+function currentMoves() {
+  const L = S.local;
+  if (!L) return S.view?.moves;
+  if (L.asking || L.sent || L.complete) return null;
+  return L.groups.length ? L.groups[L.groups.length - 1].offer : L.offer0;
+}
+
+function localPlay(path) {
+  const L = S.local;
+  if (!L || L.asking || L.sent || L.complete) return;
+  const g = game();
+  const before = structuredClone(L.pos);
+  const me = S.seat === 'a' ? 'white' : 'black';
+  const opp = me === 'white' ? 'black' : 'white';
+  for (const [from, to] of path) {
+    const hit = g === 'backgammon' && to !== 'off' && (L.pos[opp]?.[String(25 - Number(to))] || 0) === 1;
+    if (hit) sound.play('hit');
+    applyStep(g, L.pos, S.seat, String(from), String(to), hit);
+  }
+  L.groups.push({ steps: path.map(([f, to]) => [String(f), String(to)]), before, offer: null });
+  L.asking = playText(g, localSteps());
+  clearSel();
+  tg.haptic('light');
+  net.send({ type: 'preview', play: L.asking });
+  render();
+}
+
+/** A play's steps in one spelling ("24-18,18-13", "13/7 8/7*" and the server's "13-7,8-7" alike). */
+const samePlay = (text) => String(text || '').replace(/\*/g, '').split(/[\s,]+/).filter(Boolean).map((st) => st.split(/[-/]/).join('>')).join(' ');
+
+function onPreview(m) {
+  const L = S.local;
+  if (!L || !L.asking) return;
+  // An answer for steps since undone is not this offer.
+  if (samePlay(m.play) !== samePlay(L.asking)) return;
+  L.asking = null;
+  const top = L.groups[L.groups.length - 1];
+  if (m.complete) {
+    L.complete = true;
+    if (!confirmTurns()) sendTurn();
+  } else {
+    top.offer = { seat: S.seat, diceLeft: m.diceLeft, firstSteps: m.firstSteps, sequences: m.sequences };
+  }
+}
+
+function undo() {
+  const L = S.local;
+  if (!L || L.sent || !L.groups.length) return;
+  const top = L.groups.pop();
+  L.pos = top.before;
+  L.complete = false;
+  L.asking = null;
+  clearSel();
+  tg.haptic('light');
+  render();
+}
+
+function sendTurn() {
+  const L = S.local;
+  if (!L || !L.complete || L.sent) return;
+  L.sent = true;
+  net.send({ type: 'turn', play: playText(game(), localSteps()) });
+  tg.haptic('medium');
+  render();
+}
+
+// ---- the opponent's steps, one after another ------------------------------------
+//
+// Events are applied in order; a step by someone else (the opponent, the
+// computer, or anyone while watching) is drawn sliding from its point to
+// the next before the events after it are applied, so a whole turn that
+// arrives in a few milliseconds is seen step by step.
+
+/** How long one step of someone else's turn slides (settings: normal, fast, off). */
+const stepMs = () => ({ normal: 320, fast: 140, off: 0 })[pref('speed', 'normal')] ?? 320;
+
+function enqueue(e) {
+  S.queue.push(e);
+  pump();
+}
+
+function pump() {
+  while (!S.animating && S.queue.length) {
+    const e = S.queue.shift();
+    const ms = stepMs();
+    const animate = ms > 0 && e.type === 'moved' && e.seat !== S.seat && isDice() && !document.hidden;
+    // A player without a legal move sees his dice and "No moves" before the turn passes.
+    const hold = ms > 0 && e.type === 'turnPassed' && !document.hidden ? 5 * ms : 0;
+    const from = animate ? checkerRect(e.seat, e.from) : null;
+    applyEvent(e);
+    render();
+    if (animate || hold) {
+      S.animating = true;
+      if (animate) slide(e.seat, e.to, from, ms);
+      setTimeout(() => {
+        S.animating = false;
+        pump();
+        render();
+      }, hold || ms + 40);
+    }
+  }
+}
+
+/** The point as the board numbers it for this viewer (backgammon draws each side in the viewer's numbering). */
+function viewPoint(seat, p) {
+  if (p === 'off' || p === 'bar' || game() !== 'backgammon') return String(p);
+  const viewer = S.seat || 'a';
+  return seat === viewer ? String(p) : String(25 - Number(p));
+}
+
+function topChecker(seat, p) {
+  const q = viewPoint(seat, p);
+  const color = seat === 'a' ? 'white' : 'black';
+  const list = [...document.querySelectorAll(`#board .checker[data-point="${q}"]`)].filter((c) => c.classList.contains(color));
+  if (list.length) return list[list.length - 1];
+  if (p === 'off') return document.querySelector(seat === (S.seat || 'a') ? '#board #tray' : '#board #tray-opp');
+  return null;
+}
+
+function checkerRect(seat, p) {
+  const c = topChecker(seat, p);
+  return c ? c.getBoundingClientRect() : null;
+}
+
+function slide(seat, to, fromRect, ms) {
+  const el = topChecker(seat, to);
+  const svg = document.querySelector('#board svg');
+  if (!el || !fromRect || !svg || !el.animate) return;
+  const r = el.getBoundingClientRect();
+  const box = svg.getBoundingClientRect();
+  const vb = svg.viewBox?.baseVal;
+  const k = vb && box.width ? vb.width / box.width : 1;
+  const dx = (fromRect.left + fromRect.width / 2 - (r.left + r.width / 2)) * k;
+  const dy = (fromRect.top + fromRect.height / 2 - (r.top + r.height / 2)) * k;
+  el.classList.add('sliding');
+  S.sliding = true;
+  const end = () => {
+    S.sliding = false;
+    el.classList.remove('sliding');
+  };
+  el.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: 'translate(0, 0)' }], { duration: ms, easing: 'ease-in-out' })
+    .finished.then(end, end);
+}
+
+// ---- the move log -------------------------------------------------------------------
+
+function logTurn(seat, dice) {
+  S.log.push({ seat, dice, steps: [] });
+  saveLog();
+}
+
+function logStep(seat, notation) {
+  let last = S.log[S.log.length - 1];
+  if (!last || last.seat !== seat || last.pass || last.game) {
+    last = { seat, dice: S.view?.dice || null, steps: [] };
+    S.log.push(last);
+  }
+  last.steps.push(notation);
+  saveLog();
+}
+
+function saveLog() {
+  if (S.log.length > 600) S.log.splice(0, S.log.length - 600);
+  try {
+    sessionStorage.setItem(`tabula.log.${S.roomKey}`, JSON.stringify(S.log));
+  } catch {}
 }
 
 function thudPlay(mv) {
@@ -338,13 +603,16 @@ function ask(text, yes, onYes) {
 }
 
 function resign() {
-  ask('Resign this game?', 'Resign', () => net.send({ type: 'resign' }));
+  ask(t('ask.resign'), t('btn.resign'), () => net.send({ type: 'resign' }));
 }
 
 function leave() {
-  if (playing() && S.seat) ask('Leave the room? During a game this loses it.', 'Leave', toLobby);
+  // A game against the computer waits for its player (it pauses): leaving loses nothing.
+  if (playing() && S.seat && !vsComputer()) ask(t('ask.leave'), t('btn.leave'), toLobby);
   else toLobby();
 }
+
+const vsComputer = () => Boolean(S.view?.seats?.some((s) => s.bot));
 
 async function playAgain() {
   const v = S.view;
@@ -382,7 +650,7 @@ async function verifySeed() {
 
 // ---- server messages -------------------------------------------------------
 
-const RESYNC = new Set(['gameStarted', 'doubleOffered', 'doubleTaken', 'doubleDropped', 'endProposed', 'endDeclined', 'thudMoved', 'roundEnded', 'gameEnded', 'matchOver']);
+const RESYNC = new Set(['rematchStarted', 'gameStarted', 'doubleOffered', 'doubleTaken', 'doubleDropped', 'endProposed', 'endDeclined', 'thudMoved', 'roundEnded', 'gameEnded', 'matchOver']);
 
 /** Asks for a fresh full `state` (the answer to `join`), in order with the events. */
 function resync() {
@@ -393,6 +661,10 @@ function onMessage(m) {
   switch (m.type) {
     case 'welcome':
       S.player = m.player;
+      if (m.profile) {
+        S.profile = m.profile;
+        if (m.profile.name) names.set(m.player, m.profile.name);
+      }
       if (S.screen === 'lobby') loadStats();
       break;
     case 'state': {
@@ -405,12 +677,17 @@ function onMessage(m) {
         for (const c of m.state.chat || []) {
           if (!S.chatSeen.has(c.version)) {
             S.chatSeen.add(c.version);
-            S.chat.push({ from: c.from, text: c.text, version: c.version });
+            S.chat.push({ from: c.from, text: c.text, version: c.version, key: c.key, params: c.params });
           }
         }
         S.chat.sort((a, b) => a.version - b.version);
+        // The state is the truth: events still waiting to be drawn are in it.
+        S.queue = [];
+        // A local turn survives a resync of the same offer (a reconnect mid-turn).
+        if (S.local && JSON.stringify(S.local.offer0) !== JSON.stringify(m.state.moves)) S.local = null;
         S.view = m.state;
         S.version = m.state.version;
+        S.rematch = m.state.rematch?.length ? Object.fromEntries(m.state.rematch.map((x) => [x, true])) : null;
         // Steps still unanswered (resent after a reconnect) are still on their way.
         S.inflight = [...net.pending.values()].filter((c) => c.type === 'move').length;
         net.version = S.version;
@@ -419,6 +696,7 @@ function onMessage(m) {
         if (S.sel && !(S.view.moves && movableFrom(S.view.game, S.view.moves).has(S.sel))) clearSel();
         if (first && !S.invite && S.roomKey !== m.room) S.invite = S.roomKey;
         if (S.view.phase === 'finished' && !S.summary) loadSummary();
+        ensureLocal();
         // Back to a game that ended while away (a forfeit, say): say how.
         if (first && S.view.phase === 'finished' && S.view.lastResult && S.seat && !S.ended) {
           S.ended = { result: S.view.lastResult };
@@ -431,12 +709,18 @@ function onMessage(m) {
       if (!S.view || m.version <= S.version) break;
       S.version = m.version;
       net.version = m.version;
-      applyEvent(m.event);
+      enqueue(m.event);
+      break;
+    case 'preview':
+      onPreview(m);
+      break;
+    case 'hint':
+      if (S.hint) S.hint = { plays: m.plays || [] };
       break;
     case 'chat':
       if (!S.chatSeen.has(m.version)) {
         S.chatSeen.add(m.version);
-        S.chat.push({ from: m.from, text: m.text, version: m.version });
+        S.chat.push({ from: m.from, text: m.text, version: m.version, key: m.key, params: m.params });
         S.chat.sort((a, b) => a.version - b.version);
       }
       if (S.view && m.version > S.version) {
@@ -457,7 +741,7 @@ function onMessage(m) {
       loadStats();
       break;
     case 'opponent_left':
-      toast(m.message || 'Your opponent left', 'warn', 4000);
+      toast(narrate(m) || t('toast.opponentLeft'), 'warn', 4000);
       break;
     case 'error':
       // A refused command: a roll that was refused (rate limited, the
@@ -472,15 +756,25 @@ function onMessage(m) {
       if ((m.code === 'room_full' || m.code === 'game_in_progress' || m.code === 'match_finished') && S.roomKey && !S.view && !net.room?.spectate) {
         // Both seats are taken: watch instead.
         net.join(S.roomKey, true);
-        toast('The room is full: you are watching.', 'info', 3000);
+        toast(t('toast.full'), 'info', 3000);
       } else if (m.code === 'room_not_found') {
         // Unknown code, or (a single node restarted without a shared store) the room is gone.
-        if (S.view) m.message = 'This room no longer exists on the server.';
+        if (S.view) m.message = t('toast.gone');
         S.error = m.message;
         S.screen = 'lobby';
         S.roomKey = null;
         net.room = null;
-      } else if (m.code === 'illegal_move' || m.code === 'not_your_turn' || m.code === 'already_rolled') {
+      } else if (S.local?.asking && m.code !== 'rate_limited') {
+        // The server refused the tentative step: take it back.
+        undo();
+        toast(m.message, 'error');
+      } else if (S.local?.sent) {
+        S.local = null;
+        toast(m.message, 'error');
+        resync();
+      } else if (S.hint && (m.code === 'hints_disabled' || m.code === 'not_time_for_hint' || m.code === 'hint_pending')) {
+        S.hint = { plays: [], error: m.message };
+      } else if (m.code === 'illegal_move' || m.code === 'not_your_turn' || m.code === 'already_rolled' || m.code === 'incomplete_turn') {
         S.inflight = 0;
         toast(m.message, 'error');
         resync();
@@ -535,6 +829,10 @@ function applyEvent(e) {
       v.seats[i].ready = true;
       break;
     case 'gameStarted':
+      S.log.push({ game: (v.gameNumber || 0) + 1 });
+      saveLog();
+      S.rematch = null;
+      S.lastTurn = [];
       S.commitment = e.commitment;
       S.gameOver = null;
       S.ended = null;
@@ -545,10 +843,13 @@ function applyEvent(e) {
       break;
     case 'openingRoll': {
       const last = e.rolls[e.rolls.length - 1] || [];
-      toast(`Opening roll ${last[0]}–${last[1]}: ${e.starter === S.seat ? 'you start' : `${sideName(e.starter)} starts`}`);
+      toast(t('toast.opening', { a: last[0], b: last[1], who: e.starter === S.seat ? t('toast.youStart') : t('toast.starts', { side: sideName(e.starter) }) }));
       break;
     }
     case 'turnStarted':
+      S.local = null;
+      S.hint = null;
+      S.noMoves = null;
       v.toAct = { seat: e.seat, need: 'roll' };
       S.inflight = 0;
       v.dice = null;
@@ -560,15 +861,22 @@ function applyEvent(e) {
     case 'diceRolled':
       v.dice = e.dice;
       v.toAct = { seat: e.seat, need: 'move' };
+      S.lastTurn = [];
+      logTurn(e.seat, e.dice);
+      sound.play('dice');
       break;
     case 'possibleMoves':
       v.moves = { seat: e.seat, diceLeft: e.diceLeft, firstSteps: e.firstSteps, sequences: e.sequences };
       if (S.sel && !movableFrom(v.game, v.moves).has(S.sel)) clearSel();
       else if (S.sel) S.targets = targetsFrom(v.game, v.moves, S.sel);
+      ensureLocal();
       break;
     case 'moved':
       if (v.board?.position) applyStep(v.game, v.board.position, e.seat, String(e.from), String(e.to), e.hit);
       S.lastMove = { seat: e.seat, from: String(e.from), to: String(e.to) };
+      S.lastTurn.push(S.lastMove);
+      logStep(e.seat, e.notation || stepText(v.game, [e.from, e.to]));
+      if (e.seat !== S.seat) sound.play(e.hit ? 'hit' : 'checker');
       // The offer was for the position before this step; the next one follows.
       v.moves = null;
       if (e.seat === S.seat) {
@@ -579,11 +887,19 @@ function applyEvent(e) {
       break;
     case 'turnPassed':
       v.moves = null;
-      toast(e.seat === S.seat ? `No moves (${e.dice.join('–')}) — your turn passes` : `No moves for ${seatName(e.seat)} (${e.dice.join('–')})`, 'info', 3000);
+      S.log.push({ seat: e.seat, dice: e.dice, pass: true });
+      saveLog();
+      S.lastTurn = [];
+      S.noMoves = { seat: e.seat, dice: e.dice };
+      v.dice = e.dice;
+      toast(e.seat === S.seat ? t('toast.noMovesYou', { dice: e.dice.join('–') }) : t('toast.noMoves', { who: seatName(e.seat), dice: e.dice.join('–') }), 'info', 3000);
       break;
     case 'thudMoved':
       S.lastMove = parseThud(e.notation);
-      if (e.captured) toast(`${e.notation}: ${e.captured} captured`, 'info', 2000);
+      S.log.push({ seat: e.seat, thud: e.notation });
+      saveLog();
+      sound.play(e.captured ? 'hit' : 'checker');
+      if (e.captured) toast(t('toast.captured', { notation: e.notation, n: e.captured }), 'info', 2000);
       break;
     case 'roundEnded':
       S.thudRounds[e.round - 1] = e.points;
@@ -597,7 +913,25 @@ function applyEvent(e) {
     case 'playerReconnected':
       v.seats[i].disconnectDeadline = null;
       break;
+    case 'rematchOffered':
+      S.rematch = { ...(S.rematch || {}), [e.seat]: true };
+      if (e.seat !== S.seat && S.seat) toast(t('toast.rematchAsked'), 'info', 4000);
+      break;
+    case 'rematchDeclined':
+      if (S.rematch) toast(t('toast.rematchDeclined'), 'warn', 3000);
+      S.rematch = null;
+      break;
+    case 'rematchStarted':
+      // The seats swap (so do the colours): the state that follows says which is ours now.
+      S.rematch = null;
+      S.gameOver = null;
+      S.ended = null;
+      S.summary = null;
+      S.showResult = false;
+      break;
     case 'gameEnded':
+      if (S.seat) sound.play(e.result?.winner === S.seat ? 'win' : e.result?.winner ? 'loss' : 'checker');
+      S.local = null;
       S.ended = e;
       v.lastResult = e.result;
       v.score = e.matchScore;
@@ -620,7 +954,7 @@ function boardPointerDown(ev) {
   drag = { x: ev.clientX, y: ev.clientY, t, moved: false, ghost: null, id: ev.pointerId };
   if (isDice() && myTurn() && need() === 'move' && !S.inflight && t?.dataset.point) {
     const p = t.dataset.point;
-    if (movableFrom(game(), S.view.moves).has(p) && t.classList.contains('checker')) {
+    if (movableFrom(game(), currentMoves()).has(p) && t.classList.contains('checker')) {
       drag.from = p;
     }
   }
@@ -662,7 +996,7 @@ function select(p, keep) {
     clearSel();
   } else {
     S.sel = p;
-    S.targets = targetsFrom(game(), S.view.moves, p);
+    S.targets = targetsFrom(game(), currentMoves(), p);
     tg.haptic('select');
   }
   render();
@@ -683,7 +1017,7 @@ function tap(t) {
     playPath(S.targets.get(p));
     return;
   }
-  if (p && movableFrom(game(), v.moves).has(p)) {
+  if (p && movableFrom(game(), currentMoves()).has(p)) {
     select(p);
     return;
   }
@@ -734,49 +1068,53 @@ function render() {
 function header(title, left) {
   const theme = tg.active()
     ? null
-    : h('button.icon#theme', { title: 'Theme', onclick: cycleTheme, text: { auto: '◐', light: '☀', dark: '☾' }[document.documentElement.dataset.themeChoice || 'auto'] });
+    : h('button.icon#theme', { title: t('btn.theme'), 'aria-label': t('btn.theme'), onclick: cycleTheme, text: { auto: '◐', light: '☀', dark: '☾' }[document.documentElement.dataset.themeChoice || 'auto'] });
   let conn = null;
   if (S.conn === 'replaced') {
-    conn = h('button.conn#conn-status', { onclick: () => { S.conn = 'connecting'; net.connect(); render(); } }, 'Opened in another window — use here');
+    conn = h('button.conn#conn-status', { onclick: () => { S.conn = 'connecting'; net.connect(); render(); } }, t('conn.replaced'));
   } else if (S.conn !== 'online') {
-    conn = h('span.conn#conn-status', { text: S.conn === 'reconnecting' ? 'Reconnecting…' : 'Connecting…' });
+    conn = h('span.conn#conn-status', { text: S.conn === 'reconnecting' ? t('conn.reconnecting') : t('conn.connecting') });
   }
-  return h('header.top', left, h('h1', title), conn, theme);
+  const rules = h('button.icon#rules-button', { title: t('btn.rules'), 'aria-label': t('btn.rules'), onclick: () => openSheet('rules', S.screen === 'room' ? game() : S.lobby.game), text: '?' });
+  const settings = h('button.icon#settings', { title: t('btn.settings'), 'aria-label': t('btn.settings'), onclick: () => openSheet('settings'), text: '⚙' });
+  return h('header.top', left, h('h1', title), conn, rules, settings, theme);
 }
 
 function renderLobby(app) {
   const L = S.lobby;
   const opts = (L.options[L.game] = L.options[L.game] || {});
-  const gameButtons = Object.entries(GAMES).map(([g, name]) =>
-    h(`button.seg${g === L.game ? '.on' : ''}`, { 'data-game': g, onclick: () => { L.game = g; render(); } }, name),
+  const gameButtons = GAME_KINDS.map((g) =>
+    h(`button.seg${g === L.game ? '.on' : ''}`, { 'data-game': g, 'aria-pressed': String(g === L.game), onclick: () => { L.game = g; render(); } }, gameName(g)),
   );
   const variantRows = VARIANTS[L.game].map(([key, label, choices]) =>
-    h('label.row', h('span', label), h('select', { 'data-opt': key, onchange: (e) => { opts[key] = e.target.value; } },
-      choices.map(([val, text]) => h('option', { value: val, selected: (opts[key] || choices[0][0]) === val }, text)))),
+    h('label.row', h('span', t(label)), h('select', { 'data-opt': key, onchange: (e) => { opts[key] = e.target.value; } },
+      choices.map(([val, text]) => h('option', { value: val, selected: (opts[key] || choices[0][0]) === val }, t(text))))),
   );
   if (L.game !== 'thud') {
-    variantRows.push(h('label.row', h('span', 'Match'), h('select#match-length', { onchange: (e) => { L.matchLength = Number(e.target.value); } },
-      [1, 3, 5, 7].map((n) => h('option', { value: n, selected: L.matchLength === n }, n === 1 ? 'One game' : `To ${n} points (cube)`)))));
+    variantRows.push(h('label.row', h('span', t('opt.match')), h('select#match-length', { onchange: (e) => { L.matchLength = Number(e.target.value); } },
+      [1, 3, 5, 7].map((n) => h('option', { value: n, selected: L.matchLength === n }, n === 1 ? t('opt.match.1') : t('opt.match.n', { n }))))));
   }
   const st = S.stats;
   const statsBox = st && st.games
-    ? h('section.card.stats', h('h2', 'Your results'), statsTable(st))
+    ? h('section.card.stats', h('h2', t('lobby.results')), statsTable(st))
     : null;
   const page = h('main.lobby',
-    header('Tabula'),
+    header(t('lobby.title')),
     S.error ? h('p.error#lobby-error', S.error) : null,
+    S.toast ? h(`p.toast.${S.toast.kind}#toast`, S.toast.text) : null,
     continueCards(),
-    h('section.card', h('h2', 'Game'), h('div.segs', gameButtons), variantRows),
-    h('section.card', h('h2', 'Play the computer'),
-      h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${LEVELS[l].toLowerCase()}`, { onclick: () => createRoom(l) }, LEVELS[l])))),
-    h('section.card', h('h2', 'Play a person'),
+    h('section.card', h('h2', t('lobby.game')), h('div.segs', gameButtons), variantRows, h('button.link#rules', { onclick: () => openSheet('rules', L.game) }, t('btn.rules'))),
+    h('section.card', h('h2', t('lobby.computer')),
+      h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${['easy', 'medium', 'hard'][l - 1]}`, { onclick: () => createRoom(l), title: t(`level.${l}.about`) }, levelName(l)))),
+      h('p.levels-about', [1, 2, 3].map((l) => h('span', h('b', levelName(l)), ' — ', t(`level.${l}.about`))))),
+    h('section.card', h('h2', t('lobby.person')),
       S.searching
-        ? h('div.row', h('span.spin'), h('span', 'Looking for an opponent…'), h('button#cancel-search', { onclick: () => S.searching?.abort() }, 'Cancel'))
-        : h('div.row2', h('button.big#quick-match', { onclick: quickMatch }, 'Quick match'), h('button.big#create-room', { onclick: () => createRoom(null) }, 'Invite a friend')),
+        ? h('div.row', h('span.spin'), h('span', t('lobby.searching')), h('button#cancel-search', { onclick: () => S.searching?.abort() }, t('btn.cancel')))
+        : h('div.row2', h('button.big#quick-match', { onclick: quickMatch }, t('lobby.quick')), h('button.big#create-room', { onclick: () => createRoom(null) }, t('lobby.invite'))),
       h('form.row#join-form', { onsubmit: (e) => { e.preventDefault(); const c = $('#join-code').value.trim(); if (c) enterRoom(c); } },
-        h('input#join-code', { placeholder: 'Invite code', autocomplete: 'off', maxlength: 32 }), h('button', { type: 'submit' }, 'Join'))),
+        h('input#join-code', { placeholder: t('lobby.code'), 'aria-label': t('lobby.code'), autocomplete: 'off', maxlength: 32 }), h('button', { type: 'submit' }, t('btn.join')))),
     statsBox,
-    h('footer.note', S.player ? `Signed in as ${S.player.startsWith('tg:') ? 'Telegram user' : S.player}` : ''),
+    h('footer.note#me', S.player ? t('lobby.signedIn', { name: playerName(S.player) }) : ''),
   );
   app.replaceChildren(page);
 }
@@ -785,7 +1123,7 @@ function renderLobby(app) {
 function continueCards() {
   const list = S.unfinished || [];
   if (!list.length) return null;
-  return h('section.card.continue#continue', h('h2', 'Continue'),
+  return h('section.card.continue#continue', h('h2', t('lobby.continue')),
     list.map((g) => {
       const board = h('div.mini-board', { 'aria-hidden': 'true' });
       if (g.board && g.game !== 'thud') {
@@ -794,24 +1132,24 @@ function continueCards() {
         renderThud(board, { position: g.board.position, legalMoves: [], mine: null, myTurn: false, targets: new Map() });
       }
       const mine = seatIdx(g.yourSeat);
-      const score = g.matchLength > 1 ? ` · ${g.score[mine]}–${g.score[1 - mine]} of ${g.matchLength}` : '';
+      const score = g.matchLength > 1 ? t('lobby.score', { mine: g.score[mine], theirs: g.score[1 - mine], n: g.matchLength }) : '';
       const ago = Math.max(1, Math.round((Date.now() - g.pausedAt) / 60000));
-      const when = ago < 60 ? `${ago} min ago` : ago < 2880 ? `${Math.round(ago / 60)} h ago` : `${Math.round(ago / 1440)} days ago`;
+      const when = ago < 60 ? t('ago.min', { n: ago }) : ago < 2880 ? t('ago.h', { n: Math.round(ago / 60) }) : t('ago.days', { n: Math.round(ago / 1440) });
       return h('button.continue-game', { 'data-room': g.roomId, onclick: () => enterRoom(g.roomId) },
         board,
-        h('span.continue-text', h('b', `${GAMES[g.game] || g.game} vs ${LEVELS[g.bot] || 'computer'}`), h('span', `Left ${when}${score}`)));
+        h('span.continue-text', h('b', t('lobby.vs', { game: gameName(g.game), level: levelName(g.bot) })), h('span', t('lobby.left', { when, score }))));
     }));
 }
 
 function statsTable(st) {
-  const rows = [h('p', `Games ${st.games} · points won ${st.wins} · lost ${st.losses}${st.draws ? ` · draws ${st.draws}` : ''} · mars won ${st.marsWins} / lost ${st.marsLosses}`)];
+  const rows = [h('p', t('stats.line', { games: st.games, wins: st.wins, losses: st.losses }) + (st.draws ? t('stats.draws', { n: st.draws }) : '') + t('stats.mars', { won: st.marsWins, lost: st.marsLosses }))];
   const lv = Object.entries(st.byBotLevel || {});
   if (lv.length) {
     rows.push(h('table.levels',
-      h('tr', h('th', 'vs computer'), h('th', 'W'), h('th', 'L'), h('th', 'Win rate'), h('th', 'Streak'), h('th', 'Best')),
+      h('tr', h('th', t('stats.vsComputer')), h('th', t('stats.w')), h('th', t('stats.l')), h('th', t('stats.rate')), h('th', t('stats.streak')), h('th', t('stats.best'))),
       lv.map(([l, s]) => {
         const n = s.wins + s.losses;
-        return h('tr', { 'data-level': l }, h('td', LEVELS[l] || l), h('td', s.wins), h('td', s.losses),
+        return h('tr', { 'data-level': l }, h('td', levelName(l)), h('td', s.wins), h('td', s.losses),
           h('td', n ? `${Math.round((100 * s.wins) / n)}%` : '—'), h('td', s.currentStreak > 0 ? `+${s.currentStreak}` : s.currentStreak), h('td', s.bestStreak));
       })));
   }
@@ -829,7 +1167,7 @@ function ensureRoomSkeleton(app) {
       if (t) net.send({ type: 'chat', text: t });
       inp.value = '';
     },
-  }, h('input#chat-input', { placeholder: 'Message', maxlength: 500, autocomplete: 'off' }), h('button', { type: 'submit' }, 'Send'));
+  }, h('input#chat-input', { placeholder: t('chat.placeholder'), 'aria-label': t('chat.placeholder'), maxlength: 500, autocomplete: 'off' }), h('button', { type: 'submit' }, t('btn.send')));
   page = h('main.room',
     h('div#room-header'),
     h('div#players'),
@@ -846,13 +1184,14 @@ function ensureRoomSkeleton(app) {
 function renderRoom(app) {
   const page = ensureRoomSkeleton(app);
   const v = S.view;
-  $('#room-header', page).replaceChildren(header(v ? GAMES[v.game] : 'Tabula', tg.active() ? null : h('button.icon#leave', { title: 'Leave', onclick: leave, text: '‹' })));
+  $('#room-header', page).replaceChildren(header(v ? gameName(v.game) : t('lobby.title'), tg.active() ? null : h('button.icon#leave', { title: t('btn.leave'), 'aria-label': t('btn.leave'), onclick: leave, text: '‹' })));
   if (!v) {
-    $('#board', page).replaceChildren(h('p.loading', 'Joining…'));
+    $('#board', page).replaceChildren(h('p.loading', t('room.joining')));
     return;
   }
   renderPlayers($('#players', page));
-  renderBoard($('#board', page));
+  // A sliding checker is not redrawn under itself: the board waits for the step's end.
+  if (!S.sliding) renderBoard($('#board', page));
   $('#status', page).replaceChildren(...statusLine());
   $('#controls', page).replaceChildren(...controls());
   $('#info', page).replaceChildren(...info());
@@ -872,12 +1211,12 @@ function renderPlayers(box) {
     const turn = playing() && v.toAct?.seat === seat;
     const bits = [];
     if (v.board) bits.push(h('span.side', sideName(seat)));
-    if (p) bits.push(h('span.pips', { 'data-seat': seat }, `pips ${p[seatIdx(seat)]}`));
-    if (off && off[seatIdx(seat)]) bits.push(h('span', `off ${off[seatIdx(seat)]}`));
-    if (score) bits.push(h('span.tscore', { 'data-seat': seat }, `${v.board.dwarfs === seat ? score.dwarfs : score.trolls} pts`));
+    if (p) bits.push(h('span.pips', { 'data-seat': seat }, t('room.pips', { n: p[seatIdx(seat)] })));
+    if (off && off[seatIdx(seat)]) bits.push(h('span', t('room.off', { n: off[seatIdx(seat)] })));
+    if (score) bits.push(h('span.tscore', { 'data-seat': seat }, t('room.pts', { n: v.board.dwarfs === seat ? score.dwarfs : score.trolls })));
     if (v.matchLength > 1) bits.push(h('span.score', `${v.score[seatIdx(seat)]}/${v.matchLength}`));
-    if (v.phase === 'waiting_for_player' && s.ready) bits.push(h('span.ready-mark', '✓ ready'));
-    if (s.disconnectDeadline) bits.push(h('span.away', `away · ${Math.max(0, Math.round((s.disconnectDeadline - Date.now()) / 1000))} s`));
+    if (v.phase === 'waiting_for_player' && s.ready) bits.push(h('span.ready-mark', t('room.ready')));
+    if (s.disconnectDeadline) bits.push(h('span.away', t('room.away', { n: Math.max(0, Math.round((s.disconnectDeadline - Date.now()) / 1000)) })));
     return h(`div.player${turn ? '.turn' : ''}${seat === S.seat ? '.me' : ''}`, { 'data-seat': seat }, h('b', seatName(seat)), ...bits);
   }));
 }
@@ -885,12 +1224,13 @@ function renderPlayers(box) {
 function renderBoard(box) {
   const v = S.view;
   if (!v.board) {
-    box.replaceChildren(h('div.board-empty', v.phase === 'finished' ? 'The match is over.' : 'The board appears when both players are ready.'));
+    box.replaceChildren(h('div.board-empty', v.phase === 'finished' ? t('room.over') : t('room.boardLater')));
     return;
   }
   if (v.game === 'thud') {
     const mine = S.seat ? (v.board.dwarfs === S.seat ? 'dwarfs' : 'trolls') : null;
     renderThud(box, {
+      label: (key, params) => t(`thud.${key}`, params),
       position: v.board.position,
       legalMoves: v.board.legalMoves,
       mine,
@@ -903,14 +1243,19 @@ function renderBoard(box) {
   }
   const mineMoving = myTurn() && need() === 'move' && !S.inflight;
   let prompt = null;
-  if (myTurn() && need() === 'roll') prompt = 'Tap to roll';
-  const moves = mineMoving ? v.moves : null;
+  if (myTurn() && need() === 'roll') prompt = t('room.tapToRoll');
+  if (S.noMoves) prompt = t('status.noMoves', { dice: (S.noMoves.dice || []).join('–') });
+  const moves = mineMoving ? currentMoves() : null;
+  const L = S.local;
   const svg = renderNardy(box, {
+    label: (key, params) => t(`board.${key}`, params),
     game: v.game,
-    position: v.board.position,
+    position: L ? L.pos : v.board.position,
     seat: S.seat,
     dice: v.dice,
-    diceLeft: moves?.diceLeft || (v.moves?.seat === v.toAct?.seat ? v.moves?.diceLeft : null),
+    diceLeft: L ? (L.complete ? [] : (L.groups.length ? L.groups[L.groups.length - 1].offer?.diceLeft : L.offer0.diceLeft) || null)
+      : moves?.diceLeft || (v.moves?.seat === v.toAct?.seat ? v.moves?.diceLeft : null),
+    lastTurn: S.lastTurn,
     movable: moves ? movableFrom(v.game, moves) : new Set(),
     selected: S.sel,
     targets: S.targets,
@@ -927,24 +1272,24 @@ function statusLine() {
   let text = '';
   const waitingSeat = v.seats.find((s) => !s.player && !s.bot);
   if (v.phase === 'waiting_for_player') {
-    if (waitingSeat) text = 'Waiting for an opponent — share the invite.';
-    else if (S.seat && !v.seats[seatIdx(S.seat)].ready) text = 'Press Ready to start.';
-    else text = 'Waiting for the opponent to press Ready…';
+    if (waitingSeat) text = t('status.waitOpponent');
+    else if (S.seat && !v.seats[seatIdx(S.seat)].ready) text = t('status.pressReady');
+    else text = t('status.waitReady');
   } else if (v.phase === 'finished') {
     text = resultSentence(v.lastResult, S.seat);
   } else if (v.paused) {
-    text = 'Paused: the game waits for its player to come back.';
+    text = t('status.paused');
   } else if (!S.seat) {
-    text = `${sideName(v.toAct?.seat)} to play.`;
+    text = t('status.toPlay', { side: sideName(v.toAct?.seat) });
   } else if (myTurn()) {
     const n = need();
-    if (n === 'roll') text = isDice() ? 'Your turn — tap the board to roll.' : 'Your turn.';
-    else if (n === 'move') text = v.game === 'thud' ? `Your move (${sideName(S.seat).toLowerCase()}).` : 'Your move.';
-    else if (n === 'cubeDecision') text = `Your opponent doubles to ${2 * (v.cube?.value || 1)}. Take or drop?`;
-    else if (n === 'endProposal') text = 'Your opponent proposes to end the round.';
+    if (n === 'roll') text = isDice() ? t('status.yourRoll') : t('status.yourTurn');
+    else if (n === 'move') text = v.game === 'thud' ? t('status.yourMoveThud', { side: sideName(S.seat).toLowerCase() }) : S.local?.complete ? t('status.confirm') : t('status.yourMove');
+    else if (n === 'cubeDecision') text = t('status.cube', { n: 2 * (v.cube?.value || 1) });
+    else if (n === 'endProposal') text = t('status.endProposal');
   } else {
     const s = v.seats[seatIdx(v.toAct?.seat)];
-    text = s?.bot ? 'The computer is thinking…' : `${seatName(v.toAct?.seat)}'s turn.`;
+    text = s?.bot ? t('status.thinking') : t('status.theirTurn', { name: seatName(v.toAct?.seat) });
   }
   out.push(h('span#status-text', text));
   if (S.toast) out.push(h(`span.toast.${S.toast.kind}#toast`, S.toast.text));
@@ -957,47 +1302,64 @@ function controls() {
   const mySeat = S.seat ? v.seats[seatIdx(S.seat)] : null;
   // Against the computer the app presses Ready itself (autoReady).
   if (mySeat && v.phase === 'waiting_for_player' && !mySeat.ready && !v.seats.some((s) => s.bot)) {
-    c.push(h('button.primary#ready', { onclick: sendReady }, v.gameNumber > 0 ? 'Ready for the next game' : 'Ready'));
+    c.push(h('button.primary#ready', { onclick: sendReady }, v.gameNumber > 0 ? t('btn.readyNext') : t('btn.ready')));
   }
   if (v.phase === 'waiting_for_player' && v.seats.some((s) => !s.player && !s.bot)) {
     const link = inviteLink();
     c.push(h('div.invite',
-      h('input#invite-link', { value: link, readonly: true, onclick: (e) => e.target.select() }),
-      h('button#copy-invite', { onclick: async () => { try { await navigator.clipboard.writeText(link); toast('Link copied'); } catch { $('#invite-link').select(); } } }, 'Copy'),
+      h('input#invite-link', { value: link, readonly: true, 'aria-label': t('lobby.invite'), onclick: (e) => e.target.select() }),
+      h('p.invite-url#invite-full', link),
+      h('button#copy-invite', { onclick: async () => { try { await navigator.clipboard.writeText(link); toast(t('toast.linkCopied')); } catch { $('#invite-link').select(); } } }, t('btn.copy')),
       h('button#share-invite', {
         onclick: () => {
-          if (tg.share(link, 'Play with me in Tabula')) return;
+          if (tg.share(link, t('invite.text'))) return;
           if (navigator.share) navigator.share({ title: 'Tabula', url: link }).catch(() => {});
         },
-      }, 'Share')));
+      }, t('btn.share'))));
   }
   if (S.seat && playing()) {
     if (isDice() && myTurn() && need() === 'roll') {
-      c.push(h('button.primary#roll', { onclick: roll }, 'Roll'));
-      if (S.mayDouble && v.cube?.enabled) c.push(h('button#double', { onclick: () => net.send({ type: 'double' }) }, `Double to ${2 * (v.cube.value || 1)}`));
+      c.push(h('button.primary#roll', { onclick: roll }, t('btn.roll')));
+      if (S.mayDouble && v.cube?.enabled) c.push(h('button#double', { onclick: () => net.send({ type: 'double' }) }, t('btn.double', { n: 2 * (v.cube.value || 1) })));
     }
     if (myTurn() && need() === 'cubeDecision') {
-      c.push(h('button.primary#take', { onclick: () => net.send({ type: 'take' }) }, 'Take'));
-      c.push(h('button#drop', { onclick: () => net.send({ type: 'drop' }) }, 'Drop'));
+      c.push(h('button.primary#take', { onclick: () => net.send({ type: 'take' }) }, t('btn.take')));
+      c.push(h('button#drop', { onclick: () => net.send({ type: 'drop' }) }, t('btn.drop')));
     }
     if (v.game === 'thud') {
       const prop = v.board?.proposal;
       if (prop && prop !== S.seat) {
-        c.push(h('button.primary#accept-end', { onclick: () => net.send({ type: 'acceptEnd' }) }, 'Accept end of round'));
-        c.push(h('button#decline-end', { onclick: () => net.send({ type: 'declineEnd' }) }, 'Decline'));
+        c.push(h('button.primary#accept-end', { onclick: () => net.send({ type: 'acceptEnd' }) }, t('btn.acceptEnd')));
+        c.push(h('button#decline-end', { onclick: () => net.send({ type: 'declineEnd' }) }, t('btn.declineEnd')));
       } else if (prop === S.seat) {
-        c.push(h('button#withdraw-end', { onclick: () => net.send({ type: 'declineEnd' }) }, 'Withdraw end proposal'));
+        c.push(h('button#withdraw-end', { onclick: () => net.send({ type: 'declineEnd' }) }, t('btn.withdrawEnd')));
       } else {
-        c.push(h('button#propose-end', { onclick: () => net.send({ type: 'proposeEnd' }) }, 'Propose end of round'));
+        c.push(h('button#propose-end', { onclick: () => net.send({ type: 'proposeEnd' }) }, t('btn.proposeEnd')));
       }
     }
     if (S.choose) {
       c.push(h('div.choose', S.choose.map((mv) => h('button', { onclick: () => thudPlay(mv) }, mv.notation))));
     }
-    c.push(h('button.danger#resign', { onclick: resign }, 'Resign'));
+    const L = S.local;
+    if (L && myTurn() && need() === 'move') {
+      c.push(h('button#undo', { onclick: undo, disabled: !L.groups.length || L.sent }, t('btn.undo')));
+      c.push(h('button.primary#done', { onclick: sendTurn, disabled: !L.complete || L.sent }, t('btn.done')));
+    }
+    if (isDice() && vsComputer() && myTurn() && need() === 'move' && !localSteps().length) {
+      c.push(h('button#hint', { onclick: askHint, disabled: Boolean(S.hint && !S.hint.plays) }, t('btn.hint')));
+    }
+    c.push(h('button.danger#resign', { onclick: resign }, t('btn.resign')));
   }
+  if (S.hint) c.push(hintBox());
+  const done = v.phase !== 'playing' && (v.lastResult || S.ended);
+  if (S.seat && done && !vsComputer() && v.seats.every((x) => x.player) && v.phase === 'finished') {
+    const asked = S.rematch?.[S.seat];
+    c.push(h('button.primary#rematch', { onclick: askRematch, disabled: asked }, asked ? t('btn.rematchWaiting') : t('btn.rematch')));
+    if (S.rematch && (asked || S.rematch[other(S.seat)])) c.push(h('button#decline-rematch', { onclick: () => net.send({ type: 'declineRematch' }) }, t(asked ? 'btn.withdrawRematch' : 'btn.declineRematch')));
+  }
+  if (isDice() || v.game === 'thud') c.push(h('button#log-button', { onclick: () => openSheet('log') }, t('btn.log')));
   if (v.phase !== 'playing' && (S.gameOver || S.ended || v.lastResult) && !S.showResult) {
-    c.push(h('button#show-result', { onclick: () => { S.showResult = true; render(); } }, 'Result'));
+    c.push(h('button#show-result', { onclick: () => { S.showResult = true; render(); } }, t('btn.result')));
   }
   return c;
 }
@@ -1006,27 +1368,147 @@ function info() {
   const v = S.view;
   const out = [];
   if (isDice() && v.cube?.enabled) {
-    out.push(h('span.cube#cube', `Cube ${v.cube.value}${v.cube.owner ? ` · ${v.cube.owner === S.seat ? 'yours' : 'opponent\u2019s'}` : ' · centred'}`));
+    out.push(h('span.cube#cube', { title: t('term.cube') }, t('room.cube', { n: v.cube.value }) + (v.cube.owner ? t(v.cube.owner === S.seat ? 'room.cubeYours' : 'room.cubeTheirs') : t('room.cubeCentred'))));
   }
-  if (v.matchLength > 1) out.push(h('span#match-score', `Match to ${v.matchLength}: ${v.score[seatIdx(S.seat || 'a')]}–${v.score[seatIdx(other(S.seat || 'a'))]}`));
+  if (v.matchLength > 1) out.push(h('span#match-score', t('room.match', { n: v.matchLength, mine: v.score[seatIdx(S.seat || 'a')], theirs: v.score[seatIdx(other(S.seat || 'a'))] })));
   if (v.game === 'thud' && v.board) {
     const r = S.thudRounds.filter(Boolean);
-    out.push(h('span#thud-round', `Round ${v.board.round} of 2`));
-    if (r.length) out.push(h('span', `Round 1: ${r[0][seatIdx(S.seat || 'a')]}–${r[0][seatIdx(other(S.seat || 'a'))]}`));
+    out.push(h('span#thud-round', t('room.round', { n: v.board.round })));
+    if (r.length) out.push(h('span', t('room.round1', { mine: r[0][seatIdx(S.seat || 'a')], theirs: r[0][seatIdx(other(S.seat || 'a'))] })));
   }
   // Thud! has no dice: nothing to say about their fairness.
-  if (S.commitment && v.game !== 'thud') out.push(h('span.fair#commitment', { title: S.commitment }, `Fair dice: commitment ${S.commitment.slice(0, 12)}…`));
-  if (S.invite || S.roomId) out.push(h('span.code', `Room ${S.invite || S.roomId}`));
+  if (S.commitment && v.game !== 'thud') out.push(h('span.fair#commitment', { title: S.commitment }, t('room.fair', { c: S.commitment.slice(0, 12) })));
+  if (S.invite || S.roomId) out.push(h('span.code', t('room.code', { code: S.invite || S.roomId })));
   return out;
+}
+
+// ---- hint, rematch ----------------------------------------------------------------
+
+function askHint() {
+  S.hint = { plays: null };
+  net.send({ type: 'hint' });
+  render();
+}
+
+function hintBox() {
+  const hnt = S.hint;
+  if (!hnt.plays) return h('p.hint#hint-box', t('hint.asking'));
+  if (!hnt.plays.length) return h('p.hint#hint-box', hnt.error || t('hint.none'));
+  const best = hnt.plays[0];
+  const win = typeof best.win === 'number' ? ` · ${t('hint.win', { p: Math.round(best.win * 100) })}` : '';
+  return h('div.hint#hint-box', h('span', t('hint.best', { play: best.play }) + win),
+    S.local && !S.local.groups.length ? h('button#hint-play', { onclick: () => playHint(best.play) }, t('btn.playHint')) : null,
+    h('button.icon#hint-close', { 'aria-label': t('btn.close'), title: t('btn.close'), onclick: () => { S.hint = null; render(); } }, '×'));
+}
+
+/** Plays the hint's steps as the local turn (the player still confirms with Done). */
+function playHint(play) {
+  const steps = parseSteps(game(), play).map(([f, to]) => [String(f), String(to)]);
+  S.hint = null;
+  if (!S.local || S.local.groups.length) return;
+  localPlay(steps);
+}
+
+function askRematch() {
+  S.rematch = { ...(S.rematch || {}), [S.seat]: true };
+  net.send({ type: 'rematch' });
+  render();
+}
+
+// ---- sheets: settings, rules, move log ----------------------------------------------
+
+function openSheet(kind, arg) {
+  S.sheet = { kind, arg };
+  S.nameNote = null;
+  sound.unlock();
+  render();
+}
+
+function sheet() {
+  const sh = S.sheet;
+  const close = h('button#sheet-close', { onclick: () => { S.sheet = null; render(); } }, t('btn.close'));
+  let body = [];
+  if (sh.kind === 'settings') body = settingsBody();
+  else if (sh.kind === 'rules') body = rulesBody(sh.arg || game() || S.lobby.game);
+  else if (sh.kind === 'log') body = logBody();
+  const title = { settings: 'settings.title', rules: 'rules.title', log: 'log.title' }[sh.kind];
+  return h(`div.overlay#sheet-${sh.kind}`, { role: 'dialog', 'aria-modal': 'true', 'aria-label': t(title) },
+    h('div.sheet', h('h2', t(title)), body, h('div.row', close)));
+}
+
+function settingsBody() {
+  const langSel = h('select#lang', { onchange: (e) => { setPref('lang', e.target.value); setLang(e.target.value); render(); } },
+    LANGS.map((l) => h('option', { value: l, selected: l === lang() }, STRINGS[l]['lang.name'])));
+  const check = (id, key, fallback, label, onchange) => h('label.row.check',
+    h(`input#${id}`, { type: 'checkbox', checked: pref(key, fallback), onchange: (e) => { setPref(key, e.target.checked); onchange?.(e.target.checked); render(); } }),
+    h('span', label));
+  const speed = h('select#speed', { onchange: (e) => { setPref('speed', e.target.value); render(); } },
+    ['normal', 'fast', 'off'].map((v) => h('option', { value: v, selected: pref('speed', 'normal') === v }, t(`settings.speed.${v}`))));
+  const out = [
+    h('label.row', h('span', t('settings.language')), langSel),
+    check('confirm-turns', 'confirm', true, t('settings.confirm'), () => { S.local = null; ensureLocal(); }),
+    check('sound-on', 'sound', true, t('settings.sound'), (on) => sound.setMuted(!on)),
+    h('label.row', h('span', t('settings.speed')), speed),
+  ];
+  if (S.player) {
+    const input = h('input#name-input', { value: S.profile?.name || '', maxlength: 32, autocomplete: 'off', 'aria-label': t('settings.name') });
+    out.push(h('form.row#name-form', {
+      onsubmit: async (e) => {
+        e.preventDefault();
+        try {
+          const r = await api('POST', '/api/me/name', { name: input.value }, credHeaders());
+          S.profile = { ...(S.profile || {}), ...(r?.profile || r || {}), name: r?.profile?.name || r?.name || input.value.trim() };
+          names.set(S.player, S.profile.name);
+          S.nameNote = { ok: true, text: t('settings.nameSaved') };
+        } catch (err) {
+          S.nameNote = { ok: false, text: err.message || t('settings.nameBad') };
+        }
+        render();
+      },
+    }, h('span', t('settings.name')), input, h('button', { type: 'submit' }, t('btn.save'))));
+    if (S.nameNote) out.push(h(`p#name-note.${S.nameNote.ok ? 'ok' : 'error'}`, { role: 'status' }, S.nameNote.text));
+  }
+  return out;
+}
+
+function rulesBody(g) {
+  const out = [h('h3', gameName(g))];
+  for (const line of t(`rules.${g}`).split('\n')) out.push(h('p', line));
+  if (g !== 'thud') out.push(h('h3', t('rules.cubeTitle')), h('p', t('rules.cube')));
+  const terms = g === 'long_nardy' ? ['oin', 'mars', 'koks', 'head'] : g === 'backgammon' ? ['gammon', 'backgammon'] : [];
+  if (terms.length) out.push(h('ul.terms', terms.map((k) => h('li', t(`term.${k}`)))));
+  out.push(h('h3', t('rules.levelsTitle')), h('ul', [1, 2, 3].map((l) => h('li', h('b', levelName(l)), ' — ', t(`level.${l}.about`)))));
+  out.push(h('p.tips', t('rules.tips')));
+  return out;
+}
+
+function logBody() {
+  if (!S.log.some((e) => !e.game)) return [h('p', t('log.empty'))];
+  const rows = [];
+  let n = 0;
+  for (const e of S.log) {
+    if (e.game) {
+      rows.push(h('li.log-game', t('log.game', { n: e.game })));
+      n = 0;
+      continue;
+    }
+    n += 1;
+    const who = S.view ? sideName(e.seat) || seatWord(e.seat) : e.seat;
+    const dice = e.dice ? ` ${e.dice[0]}–${e.dice[1]}` : '';
+    const what = e.thud || (e.pass ? t('log.pass') : e.steps.join(', '));
+    rows.push(h('li.log-turn', { 'data-seat': e.seat }, h('span.n', `${n}.`), ' ', h('b', who), dice, ': ', what));
+  }
+  return [h('ol.log#move-log', rows)];
 }
 
 function renderChat(box) {
   const have = box.childElementCount;
-  if (have === S.chat.length) return;
+  if (have === S.chat.length && box.dataset.lang === lang()) return;
+  box.dataset.lang = lang();
   box.replaceChildren(...S.chat.map((c) => {
     const arb = c.from?.kind === 'arbiter';
-    const who = arb ? 'Arbiter' : c.from?.id === S.player ? 'You' : guestName(c.from?.id || '');
-    return h(`p.line${arb ? '.arbiter' : ''}`, h('b', who), ' ', c.text);
+    const who = arb ? t('chat.arbiter') : c.from?.id === S.player ? t('chat.you') : playerName(c.from?.id);
+    return h(`p.line${arb ? '.arbiter' : ''}`, h('b', who), ' ', narrate(c) || c.text);
   }));
   box.scrollTop = box.scrollHeight;
 }
@@ -1043,12 +1525,13 @@ function renderOverlays() {
     kids.push(h('div.overlay#confirm', h('div.sheet',
       h('p', c.text),
       h('div.row2',
-        h('button#confirm-no', { onclick: () => { S.confirm = null; render(); } }, 'Cancel'),
+        h('button#confirm-no', { onclick: () => { S.confirm = null; render(); } }, t('btn.cancel')),
         h('button.danger#confirm-yes', { onclick: () => { S.confirm = null; c.onYes(); render(); } }, c.yes)))));
   }
   if (S.screen === 'room' && S.view && S.showResult && (S.gameOver || (S.view.phase !== 'playing' && S.view.lastResult && S.ended))) {
     kids.push(gameOverSheet());
   }
+  if (S.sheet) kids.push(sheet());
   layer.replaceChildren(...kids);
 }
 
@@ -1056,47 +1539,59 @@ function gameOverSheet() {
   const v = S.view;
   const go = S.gameOver;
   const res = S.ended?.result || v.lastResult;
-  let title = 'Game over';
+  let title = t('result.gameOver');
   let cls = '';
   if (go) {
-    title = go.result === 'win' ? 'You won!' : go.result === 'lose' ? 'You lost' : 'Draw';
+    title = go.result === 'win' ? t('result.youWon') : go.result === 'lose' ? t('result.youLost') : t('result.draw');
     cls = go.result;
   } else if (res && S.seat) {
-    title = res.winner === S.seat ? 'You won!' : res.winner ? 'You lost' : 'Draw';
+    title = res.winner === S.seat ? t('result.youWon') : res.winner ? t('result.youLost') : t('result.draw');
   }
   const kind = go?.kind || res?.kind;
   const pts = go?.points ?? res?.points;
   const parts = [h(`h2.result.${cls || 'none'}#result-title`, title)];
-  parts.push(h('p.kind#result-kind', `${KINDS[kind] || kind || ''}${pts ? ` · ${pts} point${pts === 1 ? '' : 's'}` : ''}${res?.reason ? ` · ${REASONS[res.reason] || res.reason}` : ''}`));
-  if (go?.message) parts.push(h('p.msg', go.message));
-  if (res?.thudTotals) parts.push(h('p', `Totals: ${sideLabel('a')} ${res.thudTotals[0]} — ${sideLabel('b')} ${res.thudTotals[1]}`));
+  const term = ['oin', 'mars', 'koks', 'gammon', 'backgammon'].includes(kind) ? t(`term.${kind}`) : null;
+  parts.push(h('p.kind#result-kind', { title: term }, `${kindName(kind)}${pts ? t('result.points', { n: pts }) : ''}${res?.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonName(res.reason)}` : ''}`));
+  if (term) parts.push(h('p.term#result-term', term));
+  if (go?.message) parts.push(h('p.msg', narrate(go) || go.message));
+  if (res?.thudTotals) {
+    // Thud!'s own wording: two rounds, decided on the totals.
+    const me = seatIdx(S.seat || 'a');
+    const [mine, theirs] = [res.thudTotals[me], res.thudTotals[1 - me]];
+    if (S.seat) parts.push(h('p#thud-result', t(res.winner === S.seat ? 'thud.resultWon' : res.winner ? 'thud.resultLost' : 'thud.resultDraw', { mine, theirs })));
+    else parts.push(h('p#thud-result', t('result.totalsWatch', { a: res.thudTotals[0], b: res.thudTotals[1] })));
+  }
   const sum = S.summary?.summary;
   if (sum) {
     const me = seatIdx(S.seat || 'a');
     const op = 1 - me;
     const thud = v.game === 'thud';
     parts.push(h('table.summary#summary',
-      h('tr', h('th', ''), h('th', 'You'), h('th', 'Opponent')),
-      thud ? null : h('tr', h('td', 'Checkers borne off'), h('td', sum.borneOff[me]), h('td', sum.borneOff[op])),
-      h('tr', h('td', 'Moves'), h('td', sum.moves[me]), h('td', sum.moves[op])),
-      thud ? null : h('tr', h('td', 'Doubles'), h('td', sum.doubles[me]), h('td', sum.doubles[op])),
-      h('tr', h('td', thud ? 'Captures' : 'Hits'), h('td', sum.hits[me]), h('td', sum.hits[op]))));
+      h('tr', h('th', ''), h('th', t('sum.you')), h('th', t('sum.opponent'))),
+      thud ? null : h('tr', h('td', t('sum.borneOff')), h('td', sum.borneOff[me]), h('td', sum.borneOff[op])),
+      h('tr', h('td', t('sum.moves')), h('td', sum.moves[me]), h('td', sum.moves[op])),
+      thud ? null : h('tr', h('td', t('sum.doubles')), h('td', sum.doubles[me]), h('td', sum.doubles[op])),
+      h('tr', h('td', t(thud ? 'sum.captures' : 'sum.hits')), h('td', sum.hits[me]), h('td', sum.hits[op]))));
   }
-  if (S.stats) parts.push(h('div.stats#my-stats', h('h3', 'Your statistics'), statsTable(S.stats)));
+  if (S.stats) parts.push(h('div.stats#my-stats', h('h3', t('stats.mine')), statsTable(S.stats)));
   if (S.ended?.serverSeed && v.game !== 'thud') {
     const ver = S.verify;
     parts.push(h('div.fairness#fairness',
-      h('h3', 'Provably fair dice'),
-      h('p.mono', `Commitment: ${S.commitment || '—'}`),
-      h('p.mono#server-seed', `Server seed: ${S.ended.serverSeed}`),
+      h('h3', t('fair.title')),
+      h('p.mono', t('fair.commitment', { c: S.commitment || '—' })),
+      h('p.mono#server-seed', t('fair.seed', { s: S.ended.serverSeed })),
       h('div.row',
-        h('button#verify', { onclick: verifySeed }, 'Verify'),
-        h('a#records', { href: `/api/rooms/${encodeURIComponent(S.roomId || S.roomKey)}/records`, target: '_blank', rel: 'noopener' }, 'Game record (for tabula verify)')),
-      ver ? h(`p#verify-result.${ver.ok ? 'ok' : 'bad'}`, ver.ok ? '✓ SHA-256(server seed) matches the commitment made before the first roll.' : ver.ok === null ? `SHA-256 = ${ver.got}` : `✗ Mismatch: SHA-256(server seed) = ${ver.got}`) : null));
+        h('button#verify', { onclick: verifySeed }, t('btn.verify')),
+        h('a#records', { href: `/api/rooms/${encodeURIComponent(S.roomId || S.roomKey)}/records`, target: '_blank', rel: 'noopener' }, t('btn.record'))),
+      ver ? h(`p#verify-result.${ver.ok ? 'ok' : 'bad'}`, ver.ok ? t('fair.ok') : ver.ok === null ? t('fair.hash', { h: ver.got }) : t('fair.bad', { h: ver.got })) : null));
   }
-  const again = v.phase === 'waiting_for_player' ? 'Next game' : v.seats[1]?.bot ? 'Play again' : 'Lobby';
+  const again = v.phase === 'waiting_for_player' ? t('btn.nextGame') : v.seats[1]?.bot ? t('btn.playAgain') : t('btn.lobby');
+  if (S.seat && v.phase === 'finished' && !vsComputer() && v.seats.every((x) => x.player)) {
+    const asked = S.rematch?.[S.seat];
+    parts.push(h('div.row', h('button.primary#sheet-rematch', { onclick: askRematch, disabled: asked }, asked ? t('btn.rematchWaiting') : t('btn.rematch'))));
+  }
   parts.push(h('div.row2',
-    h('button#close-result', { onclick: () => { S.showResult = false; render(); } }, 'See board'),
+    h('button#close-result', { onclick: () => { S.showResult = false; render(); } }, t('btn.seeBoard')),
     h('button.primary#play-again', { onclick: playAgain }, again)));
   return h('div.overlay#game-over', { 'data-result': go?.result || '' }, h('div.sheet', parts));
 }
@@ -1116,8 +1611,9 @@ function telegramChrome() {
   const v = S.view;
   const mine = S.seat && v ? v.seats[seatIdx(S.seat)] : null;
   const vsBot = inRoom && mine && v.seats.some((s) => s.bot);
-  if (inRoom && mine && v.phase === 'waiting_for_player' && !mine.ready && !S.gameOver && !vsBot) tg.mainButton('Ready', sendReady);
-  else if (inRoom && S.showResult && (S.gameOver || S.ended)) tg.mainButton('Play again', playAgain);
+  if (inRoom && S.local?.complete && !S.local.sent) tg.mainButton(t('btn.done'), sendTurn);
+  else if (inRoom && mine && v.phase === 'waiting_for_player' && !mine.ready && !S.gameOver && !vsBot) tg.mainButton(t('btn.ready'), sendReady);
+  else if (inRoom && S.showResult && (S.gameOver || S.ended)) tg.mainButton(t('btn.playAgain'), playAgain);
   else tg.mainButton(null);
 }
 
@@ -1125,8 +1621,25 @@ function telegramChrome() {
 
 async function main() {
   applyStoredTheme();
+  sound.setMuted(!pref('sound', true));
   matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', applyStoredTheme);
   await tg.init();
+  setLang(pref('lang', null) || pickLang(tg.languageCode(), navigator.languages || [navigator.language]));
+  // Keyboard play: Enter or Space on a focused checker or point is a tap.
+  document.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Escape' && S.sheet) {
+      S.sheet = null;
+      render();
+      return;
+    }
+    if (ev.key !== 'Enter' && ev.key !== ' ') return;
+    const tgt = ev.target.closest?.('#board [data-point],#board [data-sq]');
+    if (!tgt) return;
+    ev.preventDefault();
+    // The renderer keeps the focus across redraws (on to the first target after a selection).
+    tap(tgt);
+  });
+  document.addEventListener('pointerdown', () => sound.unlock(), { once: true });
   try {
     S.config = (await api('GET', '/api/client-config')) || {};
   } catch {}
@@ -1146,6 +1659,7 @@ async function main() {
       return net;
     },
     dropSocket: () => net.dropSocket(),
+    sounds: sound.played,
     enter: (key) => enterRoom(key),
   };
   net.connect();

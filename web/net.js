@@ -209,6 +209,21 @@ export class Net {
     if (!this.wake()) this.raw({ type: 'join', room: key, spectate: spectate || undefined });
   }
 
+  /**
+   * Leaves the room's screen but keeps the seat: the socket is replaced by
+   * a fresh one in no room, so the room sees its player disconnect (a game
+   * against the computer pauses and waits for him; docs/protocol.md).
+   */
+  stepAway() {
+    this.room = null;
+    this.version = 0;
+    this.pending.clear();
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+    this.open();
+  }
+
   leaveRoom() {
     if (this.room) this.raw({ type: 'leave', seq: this.nextSeq() });
     this.room = null;

@@ -57,6 +57,16 @@ export function startParam() {
   }
 }
 
+/** The user's Telegram language (`language_code` of initData's user), for the interface only. */
+export function languageCode() {
+  if (!wa) return null;
+  try {
+    return JSON.parse(new URLSearchParams(wa.initData).get('user') || '{}').language_code || null;
+  } catch {
+    return null;
+  }
+}
+
 function applyTheme() {
   if (!wa) return;
   document.documentElement.dataset.theme = wa.colorScheme === 'dark' ? 'dark' : 'light';

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { createHmac } from 'node:crypto';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(here, '../..');
@@ -151,16 +152,22 @@ export async function screenshot(page, name) {
 export const appState = (page) =>
   page.evaluate(() => {
     const s = window.__tabula.state;
-    return { seat: s.seat, view: s.view, version: s.version, gameOver: s.gameOver, conn: s.conn, player: s.player, ended: s.ended, inflight: s.inflight };
+    const L = s.local;
+    const local = L && { steps: L.groups.reduce((n, g) => n + g.steps.length, 0), asking: Boolean(L.asking), complete: L.complete, sent: L.sent };
+    return { seat: s.seat, view: s.view, version: s.version, gameOver: s.gameOver, conn: s.conn, player: s.player, ended: s.ended, inflight: s.inflight, local, idle: !s.animating && !s.queue.length };
   });
 
-/** Waits until `pred(state)` holds (polling the page). */
+/**
+ * Waits until `pred(state)` holds (polling the page), with every event
+ * received drawn: the app animates someone else's steps one after another
+ * (its `queue`), and a state read mid-animation is behind its version.
+ */
 export async function waitState(page, pred, what, ms = 20000) {
   const end = Date.now() + ms;
   let st;
   while (Date.now() < end) {
     st = await appState(page);
-    if (pred(st)) return st;
+    if (st.idle && pred(st)) return st;
     await sleep(50);
   }
   throw new Error(`timed out waiting for ${what}; state: ${JSON.stringify(st?.view?.toAct)} phase ${st?.view?.phase}`);
@@ -169,7 +176,9 @@ export async function waitState(page, pred, what, ms = 20000) {
 /**
  * Plays one whole dice turn of the page's player by clicking: tap the board
  * to roll, then, while the server offers steps, tap a highlighted checker and
- * a highlighted target. Returns the steps played (as the server echoed them).
+ * a highlighted target; with confirmation on (the app's default) the steps
+ * are local until Done, which this presses once the turn is complete.
+ * Returns the steps played.
  */
 export async function playDiceTurn(page, { preferDouble = false, afterRoll = null, drag = false } = {}) {
   const me = (await appState(page)).seat;
@@ -200,15 +209,25 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
   let steps = 0;
   let dragged = 0;
   let usedDouble = false;
+  // After a tap: the server echoed the step (no confirmation), or the
+  // local turn has the server's offer for what is left.
+  const settled = (before, localBefore) => (s) => (s.version > before && !s.inflight) || (s.local && !s.local.asking && s.local.steps > localBefore);
   for (let guard = 0; guard < 12; guard++) {
     st = await appState(page);
     if (st.view.phase !== 'playing' || st.view.toAct?.seat !== me || st.view.toAct?.need !== 'move') break;
+    if (st.local?.complete && !st.local.sent) {
+      const before = st.version;
+      await page.click('#done');
+      await waitState(page, (s) => s.version > before && (s.view.phase !== 'playing' || s.view.toAct?.seat !== me || s.view.toAct?.need !== 'move'), 'the confirmed turn to be played');
+      break;
+    }
     const movable = page.locator('#board .checker.movable');
     if (!(await movable.count())) {
       await sleep(50);
       continue;
     }
     const before = st.version;
+    const localBefore = st.local?.steps || 0;
     if (drag) {
       // Press on a movable checker, pull it (that selects it), drop it on a highlighted point.
       const from = await movable.last().boundingBox().catch(() => null);
@@ -229,7 +248,7 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
       }
       await page.mouse.move(to.x, to.y, { steps: 4 });
       await page.mouse.up();
-      await waitState(page, (s) => s.version > before && !s.inflight, 'the dragged step to be echoed');
+      await waitState(page, settled(before, localBefore), 'the dragged step to be echoed');
       steps += 1;
       dragged += 1;
       continue;
@@ -262,7 +281,7 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
     const box = await target.boundingBox({ timeout: 3000 }).catch(() => null);
     if (!box) continue;
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-    await waitState(page, (s) => s.version > before && !s.inflight, 'the steps to be echoed');
+    await waitState(page, settled(before, localBefore), 'the steps to be echoed');
     steps += 1;
   }
   return { steps, usedDouble, dragged };
@@ -292,4 +311,68 @@ export async function ready(page) {
     await sleep(50);
   }
   throw new Error('neither a Ready button nor a started game');
+}
+
+// ---- Telegram ----------------------------------------------------------------
+
+/** The bot token the Telegram tests' nodes are started with. */
+export const TG_BOT_TOKEN = '123456789:TEST-bot-token-for-the-browser-tests';
+
+/** initData as Telegram signs it (HMAC-SHA256 with the bot token's WebAppData key). */
+export function signInitData(fields, botToken = TG_BOT_TOKEN) {
+  const check = Object.keys(fields).sort().map((k) => `${k}=${fields[k]}`).join('\n');
+  const secret = createHmac('sha256', 'WebAppData').update(botToken).digest();
+  const hash = createHmac('sha256', secret).update(check).digest('hex');
+  const q = new URLSearchParams(fields);
+  q.set('hash', hash);
+  return q.toString();
+}
+
+/** A recording stand-in for telegram-web-app.js (the tests have no internet). */
+export const TELEGRAM_STUB = `
+window.__tg = { calls: [], main: {}, back: {} };
+const rec = (n) => (...a) => window.__tg.calls.push([n, ...a]);
+const hash = new URLSearchParams(location.hash.slice(1));
+const handlers = {};
+window.Telegram = { WebApp: {
+  initData: hash.get('tgWebAppData') || '',
+  initDataUnsafe: { user: { id: 1, note: 'must never be sent' } },
+  colorScheme: 'dark',
+  themeParams: { bg_color: '#101820', text_color: '#eeeeee', hint_color: '#8899aa', button_color: '#3390ec', button_text_color: '#ffffff', secondary_bg_color: '#1c2733' },
+  viewportStableHeight: 700,
+  isVersionAtLeast: () => true,
+  ready: rec('ready'), expand: rec('expand'),
+  onEvent: (e, f) => { (handlers[e] = handlers[e] || []).push(f); },
+  enableClosingConfirmation: rec('enableClosingConfirmation'), disableClosingConfirmation: rec('disableClosingConfirmation'),
+  enableVerticalSwipes: rec('enableVerticalSwipes'), disableVerticalSwipes: rec('disableVerticalSwipes'),
+  HapticFeedback: { impactOccurred: rec('impact'), notificationOccurred: rec('notification'), selectionChanged: rec('selection') },
+  BackButton: { onClick: (f) => { window.__tg.back.f = f; }, offClick: () => {}, show: () => { window.__tg.back.visible = true; }, hide: () => { window.__tg.back.visible = false; } },
+  MainButton: { setText: (t) => { window.__tg.main.text = t; }, onClick: (f) => { window.__tg.main.f = f; }, offClick: () => { window.__tg.main.f = null; }, show: () => { window.__tg.main.visible = true; }, hide: () => { window.__tg.main.visible = false; } },
+  openTelegramLink: rec('openTelegramLink'),
+} };
+window.__tgEmit = (e) => (handlers[e] || []).forEach((f) => f());
+`;
+
+
+/**
+ * A page inside (a stand-in of) Telegram, signed in by `user` (initData's
+ * user object: id, first_name, language_code, …), phone-sized.
+ */
+export async function openTelegramPage(browser, base, user, { startParam, viewport = { width: 390, height: 844 } } = {}) {
+  const fields = { auth_date: String(Math.floor(Date.now() / 1000)), user: JSON.stringify(user) };
+  if (startParam) fields.start_param = startParam;
+  const data = signInitData(fields);
+  const ctx = await browser.newContext({ viewport });
+  await ctx.route('https://telegram.org/**', (route) => route.fulfill({ status: 200, contentType: 'application/javascript', body: TELEGRAM_STUB }));
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(15000);
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/WebSocket|Failed to load resource/.test(m.text())) errors.push(m.text());
+  });
+  page.errors = errors;
+  await page.goto(`${base}/#tgWebAppData=${encodeURIComponent(data)}&tgWebAppVersion=8.0&tgWebAppPlatform=web`);
+  await page.waitForFunction(() => window.__tabula?.state);
+  return page;
 }

@@ -70,7 +70,10 @@ test('two pages join one room by invite and play turns by clicking; black sees t
     await alice.press('#chat-input', 'Enter');
     await bob.waitForSelector('#chat .line:has-text("good luck!")');
     const aliceId = (await appState(alice)).player;
-    assert.equal(await bob.textContent('#chat .line:has-text("good luck!") b'), `Guest ${aliceId.slice(6, 10)}`);
+    // Shown by her name (a guest's generated one), never by her id.
+    const aliceName = (await api(node.base, 'GET', `/api/players/${encodeURIComponent(aliceId)}/profile`)).name;
+    await bob.waitForFunction((n) => document.querySelector('#chat .line:last-child b')?.textContent === n, aliceName);
+    assert.ok(!(await bob.evaluate(() => document.body.innerText)).includes(aliceId.slice(6)), 'no raw id on the page');
     const st = await appState(alice);
     assert.notDeepEqual(normal(st.view.board.position).white, { 24: 15 }, 'white has moved');
     assert.notDeepEqual(normal(st.view.board.position).black, { 12: 15 }, 'black has moved');

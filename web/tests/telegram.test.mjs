@@ -6,10 +6,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
-import { startNode, launch, api, screenshot, appState, waitState, playDiceTurn } from './helpers.mjs';
-
-const BOT_TOKEN = '123456789:TEST-bot-token-for-the-browser-tests';
+import { startNode, launch, api, screenshot, appState, waitState, playDiceTurn, TG_BOT_TOKEN as BOT_TOKEN, signInitData as initData, TELEGRAM_STUB as STUB } from './helpers.mjs';
 
 let browser;
 before(async () => {
@@ -18,40 +15,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/** initData as Telegram signs it (HMAC-SHA256 with the bot token's WebAppData key). */
-function initData(fields) {
-  const check = Object.keys(fields).sort().map((k) => `${k}=${fields[k]}`).join('\n');
-  const secret = createHmac('sha256', 'WebAppData').update(BOT_TOKEN).digest();
-  const hash = createHmac('sha256', secret).update(check).digest('hex');
-  const q = new URLSearchParams(fields);
-  q.set('hash', hash);
-  return q.toString();
-}
-
-const STUB = `
-window.__tg = { calls: [], main: {}, back: {} };
-const rec = (n) => (...a) => window.__tg.calls.push([n, ...a]);
-const hash = new URLSearchParams(location.hash.slice(1));
-const handlers = {};
-window.Telegram = { WebApp: {
-  initData: hash.get('tgWebAppData') || '',
-  initDataUnsafe: { user: { id: 1, note: 'must never be sent' } },
-  colorScheme: 'dark',
-  themeParams: { bg_color: '#101820', text_color: '#eeeeee', hint_color: '#8899aa', button_color: '#3390ec', button_text_color: '#ffffff', secondary_bg_color: '#1c2733' },
-  viewportStableHeight: 700,
-  isVersionAtLeast: () => true,
-  ready: rec('ready'), expand: rec('expand'),
-  onEvent: (e, f) => { (handlers[e] = handlers[e] || []).push(f); },
-  enableClosingConfirmation: rec('enableClosingConfirmation'), disableClosingConfirmation: rec('disableClosingConfirmation'),
-  enableVerticalSwipes: rec('enableVerticalSwipes'), disableVerticalSwipes: rec('disableVerticalSwipes'),
-  HapticFeedback: { impactOccurred: rec('impact'), notificationOccurred: rec('notification'), selectionChanged: rec('selection') },
-  BackButton: { onClick: (f) => { window.__tg.back.f = f; }, offClick: () => {}, show: () => { window.__tg.back.visible = true; }, hide: () => { window.__tg.back.visible = false; } },
-  MainButton: { setText: (t) => { window.__tg.main.text = t; }, onClick: (f) => { window.__tg.main.f = f; }, offClick: () => { window.__tg.main.f = null; }, show: () => { window.__tg.main.visible = true; }, hide: () => { window.__tg.main.visible = false; } },
-  openTelegramLink: rec('openTelegramLink'),
-} };
-window.__tgEmit = (e) => (handlers[e] || []).forEach((f) => f());
-`;
 
 test('inside Telegram: initData login, start_param, theme, MainButton, BackButton, haptics, closing confirmation', { timeout: 90000 }, async () => {
   const node = await startNode(undefined, {
@@ -118,10 +81,12 @@ test('inside Telegram: initData login, start_param, theme, MainButton, BackButto
       window.__tgEmit('themeChanged');
     });
     await screenshot(page, 'telegram-dark');
-    // The BackButton leaves the room, with a confirmation during a game.
+    // The BackButton leaves the room; against the computer without a
+    // confirmation: the game only pauses, and the lobby offers it back.
     await page.evaluate(() => window.__tg.back.f());
-    await page.click('#confirm-yes');
     await waitState(page, (s) => s.view === null, 'back in the lobby');
+    assert.equal(await page.locator('#confirm').count(), 0, 'no confirmation: nothing is lost');
+    await page.waitForSelector('#continue .continue-game');
     assert.ok((await calls()).includes('disableClosingConfirmation'));
     assert.ok((await calls()).includes('enableVerticalSwipes'));
     // Invites made inside Telegram are t.me links with startapp.
