@@ -1094,9 +1094,10 @@ function renderLobby(app) {
     variantRows.push(h('label.row', h('span', t('opt.match')), h('select#match-length', { onchange: (e) => { L.matchLength = Number(e.target.value); } },
       [1, 3, 5, 7].map((n) => h('option', { value: n, selected: L.matchLength === n }, n === 1 ? t('opt.match.1') : t('opt.match.n', { n }))))));
   }
-  const st = S.stats;
+  // Statistics per kind of game: the chosen game's (a Thud! loss is not in a nardy row).
+  const st = gameStats(S.stats, L.game);
   const statsBox = st && st.games
-    ? h('section.card.stats', h('h2', t('lobby.results')), statsTable(st))
+    ? h('section.card.stats#lobby-stats', h('h2', t('lobby.resultsIn', { game: gameName(L.game) })), statsTable(st))
     : null;
   const page = h('main.lobby',
     header(t('lobby.title')),
@@ -1139,6 +1140,13 @@ function continueCards() {
         board,
         h('span.continue-text', h('b', t('lobby.vs', { game: gameName(g.game), level: levelName(g.bot) })), h('span', t('lobby.left', { when, score }))));
     }));
+}
+
+/** A player's statistics in one kind of game (all together from a node that keeps no rows per game). */
+function gameStats(st, g) {
+  if (!st) return null;
+  if (st.byGame) return st.byGame[g] || null;
+  return st;
 }
 
 function statsTable(st) {
@@ -1573,7 +1581,8 @@ function gameOverSheet() {
       thud ? null : h('tr', h('td', t('sum.doubles')), h('td', sum.doubles[me]), h('td', sum.doubles[op])),
       h('tr', h('td', t(thud ? 'sum.captures' : 'sum.hits')), h('td', sum.hits[me]), h('td', sum.hits[op]))));
   }
-  if (S.stats) parts.push(h('div.stats#my-stats', h('h3', t('stats.mine')), statsTable(S.stats)));
+  const mine = gameStats(S.stats, v.game);
+  if (mine?.games) parts.push(h('div.stats#my-stats', h('h3', t('stats.mine')), statsTable(mine)));
   if (S.ended?.serverSeed && v.game !== 'thud') {
     const ver = S.verify;
     parts.push(h('div.fairness#fairness',

@@ -280,6 +280,12 @@ test('a whole game against the computer from a near-finished position, to the re
     assert.match(await page.textContent('#chat .line.arbiter'), /Arbiter/);
     await page.click('#close-result');
     await screenshot(page, 'bot-game-final-board');
+    // Statistics per kind of game: the lobby shows long nardy's; Thud! has none.
+    await page.click('#leave');
+    await page.waitForSelector('#lobby-stats tr[data-level="3"]');
+    assert.match(await page.textContent('#lobby-stats h2'), /Long nardy/);
+    await page.click('button[data-game="thud"]');
+    assert.equal(await page.locator('#lobby-stats').count(), 0, 'no Thud! results from a nardy game');
     assert.deepEqual(page.errors, []);
     console.log(`# bot game over after ${turns} of our turns: ${st.gameOver.result} ${st.gameOver.kind}`);
   } finally {

@@ -464,6 +464,7 @@ async fn records_keep_game_order_and_stats_accumulate_under_concurrency() {
         points_won: 2,
         points_lost: 0,
         mars: true,
+        game: Some(tabula_room::GameKind::Backgammon),
     };
     let mut expected = tabula_room::PlayerStats::default();
     let mut calls = Vec::new();
@@ -493,6 +494,7 @@ async fn records_keep_game_order_and_stats_accumulate_under_concurrency() {
         )
     );
     assert_eq!(got.by_bot_level[&3].wins, expected.by_bot_level[&3].wins);
+    assert_eq!(got.by_game[&tabula_room::GameKind::Backgammon].games, 40);
     assert_eq!(a.stats("nobody").await.unwrap(), Default::default());
 }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::game::GameKind;
 use crate::narration::Narration;
 use crate::types::{BotLevel, PlayerId, SeatId, Spot};
 
@@ -160,6 +161,9 @@ pub struct PlayerDelta {
     pub points_lost: u32,
     /// Whether the game was a mars (or gammon) either way.
     pub mars: bool,
+    /// The kind of game (absent in events written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameKind>,
 }
 
 /// What the host must do for a bot seat.

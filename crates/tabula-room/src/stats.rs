@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::event::{PlayerDelta, PlayerResult};
+use crate::game::GameKind;
 use crate::types::BotLevel;
 
 /// Results against one bot level (seed 001).
@@ -35,7 +36,10 @@ impl LevelStats {
 
 /// One player's statistics (seed 002): games played; wins and losses
 /// counted in points (oin 1, mars 2 — so `games` ≠ wins + losses); how many
-/// of the won and lost games were mars; per bot level (seed 001).
+/// of the won and lost games were mars; per bot level (seed 001). These
+/// count every game together; `by_game` holds the same figures for each
+/// kind of game on its own (so a Thud! loss is not in a long-nardy row).
+/// Games recorded before `byGame` existed are in the totals only.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerStats {
@@ -53,11 +57,22 @@ pub struct PlayerStats {
     pub draws: u32,
     /// Results against each bot level.
     pub by_bot_level: BTreeMap<BotLevel, LevelStats>,
+    /// The same for each kind of game (its own `byGame` always empty);
+    /// keyed by the game's wire name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_game: BTreeMap<GameKind, PlayerStats>,
 }
 
 impl PlayerStats {
-    /// Adds one finished game.
+    /// Adds one finished game, to the totals and to its kind's.
     pub fn record(&mut self, d: &PlayerDelta) {
+        self.count(d);
+        if let Some(game) = d.game {
+            self.by_game.entry(game).or_default().count(d);
+        }
+    }
+
+    fn count(&mut self, d: &PlayerDelta) {
         self.games += 1;
         self.wins += d.points_won;
         self.losses += d.points_lost;

@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use tabula_long::{Opening, Variant};
 use tabula_room::{
-    Actor, Audience, BotNeed, Command, EndReason, EngineError, Event, GameOptions, Phase,
+    Actor, Audience, BotNeed, Command, EndReason, EngineError, Event, GameKind, GameOptions, Phase,
     PlayerDelta, PlayerId, PlayerResult, PlayerStats, ResultKind, RoomConfig, RoomError, SeatId,
 };
 
@@ -495,6 +495,7 @@ fn delta(result: PlayerResult, points: u32, mars: bool, bot: Option<u8>) -> Play
             0
         },
         mars,
+        game: Some(GameKind::LongNardy),
     }
 }
 
@@ -518,6 +519,39 @@ fn player_stats_count_points_mars_and_per_level_streaks() {
     );
     assert!((l.win_rate() - 0.75).abs() < 1e-9);
     assert!(!s.by_bot_level.contains_key(&2));
+    // All of them long nardy: its own row holds the same; a Thud! draw and
+    // a backgammon loss to Easy count in their own rows (and the totals).
+    assert_eq!(
+        s.by_game[&GameKind::LongNardy],
+        PlayerStats {
+            by_game: Default::default(),
+            ..s.clone()
+        }
+    );
+    let mut thud = delta(PlayerResult::Draw, 0, false, None);
+    thud.game = Some(GameKind::Thud);
+    s.record(&thud);
+    let mut bg = delta(PlayerResult::Lose, 1, false, Some(1));
+    bg.game = Some(GameKind::Backgammon);
+    s.record(&bg);
+    assert_eq!(s.games, 7);
+    assert_eq!(s.by_game[&GameKind::LongNardy].games, 5);
+    assert_eq!(s.by_game[&GameKind::LongNardy].by_bot_level[&1].losses, 1);
+    assert_eq!(s.by_game[&GameKind::Backgammon].by_bot_level[&1].losses, 1);
+    assert_eq!(s.by_game[&GameKind::Thud].draws, 1);
+    assert_eq!(s.by_bot_level[&1].losses, 2);
+    // On the wire: the totals at the top level as before, and byGame.
+    let wire = serde_json::to_value(&s).unwrap();
+    assert_eq!(wire["games"], 7);
+    assert_eq!(wire["byGame"]["thud"]["draws"], 1);
+    assert_eq!(wire["byGame"]["long_nardy"]["byBotLevel"]["1"]["wins"], 3);
+    // A record from before byGame reads, with no rows per game.
+    let old: PlayerStats = serde_json::from_str(
+        r#"{"games":1,"wins":1,"losses":0,"marsWins":0,"marsLosses":0,"draws":0,"byBotLevel":{}}"#,
+    )
+    .unwrap();
+    assert_eq!(old.games, 1);
+    assert!(old.by_game.is_empty());
 }
 
 #[test]

@@ -161,9 +161,12 @@ fn stats_accumulate() {
         points_won: 2,
         points_lost: 0,
         mars: true,
+        game: Some(tabula_room::GameKind::Thud),
     };
     block_on(b.record_stats(PlayerId::new("p"), d)).unwrap();
-    assert_eq!(block_on(b.stats("p")).unwrap().games, 1);
+    let st = block_on(b.stats("p")).unwrap();
+    assert_eq!(st.games, 1);
+    assert_eq!(st.by_game[&tabula_room::GameKind::Thud].games, 1);
 }
 
 #[test]

@@ -14,7 +14,9 @@ use crate::event::EndReason;
 use crate::types::{SeatId, Spot};
 
 /// Which game a room plays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     /// Long nardy.

@@ -135,6 +135,7 @@ impl Room {
                         0
                     },
                     mars: r.kind.is_mars(),
+                    game: Some(self.config.options.game),
                 }
             })
             .collect();
