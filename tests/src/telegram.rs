@@ -34,29 +34,27 @@ pub fn now() -> u64 {
 
 /// `initData` for Telegram user `id`, signed as Telegram signs it for `bot`.
 pub fn init_data(bot: &str, id: u64) -> String {
-    let fields = [
-        ("auth_date", now().to_string()),
-        ("query_id", "AAHdF6IQAAAAAN0XohDhrOrc".to_string()),
-        ("user", format!(r#"{{"id":{id},"first_name":"Ann"}}"#)),
-    ];
-    let check = fields
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let hash = hex::encode(hmac(&hmac(b"WebAppData", bot.as_bytes()), check.as_bytes()));
-    let mut q: Vec<String> = fields
-        .iter()
-        .map(|(k, v)| format!("{k}={}", enc(v)))
-        .collect();
-    q.push(format!("hash={hash}"));
-    q.join("&")
+    signed(
+        bot,
+        &[
+            ("auth_date", now().to_string()),
+            ("query_id", "AAHdF6IQAAAAAN0XohDhrOrc".to_string()),
+            ("user", format!(r#"{{"id":{id},"first_name":"Ann"}}"#)),
+        ],
+    )
 }
 
 /// `initData` for the Telegram user `user` (its JSON, with an `id`),
 /// signed as Telegram signs it for `bot`, `auth_date` now.
 pub fn init_data_for(bot: &str, user: &serde_json::Value) -> String {
-    let fields = [("auth_date", now().to_string()), ("user", user.to_string())];
+    signed(
+        bot,
+        &[("auth_date", now().to_string()), ("user", user.to_string())],
+    )
+}
+
+/// `fields` (sorted by key) with Telegram's `hash` of them for `bot`.
+fn signed(bot: &str, fields: &[(&str, String)]) -> String {
     let check = fields
         .iter()
         .map(|(k, v)| format!("{k}={v}"))

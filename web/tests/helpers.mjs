@@ -121,6 +121,11 @@ export async function launch() {
  */
 export async function openPage(browser, url, same) {
   const ctx = same ? same.context() : await browser.newContext({ viewport: { width: 420, height: 860 }, deviceScaleFactor: 1, hasTouch: false });
+  return openIn(ctx, url);
+}
+
+/** A new page of `ctx` at `url`, its console errors kept in `page.errors`, once the app is up. */
+async function openIn(ctx, url) {
   const page = await ctx.newPage();
   page.setDefaultTimeout(15000);
   const errors = [];
@@ -364,15 +369,5 @@ export async function openTelegramPage(browser, base, user, { startParam, viewpo
   const data = signInitData(fields);
   const ctx = await browser.newContext({ viewport });
   await ctx.route('https://telegram.org/**', (route) => route.fulfill({ status: 200, contentType: 'application/javascript', body: TELEGRAM_STUB }));
-  const page = await ctx.newPage();
-  page.setDefaultTimeout(15000);
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/WebSocket|Failed to load resource/.test(m.text())) errors.push(m.text());
-  });
-  page.errors = errors;
-  await page.goto(`${base}/#tgWebAppData=${encodeURIComponent(data)}&tgWebAppVersion=8.0&tgWebAppPlatform=web`);
-  await page.waitForFunction(() => window.__tabula?.state);
-  return page;
+  return openIn(ctx, `${base}/#tgWebAppData=${encodeURIComponent(data)}&tgWebAppVersion=8.0&tgWebAppPlatform=web`);
 }
