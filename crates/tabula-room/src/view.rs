@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 use crate::event::{BotNeed, Envelope, Event, GameResult, Phase};
-use crate::game::{BoardView, Cube, GameKind, GameOptions};
+use crate::game::{Action, BoardView, Cube, GameKind, GameOptions};
 use crate::room::Room;
 use crate::types::{BotLevel, PlayerId, SeatId, Stake};
 
@@ -101,6 +101,12 @@ pub struct RoomView {
     /// (on the wire only after a rematch).
     #[serde(default = "first_match", skip_serializing_if = "is_first_match")]
     pub match_number: u32,
+    /// Every action of the current (or last) game so far, in order, as
+    /// its record will hold them: the move log of a player who reopens
+    /// the game or a spectator who joins late (on the wire only when
+    /// there are some).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<Action>,
 }
 
 fn first_match() -> u32 {
@@ -298,6 +304,7 @@ impl Room {
                 .collect(),
             rematch: self.rematch_offers(),
             match_number: self.match_number(),
+            actions: game.map(|g| g.actions().to_vec()).unwrap_or_default(),
         }
     }
 }
