@@ -937,3 +937,193 @@ async fn two_nodes_killed_in_turn_end_no_game_by_forfeit() {
         worst.iter().max()
     );
 }
+
+/// Plays `g` on until White has rolled and may play his roll in two steps
+/// or more; that play (one of the room's `sequences`) and the room's state.
+async fn to_a_whole_turn(g: &mut Game, nodes: &Nodes) -> (String, Value) {
+    for _ in 0..400 {
+        let st = room_state(nodes, &g.room).await;
+        if st["toAct"]["seat"] == "a" && st["toAct"]["need"] == "move" {
+            let long = st["moves"]["sequences"]
+                .as_array()
+                .and_then(|s| s.iter().filter_map(Value::as_str).find(|p| p.contains(',')));
+            if let Some(play) = long {
+                return (play.to_string(), st);
+            }
+        }
+        g.play(nodes, Some(1)).await;
+    }
+    panic!("room {}: White never had a turn of two steps", g.room);
+}
+
+/// Reads `ws` until it has been silent for 300 ms; what it read.
+async fn read_quiet(ws: &mut common::Ws) -> Vec<Value> {
+    let mut got = Vec::new();
+    while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_millis(300), ws.next()).await {
+        if let Message::Text(t) = m {
+            got.push(serde_json::from_str(&t).unwrap());
+        }
+    }
+    got
+}
+
+/// Reads Black's socket into `got` until it says his turn has come (a
+/// `turnStarted` of his, or a `state` with him to act), then until it is
+/// quiet; panics after 10 s.
+async fn until_blacks_turn(ws: &mut common::Ws, got: &mut Vec<Value>, what: &str) {
+    let his_turn = |v: &Value| {
+        v["event"]["type"] == "turnStarted" && v["event"]["seat"] == "b"
+            || v["type"] == "state" && v["state"]["toAct"]["seat"] == "b"
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !got.iter().any(his_turn) {
+        let m = tokio::time::timeout_at(deadline.into(), ws.next())
+            .await
+            .unwrap_or_else(|_| panic!("{what}: Black's turn never came: {got:?}"));
+        match m {
+            Some(Ok(Message::Text(t))) => got.push(serde_json::from_str(&t).unwrap()),
+            Some(Ok(_)) => {}
+            _ => panic!("{what}: Black's socket closed: {got:?}"),
+        }
+    }
+    got.extend(read_quiet(ws).await);
+}
+
+/// Issue 22: the Mini App plays a dice turn whole (`turn`, sent when its
+/// player presses Done), which rests on the same per-player `seq` dedupe
+/// as `move`. White's player sits on the node that owns his three rooms;
+/// when that node is killed (`kill -9`), in one room his `turn` has been
+/// acknowledged and he read the answer, in another it was applied but he
+/// never read the answer, in the third it is on its way. He reconnects to
+/// another node, re-joins, and resends the same `turn` with the same
+/// `seq`. In each room the turn is applied exactly once:
+/// * the room's actions (so its board) are those before the turn plus the
+///   turn's steps, once;
+/// * where it had been applied, the resend is answered `ack` `duplicate`
+///   (the one on its way: that, or the turn's own answer if the dead node
+///   never applied it);
+/// * Black, whose node survived, is shown each step once (events with
+///   rising versions, or a `state` that holds them), then his turn;
+/// * the next roll is Black's, not White's;
+/// * the game plays on to its end, and its record holds exactly the moves
+///   acknowledged, the turn's steps once.
+#[tokio::test]
+async fn a_whole_turn_resent_across_a_kill_9_of_the_owner_is_applied_once() {
+    let _one = common::one().await;
+    let mut c = Cluster::start("turnkill", false);
+    let owner = c.nodes[2].addr;
+    let homes = [owner, c.nodes[0].addr];
+    let cases = ["acknowledged", "applied, its answer unread", "on its way"];
+    let mut games = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let mut g = Game::new(owner, homes, &c.table, &format!("t{i}")).await;
+        let (play, before) = to_a_whole_turn(&mut g, &c.table).await;
+        let steps: Vec<(Value, Value)> = play
+            .split(',')
+            .map(|s| {
+                let m = common::move_msg(s);
+                (m["from"].clone(), m["to"].clone())
+            })
+            .collect();
+        // What Black was sent before the turn is read and put aside.
+        read_quiet(g.players[1].ws.as_mut().unwrap()).await;
+        let turn = json!({"type": "turn", "play": play});
+        games.push((*case, g, turn, steps, before, Vec::new()));
+    }
+    // 1. Acknowledged: White reads his answer, the first step's `moved`.
+    let (_, g, turn, ..) = &mut games[0];
+    let first = g.players[0].call(turn.clone()).await;
+    assert_eq!(first["event"]["type"], "moved", "{first}");
+    assert_eq!(first["event"]["seat"], "a", "{first}");
+    // 2. Applied (Black has been shown it, up to his turn), but White reads
+    // nothing: his answer is lost with his node.
+    let (case, g, turn, _, _, black) = &mut games[1];
+    let a = &mut g.players[0];
+    let mut frame = turn.clone();
+    frame["seq"] = json!(a.seq + 1);
+    let ws = a.ws.as_mut().unwrap();
+    ws.send(Message::text(frame.to_string())).await.unwrap();
+    until_blacks_turn(g.players[1].ws.as_mut().unwrap(), black, case).await;
+    // 3. On its way: sent, and the node killed at once.
+    let (_, g, turn, ..) = &mut games[2];
+    let a = &mut g.players[0];
+    let mut frame = turn.clone();
+    frame["seq"] = json!(a.seq + 1);
+    let ws = a.ws.as_mut().unwrap();
+    ws.send(Message::text(frame.to_string())).await.unwrap();
+    c.down(2);
+    c.nodes[2].kill9();
+
+    for (i, (case, g, turn, steps, before, black)) in games.iter_mut().enumerate() {
+        let what = format!("{case} (room {}; logs: {})", g.room, c.logs());
+        let a = &mut g.players[0];
+        // Back through another node, the same `turn` with the same `seq`
+        // (`call` numbers it on from the last one sent).
+        if i == 0 {
+            a.seq -= 1;
+        }
+        a.ws = None;
+        let again = a.call(turn.clone()).await;
+        assert_eq!(again["seq"], json!(a.seq), "{what}: {again}");
+        if i < 2 || again["type"] == "ack" {
+            assert_eq!(again["type"], "ack", "{what}: {again}");
+            assert_eq!(again["duplicate"], true, "{what}: {again}");
+        } else {
+            assert_eq!(again["event"]["type"], "moved", "{what}: {again}");
+        }
+        println!("a turn {case} across kill -9: the resend answered {again}");
+        a.moves.extend(steps.iter().cloned());
+        // The room holds the turn's steps once, after the roll.
+        let st = room_state(&c.table, &g.room).await;
+        let mut want = before["actions"].as_array().unwrap().clone();
+        want.extend(
+            steps
+                .iter()
+                .map(|(f, t)| json!({"type": "step", "seat": "a", "from": f, "to": t})),
+        );
+        assert_eq!(st["actions"].as_array().unwrap(), &want, "{what}");
+        assert_eq!(
+            st["toAct"],
+            json!({"seat": "b", "need": "roll"}),
+            "{what}: {st}"
+        );
+        // Black was shown each step once: the events after what he had (a
+        // `state` replaces what he had), up to his own turn.
+        until_blacks_turn(g.players[1].ws.as_mut().unwrap(), black, &what).await;
+        let base = before["actions"].as_array().unwrap().len();
+        let mut shown: Vec<(Value, Value)> = Vec::new();
+        let mut version = 0;
+        for v in black.iter() {
+            if v["type"] == "state" {
+                shown = v["state"]["actions"].as_array().unwrap()[base..]
+                    .iter()
+                    .filter(|x| x["type"] == "step" && x["seat"] == "a")
+                    .map(|x| (x["from"].clone(), x["to"].clone()))
+                    .collect();
+                version = v["state"]["version"].as_u64().unwrap();
+                continue;
+            }
+            if let Some(n) = v["version"].as_u64().filter(|_| v["type"] != "ack") {
+                assert!(
+                    n > version,
+                    "{what}: version {n} after {version}: {black:?}"
+                );
+                version = n;
+            }
+            if v["event"]["type"] == "moved" && v["event"]["seat"] == "a" {
+                shown.push((v["event"]["from"].clone(), v["event"]["to"].clone()));
+            }
+        }
+        assert_eq!(&shown, steps, "{what}: Black was shown {black:?}");
+        // The next roll is Black's.
+        let r = g.players[0].call(json!({"type": "rollDice"})).await;
+        assert_eq!(r["code"], "not_your_turn", "{what}: {r}");
+        let r = g.players[1].call(json!({"type": "rollDice"})).await;
+        assert_eq!(r["event"]["type"], "diceRolled", "{what}: {r}");
+        assert_eq!(r["event"]["seat"], "b", "{what}: {r}");
+    }
+    for (_, g, ..) in &mut games {
+        assert!(g.play(&c.table, None).await, "logs: {}", c.logs());
+        g.check_record(&c.table).await;
+    }
+}
