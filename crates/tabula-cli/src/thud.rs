@@ -187,6 +187,7 @@ fn reason_name(r: EndReason) -> &'static str {
         EndReason::NoPieces => "no_pieces",
         EndReason::PliesWithoutCapture => "plies_without_capture",
         EndReason::Repetition => "repetition",
+        EndReason::Timeout => "timeout",
         _ => "other",
     }
 }

@@ -102,6 +102,12 @@ pub enum ErrorCode {
     Idle,
     /// A whole `turn` whose steps leave dice to play.
     IncompleteTurn,
+    /// The player's clock has run out: the timeout is being declared
+    /// (the result follows at once); nothing changed.
+    TimeUp,
+    /// A time control the server does not accept (`timeControl` of a
+    /// room or a quick match).
+    BadTimeControl,
     /// The game against a bot is paused until its player is back (only a
     /// bot is ever told).
     GamePaused,
@@ -163,6 +169,8 @@ impl ErrorCode {
             ErrorCode::Idle => "idle",
             ErrorCode::GamePaused => "game_paused",
             ErrorCode::IncompleteTurn => "incomplete_turn",
+            ErrorCode::TimeUp => "time_up",
+            ErrorCode::BadTimeControl => "bad_time_control",
             ErrorCode::BadName => "bad_name",
             ErrorCode::Internal => "internal",
         }
@@ -180,6 +188,7 @@ pub fn room_error_code(e: &RoomError) -> ErrorCode {
         RoomError::GameNotStarted => ErrorCode::GameNotStarted,
         RoomError::Paused => ErrorCode::GamePaused,
         RoomError::IncompleteTurn => ErrorCode::IncompleteTurn,
+        RoomError::TimeUp => ErrorCode::TimeUp,
         RoomError::GameInProgress => ErrorCode::GameInProgress,
         RoomError::MatchFinished => ErrorCode::MatchFinished,
         RoomError::MatchNotFinished => ErrorCode::MatchNotFinished,

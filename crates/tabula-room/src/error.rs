@@ -48,6 +48,10 @@ pub enum RoomError {
     /// A whole-turn command whose steps, all legal, leave dice to play.
     #[error("the steps leave dice to play: send the whole turn")]
     IncompleteTurn,
+    /// A clock has run out: the timeout is being declared, and no seated
+    /// player may act before it is.
+    #[error("the clock has run out")]
+    TimeUp,
     /// The game waits for its absent player (a bot may not act).
     #[error("the game is paused until its player is back")]
     Paused,

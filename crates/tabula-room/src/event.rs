@@ -92,6 +92,9 @@ pub enum EndReason {
     Dropped,
     /// Thud!: both rounds are over.
     RoundsOver,
+    /// The loser's clock ran out (a dice game; in Thud! a timeout ends
+    /// the round, and the game ends when both rounds are over).
+    Timeout,
 }
 
 /// `result` of `game_over` from one player's view.
@@ -398,8 +401,8 @@ pub enum Event {
     RoundEnded {
         /// 1 or 2.
         round: u32,
-        /// Why (`agreement`, `no_legal_move`, `wipe_out`,
-        /// `plies_without_capture`, `repetition`).
+        /// Why (`agreement`, `no_legal_move`, `no_pieces`,
+        /// `plies_without_capture`, `repetition`, `timeout`).
         reason: String,
         /// Points of seats A and B in this round.
         points: [u32; 2],
@@ -420,6 +423,16 @@ pub enum Event {
         seat: SeatId,
         /// When he left (ms since the epoch).
         since: u64,
+    },
+    /// The clocks changed: a period began or ended, a paused game stopped
+    /// or restarted the clock, or a new owner resumed it after a takeover.
+    #[serde(rename_all = "camelCase")]
+    Clock {
+        /// The server's time of these figures (ms since the epoch).
+        at: u64,
+        /// The clocks.
+        #[serde(flatten)]
+        clock: crate::clock::ClockView,
     },
     /// A player came back.
     #[serde(rename_all = "camelCase")]

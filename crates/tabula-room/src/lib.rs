@@ -36,6 +36,7 @@
 
 pub mod fair;
 
+mod clock;
 mod error;
 mod event;
 mod game;
@@ -48,6 +49,10 @@ mod stats;
 mod types;
 mod view;
 
+pub use clock::{
+    ClockRecord, ClockView, MAX_DELAY_MS, MAX_RESERVE_MS, MIN_DELAY_MS, RunningView, TimeControl,
+    TurnTime,
+};
 pub use error::{EngineError, RoomError};
 pub use event::{
     Audience, BotNeed, ChatAuthor, EndReason, Envelope, Event, GameResult, GameSummary, Phase,

@@ -53,6 +53,17 @@ pub enum Narration {
         /// The loser.
         seat: SeatId,
     },
+    /// `seat`'s clock ran out: a loss.
+    Timeout {
+        /// Who ran out of time.
+        seat: SeatId,
+    },
+    /// Thud!: `seat`'s clock ran out: the round ended, the opponent
+    /// credited with all the pieces left.
+    RoundTimeout {
+        /// Who ran out of time.
+        seat: SeatId,
+    },
     /// `seat` dropped a double.
     Dropped {
         /// The loser.
@@ -177,6 +188,13 @@ pub(crate) enum Fact<'a> {
         /// The bot's level.
         level: BotLevel,
     },
+    /// Thud!: `seat` ran out of time; the round is over.
+    RoundTimeout {
+        /// How the game names seats.
+        seats: Seats,
+        /// Who ran out of time.
+        seat: SeatId,
+    },
 }
 
 /// An arbiter's chat line: the Russian text and its key.
@@ -224,6 +242,13 @@ pub(crate) fn arbiter(out: &mut Vec<(Audience, Event)>, fact: Fact<'_>) {
             let (text, n) = kind_of_win(seats, result);
             out.push(line(text, n));
         }
+        Fact::RoundTimeout { seats, seat } => out.push(line(
+            format!(
+                "{}: время вышло — раунд окончен, сопернику засчитаны все оставшиеся фигуры.",
+                seats.name(seat)
+            ),
+            Narration::RoundTimeout { seat },
+        )),
         Fact::BotTookSeat { seat, level } => out.push(line(
             "Игрок покинул игру; его место занял компьютер.".to_string(),
             Narration::BotTookSeat { seat, level },
@@ -247,6 +272,10 @@ fn how_it_ended(seats: Seats, r: &GameResult) -> Option<(String, Narration)> {
         EndReason::Dropped => Some((
             format!("{loser} отказались от удвоения."),
             Narration::Dropped { seat },
+        )),
+        EndReason::Timeout => Some((
+            format!("{loser}: время вышло — это поражение."),
+            Narration::Timeout { seat },
         )),
         EndReason::BorneOff | EndReason::RoundsOver => None,
     }
@@ -457,6 +486,11 @@ mod tests {
                 EndReason::Dropped,
                 "dropped",
                 "Белые отказались от удвоения.",
+            ),
+            (
+                EndReason::Timeout,
+                "timeout",
+                "Белые: время вышло — это поражение.",
             ),
         ] {
             let r = result(Some(SeatId::B), ResultKind::Mars, reason);

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::ClockRecord;
 use crate::error::RoomError;
 use crate::event::GameResult;
 use crate::fair::commitment;
@@ -26,6 +27,10 @@ pub struct GameRecord {
     pub actions: Vec<Action>,
     /// The result.
     pub result: GameResult,
+    /// Under a time control: the control and each period's time, as
+    /// charged ([`crate::clock`]); absent without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockRecord>,
 }
 
 /// A record that checked out.
@@ -87,6 +92,16 @@ pub enum VerifyError {
         /// Actions in the record.
         recorded: usize,
     },
+    /// The clock disagrees with the game: its periods are not the
+    /// game's turns, a bank does not follow from the one before, or a
+    /// timeout is not where a period ran out (or the other way round).
+    #[error("the clock does not check out at period {period}: {reason}")]
+    Clock {
+        /// Index into `clock.turns` (their count when one is missing).
+        period: usize,
+        /// Why.
+        reason: String,
+    },
     /// The recomputed result differs.
     #[error("the result differs: recomputed {expected}, recorded {recorded}")]
     ResultMismatch {
@@ -142,6 +157,7 @@ pub fn verify(record: &GameRecord) -> Result<VerifiedGame, VerifyError> {
         Ok(())
     };
     check_prefix(&game)?;
+    let mut periods = Periods::new(&game);
     for (index, a) in record.actions.iter().enumerate() {
         if index < game.actions().len() {
             // Already produced (derived) by the replay and checked.
@@ -156,6 +172,7 @@ pub fn verify(record: &GameRecord) -> Result<VerifiedGame, VerifyError> {
         game.replay(a, &mut out)
             .map_err(|error| VerifyError::Rejected { index, error })?;
         check_prefix(&game)?;
+        periods.after(&game, a);
     }
     let Some(result) = game.result().cloned() else {
         return Err(VerifyError::Length {
@@ -175,12 +192,123 @@ pub fn verify(record: &GameRecord) -> Result<VerifiedGame, VerifyError> {
             recorded: json(&record.result),
         });
     }
+    periods.check(record.clock.as_ref())?;
     let rolls = game.dice().next_roll_index() as usize;
     Ok(VerifiedGame {
         result,
         rolls,
         actions: record.actions.len(),
     })
+}
+
+/// The periods of a replayed game (who had to act, in which Thud!
+/// round, and whether a timeout ended it), as the room's clocks cut them:
+/// a period ends whenever another seat must act, a round ends, or the
+/// game does.
+struct Periods {
+    current: Option<(SeatId, u32)>,
+    done: Vec<(SeatId, u32, bool)>,
+    timeouts: usize,
+}
+
+impl Periods {
+    fn key(game: &Game) -> Option<(SeatId, u32)> {
+        let round = game.thud_game().map_or(0, |t| t.round_number() as u32);
+        game.to_act().map(|(s, _)| (s, round))
+    }
+
+    fn new(game: &Game) -> Periods {
+        Periods {
+            current: Periods::key(game),
+            done: Vec::new(),
+            timeouts: 0,
+        }
+    }
+
+    fn after(&mut self, game: &Game, a: &Action) {
+        let timeout = matches!(
+            a,
+            Action::TimeOut { .. }
+                | Action::Resign {
+                    reason: crate::event::EndReason::Timeout,
+                    ..
+                }
+        );
+        self.timeouts += usize::from(timeout);
+        let next = Periods::key(game);
+        if next != self.current {
+            if let Some((seat, round)) = self.current {
+                self.done.push((seat, round, timeout));
+            }
+            self.current = next;
+        }
+    }
+
+    fn check(&self, clock: Option<&ClockRecord>) -> Result<(), VerifyError> {
+        let fail = |period: usize, reason: String| Err(VerifyError::Clock { period, reason });
+        let Some(clock) = clock else {
+            if self.timeouts > 0 {
+                return fail(0, "a timeout in a game without a clock".to_string());
+            }
+            return Ok(());
+        };
+        let tc = &clock.control;
+        if clock.turns.len() != self.done.len() {
+            return fail(
+                clock.turns.len().min(self.done.len()),
+                format!(
+                    "{} periods recorded, the game has {}",
+                    clock.turns.len(),
+                    self.done.len()
+                ),
+            );
+        }
+        // Each seat's bank after its last period, and that period's round.
+        let mut left: [Option<(u64, u32)>; 2] = [None, None];
+        for (i, (t, &(seat, round, timeout))) in clock.turns.iter().zip(&self.done).enumerate() {
+            if t.seat != seat {
+                return fail(i, format!("recorded for seat {}, played by {seat}", t.seat));
+            }
+            let expected = match left[seat.index()] {
+                Some((bank, r)) if r == round => Some(bank),
+                // A new Thud! round refills the bank.
+                Some(_) => Some(tc.reserve_ms),
+                // The first period: a full bank, or what a match with the
+                // cube carried from its earlier games.
+                None => None,
+            };
+            if t.bank_ms > tc.reserve_ms || expected.is_some_and(|b| b != t.bank_ms) {
+                return fail(
+                    i,
+                    format!(
+                        "the bank is {} ms, {} follows",
+                        t.bank_ms,
+                        expected.map_or(format!("at most {}", tc.reserve_ms), |b| b.to_string())
+                    ),
+                );
+            }
+            if t.timed_out(tc) != timeout {
+                return fail(
+                    i,
+                    if timeout {
+                        format!(
+                            "a timeout after {} ms, with {} ms allowed",
+                            t.used_ms,
+                            tc.delay_ms + t.bank_ms
+                        )
+                    } else {
+                        format!(
+                            "{} ms used of {} ms allowed, and no timeout",
+                            t.used_ms,
+                            tc.delay_ms + t.bank_ms
+                        )
+                    },
+                );
+            }
+            left[seat.index()] = Some((t.bank_ms.saturating_sub(t.overrun(tc)), round));
+        }
+        Ok(())
+    }
 }
 
 /// One turn of a finished dice game, as played: who, the roll, the position

@@ -107,6 +107,13 @@ pub struct RoomView {
     /// there are some).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<Action>,
+    /// The room's time control (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<crate::clock::TimeControl>,
+    /// The clocks under a time control (absent without one): the banks
+    /// and the running period, in the server's time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::clock::ClockView>,
 }
 
 fn first_match() -> u32 {
@@ -305,6 +312,8 @@ impl Room {
             rematch: self.rematch_offers(),
             match_number: self.match_number(),
             actions: game.map(|g| g.actions().to_vec()).unwrap_or_default(),
+            time_control: self.config().time_control,
+            clock: self.clock(),
         }
     }
 }

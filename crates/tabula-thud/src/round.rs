@@ -84,6 +84,9 @@ pub enum EndReason {
     /// The same position occurred [`REPETITION_LIMIT`] times (the ZRF's
     /// `repetition`).
     Repetition,
+    /// A player's clock ran out (a room's time control, not the ZRF's):
+    /// [`Round::time_out`].
+    Timeout,
 }
 
 /// A finished round: why it ended and what each side had left.
@@ -326,6 +329,32 @@ impl Round {
                 Ok(r)
             }
         }
+    }
+
+    /// `seat` ran out of time: the round ends. The side `seat` played
+    /// scores nothing, and the other side is credited its own material
+    /// plus all the material the side that ran out still had on the
+    /// board, as if every one of its pieces had been captured (a room's
+    /// time control; the ZRF has no clock).
+    pub fn time_out(&mut self, seat: Seat) -> Result<RoundResult, RoundError> {
+        if self.result.is_some() {
+            return Err(RoundError::Over);
+        }
+        let mut r = self.finish(EndReason::Timeout);
+        let s = &mut r.score;
+        match self.side_of(seat) {
+            Side::Dwarfs => {
+                s.trolls += s.dwarfs;
+                s.dwarfs = 0;
+            }
+            Side::Trolls => {
+                s.dwarfs += s.trolls;
+                s.trolls = 0;
+            }
+        }
+        self.result = Some(r);
+        self.proposal = None;
+        Ok(r)
     }
 
     /// `seat` declines the other seat's pending proposal (or withdraws its own).

@@ -584,6 +584,39 @@ fn round_ends_by_agreement_proposed_and_accepted() {
     );
 }
 
+#[test]
+fn round_ends_on_a_timeout_crediting_the_other_side_with_all_the_material() {
+    // Given a round with a pending proposal, the dwarfs (first seat) to move
+    let mut r = Round::new(Variant::default(), Seat::First);
+    r.propose_end(Seat::Second).unwrap();
+    // When the dwarfs' player runs out of time
+    let res = r.time_out(Seat::First).unwrap();
+    // Then the round is over: the dwarfs score nothing, the trolls their
+    // own 32 plus the dwarfs' 32 left on the board; the proposal is gone
+    assert_eq!(res.reason, EndReason::Timeout);
+    assert_eq!(
+        res.score,
+        Score {
+            dwarfs: 0,
+            trolls: 64
+        }
+    );
+    assert_eq!((res.points(Seat::First), res.points(Seat::Second)), (0, 64));
+    assert_eq!(r.proposal(), None);
+    assert_eq!(r.time_out(Seat::Second), Err(RoundError::Over));
+    // And the trolls' player running out credits the dwarfs instead
+    let mut r = Round::new(Variant::default(), Seat::First);
+    r.play(Seat::First, &"Da6-b6".parse().unwrap()).unwrap();
+    let res = r.time_out(Seat::Second).unwrap();
+    assert_eq!(
+        res.score,
+        Score {
+            dwarfs: 64,
+            trolls: 0
+        }
+    );
+}
+
 // ---------------------------------------------------------------- two rounds
 
 #[test]

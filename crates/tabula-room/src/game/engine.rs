@@ -107,6 +107,13 @@ pub(crate) trait Engine: Sized {
         Err(RoomError::WrongGame)
     }
 
+    /// `seat`'s clock ran out (games with their own turn order, whose
+    /// timeout ends a round rather than the game; [`super::Game`] makes a
+    /// dice game's timeout a resignation). Then `round_over` says how.
+    fn time_out(&mut self, _seat: SeatId) -> Result<(), RoomError> {
+        Err(RoomError::WrongGame)
+    }
+
     /// After a move or an accepted proposal: the round that just ended,
     /// if one did (the engine has started the next round, or the game is
     /// over and the outcome says how).

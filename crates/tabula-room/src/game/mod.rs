@@ -501,6 +501,32 @@ impl Game {
         Ok(())
     }
 
+    /// `seat`'s clock ran out. A dice game: a resignation for
+    /// [`EndReason::Timeout`] (nardy: mars if he has borne off nothing,
+    /// else oin; backgammon: at the cube, gammons per the scoring). Thud!:
+    /// the round ends, the opponent credited with all the pieces left
+    /// ([`tabula_thud::Round::time_out`]), and the game goes on to the
+    /// next round or ends after the second.
+    pub(crate) fn time_out(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
+        match self.stage {
+            Stage::Over => Err(RoomError::GameNotStarted),
+            Stage::OwnTurns => {
+                engine!(&mut self.board, e => e.time_out(seat))?;
+                self.actions.push(Action::TimeOut { seat });
+                narration::arbiter(
+                    out,
+                    Fact::RoundTimeout {
+                        seats: self.seats(),
+                        seat,
+                    },
+                );
+                self.after_own_move(out);
+                Ok(())
+            }
+            _ => self.resign(seat, EndReason::Timeout),
+        }
+    }
+
     /// `seat` offers a double.
     pub(crate) fn double(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
         if !self.cube.enabled {
@@ -668,6 +694,7 @@ impl Game {
             Action::Drop { seat } => self.drop_double(*seat, out),
             Action::Resign { seat, reason } => self.resign(*seat, *reason),
             Action::ThudMove { seat, notation } => self.thud_move(*seat, notation, out),
+            Action::TimeOut { seat } => self.time_out(*seat, out),
             Action::ProposeEnd { seat } => self.propose_end(*seat, out),
             Action::AcceptEnd { seat } => self.accept_end(*seat, out),
             Action::DeclineEnd { seat } => self.decline_end(*seat, out),

@@ -114,6 +114,14 @@ impl Engine for ThudGame {
         Ok(())
     }
 
+    fn time_out(&mut self, seat: SeatId) -> Result<(), RoomError> {
+        self.0
+            .round_mut()
+            .time_out(seat.thud_seat())
+            .map_err(EngineError::from)?;
+        Ok(())
+    }
+
     fn round_over(&mut self) -> Option<RoundOver> {
         let g = &mut self.0;
         let res = g.round().result().copied()?;

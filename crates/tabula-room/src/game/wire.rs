@@ -190,6 +190,13 @@ pub enum Action {
         /// Notation, e.g. `Da6-b6`.
         notation: String,
     },
+    /// Thud!: a clock ran out, ending the round (a dice game's timeout
+    /// is a [`Action::Resign`] with reason `timeout`).
+    #[serde(rename_all = "camelCase")]
+    TimeOut {
+        /// Who ran out of time.
+        seat: SeatId,
+    },
     /// Thud!: proposal to end the round.
     #[serde(rename_all = "camelCase")]
     ProposeEnd {

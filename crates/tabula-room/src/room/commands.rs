@@ -18,6 +18,20 @@ impl Room {
         if matches!(actor, Actor::Bot(_)) && self.paused() {
             return Err(RoomError::Paused);
         }
+        // A clock past its deadline is declared by the next tick; until
+        // then the seats may not change the game (the timed-out period
+        // would otherwise end some other way).
+        if self.phase == Phase::Playing
+            && !self.paused()
+            && self.clocks.as_ref().and_then(|c| c.expire(now)).is_some()
+            && self.actor_seat(actor).is_ok()
+            && !matches!(
+                command,
+                Command::Chat { .. } | Command::Connected | Command::Disconnected
+            )
+        {
+            return Err(RoomError::TimeUp);
+        }
         match command {
             Command::Sit { seat } => self.sit(actor, *seat, out),
             Command::Spectate => {

@@ -73,6 +73,8 @@ impl Room {
     }
 
     fn end_game(&mut self, r: GameResult, out: &mut Out) {
+        // The last period closes before the record takes the clock.
+        self.sync_clock(out);
         let game = self.game.as_ref().expect("a game ended");
         let kind_game = game.options().game;
         if let Some(w) = r.winner {
@@ -162,6 +164,7 @@ impl Room {
             commitment: dice.commitment(),
             actions: game.actions().to_vec(),
             result: r,
+            clock: self.clocks.as_ref().map(crate::clock::Clocks::record),
         });
         // The match.
         let n = self.config.match_length.max(1);

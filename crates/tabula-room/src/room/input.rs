@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::TimeControl;
 use crate::game::{GameOptions, StartPosition};
 use crate::types::{Actor, BotLevel, SeatId, Spot, Stake};
 
@@ -43,6 +44,10 @@ pub struct RoomConfig {
     /// replays as it was played.
     #[serde(default = "before_pauses")]
     pub pause_vs_bot: bool,
+    /// The clocks ([`crate::clock`]); `None`: no clock (the default, and
+    /// what a snapshot written before clocks reads as).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 }
 
 /// What a snapshot without `pauseVsBot` was played under.
@@ -65,6 +70,7 @@ impl Default for RoomConfig {
             start_position: None,
             dice_script: None,
             pause_vs_bot: true,
+            time_control: None,
         }
     }
 }
@@ -161,6 +167,12 @@ pub enum Input {
     },
     /// A tick that fired a timer.
     Tick {
+        /// When.
+        now: u64,
+    },
+    /// A new owner restored the room with a clock running
+    /// ([`Room::resume_clock`](crate::Room::resume_clock)).
+    Resume {
         /// When.
         now: u64,
     },

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::{ClockView, Clocks, Unit};
 use crate::error::RoomError;
 use crate::event::{Audience, BotNeed, EndReason, Envelope, Event, Phase};
 use crate::game::Game;
@@ -110,6 +111,12 @@ pub struct Room {
     rematch: [bool; 2],
     /// 1 for the room's first match, +1 per rematch.
     match_number: u32,
+    /// The clocks, under a time control.
+    clocks: Option<Clocks>,
+    /// The time of the input being applied (what the clocks charge to).
+    now: u64,
+    /// The time of the last accepted input.
+    last_input_at: u64,
 }
 
 impl Room {
@@ -117,7 +124,7 @@ impl Room {
     /// log starts with `botSeated`).
     pub fn new(config: RoomConfig) -> Room {
         let mut room = Room {
-            config,
+            config: config.clone(),
             version: 0,
             phase: Phase::WaitingForPlayer,
             seats: [None, None],
@@ -135,6 +142,14 @@ impl Room {
             last_prompt: None,
             rematch: [false, false],
             match_number: 1,
+            clocks: config.time_control.map(|tc| {
+                // A match with the cube keeps one bank for the match.
+                let per_match =
+                    config.match_length > 1 && config.match_length >= config.cube_from_match_length;
+                Clocks::new(tc, per_match)
+            }),
+            now: 0,
+            last_input_at: 0,
         };
         if let Some(level) = room.config.bot {
             room.seats[1] = Some(Occupant::Bot {
@@ -291,18 +306,91 @@ impl Room {
                 .any(|s| matches!(s, Some(Occupant::Human { away: true, .. })))
     }
 
-    /// When [`Room::tick`] should next be called (a disconnect deadline).
+    /// When [`Room::tick`] should next be called: a disconnect deadline,
+    /// or when the running clock runs out.
     pub fn next_deadline(&self) -> Option<u64> {
         if self.phase != Phase::Playing {
             return None;
         }
+        let clock = self.clocks.as_ref().and_then(Clocks::deadline);
         self.seats
             .iter()
             .filter_map(|s| match s {
                 Some(Occupant::Human { deadline, .. }) => *deadline,
                 _ => None,
             })
+            .chain(clock)
             .min()
+    }
+
+    /// The clocks, under a time control.
+    pub fn clock(&self) -> Option<ClockView> {
+        self.clocks.as_ref().map(Clocks::view)
+    }
+
+    /// When the last accepted input was applied (ms since the epoch).
+    pub fn last_input_at(&self) -> u64 {
+        self.last_input_at
+    }
+
+    /// A new owner has restored this room at `now` (a takeover, a
+    /// hand-off, a reload): the running clock keeps what its period had
+    /// used at the room's last input and counts on from `now`, so the
+    /// time between that input and this one (a node dying, the lease
+    /// running out, the claim) is not charged to the player. Logged like
+    /// any input (a replay resumes the same way); nothing (no event, no
+    /// input) when no clock runs.
+    pub fn resume_clock(&mut self, now: u64) -> Vec<Envelope> {
+        if self.phase != Phase::Playing {
+            return Vec::new();
+        }
+        let last = self.last_input_at;
+        let Some(c) = self.clocks.as_mut() else {
+            return Vec::new();
+        };
+        if !c.resume(last, now) {
+            return Vec::new();
+        }
+        let out = vec![(
+            Audience::All,
+            Event::Clock {
+                at: now,
+                clock: c.view(),
+            },
+        )];
+        self.inputs.push(Input::Resume { now });
+        self.last_input_at = now;
+        self.emit(out)
+    }
+
+    /// Brings the clocks to where the room stands (who must act, which
+    /// game and round, paused or not) at the input's time; announces
+    /// them when they changed.
+    pub(super) fn sync_clock(&mut self, out: &mut Out) {
+        let playing = self.phase == Phase::Playing;
+        let acting = match (&self.game, playing) {
+            (Some(g), true) => g.to_act().map(|(s, _)| s),
+            _ => None,
+        };
+        let unit = self.game.as_ref().map(|g| Unit {
+            match_number: self.match_number,
+            game: self.game_number,
+            round: g.thud_game().map_or(0, |t| t.round_number() as u32),
+        });
+        let paused = self.paused();
+        let now = self.now;
+        let Some(c) = self.clocks.as_mut() else {
+            return;
+        };
+        if c.follow(now, acting, unit, paused) {
+            out.push((
+                Audience::All,
+                Event::Clock {
+                    at: now,
+                    clock: c.view(),
+                },
+            ));
+        }
     }
 
     /// A snapshot that [`Room::restore`] turns back into this room.
@@ -347,6 +435,13 @@ impl Room {
                         )));
                     }
                 }
+                Input::Resume { now } => {
+                    if room.resume_clock(*now).is_empty() {
+                        return Err(RoomError::BadSnapshot(format!(
+                            "input {i}: no clock to resume"
+                        )));
+                    }
+                }
             }
         }
         if room.version != snapshot.version {
@@ -388,7 +483,9 @@ impl Room {
         now: u64,
     ) -> Result<Vec<Envelope>, RoomError> {
         let mut out = Vec::new();
+        self.now = now;
         self.handle(&command, &actor, now, &mut out)?;
+        self.sync_clock(&mut out);
         self.after(&mut out);
         if out.is_empty() {
             return Ok(Vec::new());
@@ -398,13 +495,16 @@ impl Room {
             actor,
             now,
         });
+        self.last_input_at = now;
         Ok(self.emit(out))
     }
 
     /// Fires timers due at `now`: a player disconnected past the grace
-    /// period loses (mars if none borne off, else oin).
+    /// period loses (mars if none borne off, else oin), and so does one
+    /// whose clock ran out ([`Game::time_out`]: in Thud! the round ends).
     pub fn tick(&mut self, now: u64) -> Vec<Envelope> {
         let mut out = Vec::new();
+        self.now = now;
         if self.phase == Phase::Playing {
             for seat in SeatId::BOTH {
                 let due = matches!(
@@ -421,11 +521,21 @@ impl Room {
                 }
             }
         }
+        if self.phase == Phase::Playing
+            && !self.paused()
+            && let Some(seat) = self.clocks.as_ref().and_then(|c| c.expire(now))
+            && let Some(game) = self.game.as_mut()
+        {
+            // Refused only once the game is over, which it is not here.
+            let _ = game.time_out(seat, &mut out);
+        }
+        self.sync_clock(&mut out);
         self.after(&mut out);
         if out.is_empty() {
             return Vec::new();
         }
         self.inputs.push(Input::Tick { now });
+        self.last_input_at = now;
         self.emit(out)
     }
 
