@@ -567,6 +567,15 @@ function slide(seat, to, fromRect, ms) {
 }
 
 // ---- the move log -------------------------------------------------------------------
+//
+// Entries: {game} starts a game; {seat, dice, steps} is a dice turn (with
+// `pass` when it had no legal play); {seat, thud} a Thud! move; {seat, note}
+// the cube, a resignation, a clock run out or Thud!'s end of a round. Every
+// `state` carries the current game's actions (docs/protocol.md), so the log
+// of that game is rebuilt from them whenever a state arrives (a player who
+// reopens the game, a spectator who comes late); the events after it extend
+// it. Earlier games of the room are kept as this tab saw them
+// (sessionStorage).
 
 function logTurn(seat, dice) {
   S.log.push({ seat, dice, steps: [] });
@@ -575,7 +584,7 @@ function logTurn(seat, dice) {
 
 function logStep(seat, notation) {
   let last = S.log[S.log.length - 1];
-  if (!last || last.seat !== seat || last.pass || last.game) {
+  if (!last || last.seat !== seat || last.pass || !last.steps) {
     last = { seat, dice: S.view?.dice || null, steps: [] };
     S.log.push(last);
   }
@@ -583,8 +592,88 @@ function logStep(seat, notation) {
   saveLog();
 }
 
+/** A roll with no legal play: the roll's own entry says so (one entry, as `logFromActions` makes it). */
+function logPass(seat, dice) {
+  const last = S.log[S.log.length - 1];
+  if (last?.steps && last.seat === seat && !last.steps.length && !last.pass) {
+    last.pass = true;
+    last.dice = last.dice || dice;
+  } else {
+    S.log.push({ seat, dice, steps: [], pass: true });
+  }
+  saveLog();
+}
+
+const LOG_NOTES = new Set(['double', 'take', 'drop', 'resign', 'timeOut', 'proposeEnd', 'acceptEnd', 'declineEnd']);
+
+/**
+ * Game `n`'s log from its actions as the state gives them (the game
+ * record's form). `old`, the entries this tab had for that game, lends its
+ * spelling of the same steps: a step seen live carries the server's
+ * notation, a backgammon hit's `*` included, which an action does not say.
+ */
+function logFromActions(g, n, actions, old = []) {
+  const out = [{ game: n }];
+  const seen = old.flatMap((e) => e.steps || []);
+  let k = 0;
+  let cube = 1;
+  for (const a of actions) {
+    const last = out[out.length - 1];
+    switch (a.type) {
+      case 'opening':
+        if (a.firstRoll) out.push({ seat: a.starter, dice: a.firstRoll, steps: [] });
+        break;
+      case 'roll':
+        out.push({ seat: a.seat, dice: a.dice, steps: [] });
+        break;
+      case 'step': {
+        let e = last;
+        if (!e.steps || e.seat !== a.seat || e.pass) {
+          e = { seat: a.seat, dice: null, steps: [] };
+          out.push(e);
+        }
+        const text = stepText(g, [a.from, a.to]);
+        const live = seen[k];
+        e.steps.push(live && live.replace(/\*/g, '') === text ? live : text);
+        k += 1;
+        break;
+      }
+      case 'pass':
+        if (last.steps && last.seat === a.seat && !last.steps.length && !last.pass) last.pass = true;
+        else out.push({ seat: a.seat, dice: null, steps: [], pass: true });
+        break;
+      case 'thudMove':
+        out.push({ seat: a.seat, thud: a.notation });
+        break;
+      default:
+        if (!LOG_NOTES.has(a.type)) break;
+        if (a.type === 'double') cube *= 2;
+        out.push({ seat: a.seat, note: a.type, reason: a.reason, cube: a.type === 'double' ? cube : undefined });
+        break;
+    }
+  }
+  return out;
+}
+
+/** The log rebuilt for the state's game; earlier games stay as they were. */
+function rebuildLog(v) {
+  const n = v.gameNumber;
+  if (!n) return;
+  const at = S.log.findIndex((e) => e.game >= n);
+  let keep = at < 0 ? S.log : S.log.slice(0, at);
+  // Entries before any game mark are of an unknown game: the actions replace them.
+  const first = keep.findIndex((e) => e.game);
+  keep = first < 0 ? [] : keep.slice(first);
+  const old = at < 0 ? [] : S.log.slice(at).filter((e) => !e.game || e.game === n);
+  S.log = [...keep, ...logFromActions(v.game, n, v.actions || [], old)];
+  saveLog();
+}
+
 function saveLog() {
-  if (S.log.length > 600) S.log.splice(0, S.log.length - 600);
+  // At most 600 entries, dropping earlier games first (the current one stays whole).
+  const cur = S.log.findLastIndex((e) => e.game);
+  const over = S.log.length - 600;
+  if (over > 0 && cur > 0) S.log.splice(0, Math.min(over, cur));
   try {
     sessionStorage.setItem(`tabula.log.${S.roomKey}`, JSON.stringify(S.log));
   } catch {}
@@ -687,6 +776,8 @@ function onMessage(m) {
         if (S.local && JSON.stringify(S.local.offer0) !== JSON.stringify(m.state.moves)) S.local = null;
         S.view = m.state;
         S.version = m.state.version;
+        // The whole game's log from its actions; the events after this state extend it.
+        rebuildLog(m.state);
         S.rematch = m.state.rematch?.length ? Object.fromEntries(m.state.rematch.map((x) => [x, true])) : null;
         // Steps still unanswered (resent after a reconnect) are still on their way.
         S.inflight = [...net.pending.values()].filter((c) => c.type === 'move').length;
@@ -887,8 +978,7 @@ function applyEvent(e) {
       break;
     case 'turnPassed':
       v.moves = null;
-      S.log.push({ seat: e.seat, dice: e.dice, pass: true });
-      saveLog();
+      logPass(e.seat, e.dice);
       S.lastTurn = [];
       S.noMoves = { seat: e.seat, dice: e.dice };
       v.dice = e.dice;
@@ -1500,10 +1590,16 @@ function logBody() {
       n = 0;
       continue;
     }
-    n += 1;
     const who = S.view ? sideName(e.seat) || seatWord(e.seat) : e.seat;
+    if (e.note) {
+      // The cube, a resignation, Thud!'s end of a round: not a turn, so not numbered.
+      const what = e.note === 'resign' ? t(`log.resign.${['stoodUp', 'disconnected', 'timeout'].includes(e.reason) ? e.reason : 'resigned'}`) : t(`log.${e.note}`, { n: e.cube });
+      rows.push(h('li.log-note', { 'data-seat': e.seat, 'data-note': e.note }, h('b', who), ': ', what));
+      continue;
+    }
+    n += 1;
     const dice = e.dice ? ` ${e.dice[0]}–${e.dice[1]}` : '';
-    const what = e.thud || (e.pass ? t('log.pass') : e.steps.join(', '));
+    const what = e.thud || (e.pass ? t('log.pass') : (e.steps || []).join(', '));
     rows.push(h('li.log-turn', { 'data-seat': e.seat }, h('span.n', `${n}.`), ' ', h('b', who), dice, ': ', what));
   }
   return [h('ol.log#move-log', rows)];

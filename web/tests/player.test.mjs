@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { startNode, launch, openPage, openTelegramPage, appState, waitState, playDiceTurn, ready, screenshot, ROOT, TG_BOT_TOKEN } from './helpers.mjs';
+import { startNode, launch, openPage, openTelegramPage, appState, waitState, playDiceTurn, ready, screenshot, api, ROOT, TG_BOT_TOKEN } from './helpers.mjs';
 import { STRINGS } from '../i18n.js';
 
 let browser;
@@ -35,6 +35,8 @@ test('every text exists in English and Russian, and every key the app and the pr
   for (const k of ['oin', 'mars', 'koks', 'head', 'gammon', 'backgammon']) used.add(`term.${k}`);
   for (const r of ['borneOff', 'resigned', 'stoodUp', 'disconnected', 'dropped', 'roundsOver']) used.add(`reason.${r}`);
   for (const v of ['normal', 'fast', 'off']) used.add(`settings.speed.${v}`);
+  // The move log's notes (the cube, a resignation, Thud!'s end of a round), named by the action.
+  for (const k of ['double', 'take', 'drop', 'timeOut', 'proposeEnd', 'acceptEnd', 'declineEnd', 'resign.resigned', 'resign.stoodUp', 'resign.disconnected', 'resign.timeout']) used.add(`log.${k}`);
   // The boards' screen-reader labels (the keys boards/nardy.js and boards/thud.js list).
   for (const k of ['board', 'point', 'target', 'targetOff', 'checker', 'bar', 'tray', 'die']) used.add(`board.${k}`);
   for (const k of ['board', 'square', 'piece', 'target']) used.add(`thud.${k}`);
@@ -420,3 +422,77 @@ test('rematch after a game between people: both agree, and the colours swap', { 
   }
 });
 
+
+/** The move log's rows as the page shows them (its sheet opened, read, closed). */
+async function logRows(page) {
+  await page.click('#log-button');
+  await page.waitForSelector('#sheet-log');
+  const rows = await page.$$eval('#sheet-log li', (r) => r.map((x) => x.textContent));
+  await page.click('#sheet-close');
+  return rows;
+}
+
+/** Plays the page's next turn against the computer and waits for the computer's answer (the page to roll again, or the end). */
+async function turnAndAnswer(page) {
+  await playDiceTurn(page);
+  await waitState(page, (s) => s.view.phase !== 'playing' || (s.view.toAct?.seat === s.seat && s.view.toAct.need === 'roll'), 'the computer to answer');
+}
+
+test('the move log: a spectator who comes late sees every earlier turn, and so does a player who reopens the game with nothing kept in the tab', { timeout: 150000 }, async () => {
+  const node = await startNode();
+  try {
+    const lena = await openPage(browser, `${node.base}/`);
+    await lena.waitForSelector('#bot-easy');
+    await lena.selectOption('select[data-opt="opening"]', 'white_first');
+    await lena.click('#bot-easy');
+    await waitState(lena, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
+    for (let i = 0; i < 3; i++) await turnAndAnswer(lena);
+    const room = (await lena.evaluate(() => window.__tabula.state.roomId));
+    const rows = await logRows(lena);
+    // The log is the game's record: a row per roll, its dice, in order.
+    const { state } = await api(node.base, 'GET', `/api/rooms/${room}`);
+    const rolls = state.actions.filter((a) => a.type === 'roll');
+    assert.ok(rolls.length >= 6, `three turns each: ${JSON.stringify(state.actions)}`);
+    const turns = rows.filter((r) => /^\d+\./.test(r));
+    assert.equal(turns.length, rolls.length, rows.join(' | '));
+    rolls.forEach((r, i) => assert.ok(turns[i].startsWith(`${i + 1}. ${r.seat === 'a' ? 'White' : 'Black'} ${r.dice[0]}–${r.dice[1]}: `), `${turns[i]} for ${JSON.stringify(r)}`));
+    const steps = state.actions.filter((a) => a.type === 'step').map((a) => `${a.from}-${a.to}`);
+    assert.deepEqual(turns.flatMap((r) => r.split(': ')[1].split(', ')).filter((x) => x !== 'no moves'), steps, 'every step, once, in order');
+
+    // A spectator opens the game's link late (the room is full: he watches).
+    const late = await openPage(browser, `${node.base}/?join=${room}`);
+    await waitState(late, (s) => s.view?.phase === 'playing' && !s.seat, 'the spectator to watch');
+    assert.deepEqual(await logRows(late), rows, 'the spectator sees the whole log so far');
+    // The game goes on: both logs grow by the same turns, nothing twice.
+    await turnAndAnswer(lena);
+    const lenaNow = await appState(lena);
+    await waitState(late, (s) => s.version >= lenaNow.version, 'the spectator to catch up');
+    const more = await logRows(lena);
+    assert.ok(more.length >= rows.length + 2, `${rows.length} → ${more.length}`);
+    assert.deepEqual(more.slice(0, rows.length), rows);
+    assert.deepEqual(await logRows(late), more, 'the spectator\u2019s log went on from the events, without a duplicate');
+    await late.click('#log-button');
+    await screenshot(late, 'move-log-spectator');
+    await late.click('#sheet-close');
+
+    // The player reopens the game in a tab that kept nothing (sessionStorage empty at load).
+    await lena.addInitScript(() => sessionStorage.clear());
+    await lena.reload();
+    await lena.waitForFunction(() => window.__tabula?.state);
+    await waitState(lena, (s) => s.view?.phase === 'playing' && s.seat === 'a', 'the game reopened');
+    assert.deepEqual(await logRows(lena), more, 'the whole log after a reload, from the state alone');
+    // The end of the game is in the log too: a resignation, from the state after it.
+    await lena.click('#resign');
+    await lena.click('#confirm-yes');
+    for (const page of [lena, late]) {
+      await page.waitForSelector('#game-over');
+      await page.click('#close-result');
+      const end = await logRows(page);
+      assert.deepEqual(end, [...more, 'White: resigned'], 'the resignation once, after every turn');
+    }
+    assert.deepEqual(lena.errors, []);
+    assert.deepEqual(late.errors, []);
+  } finally {
+    await node.stop();
+  }
+});
