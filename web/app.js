@@ -183,29 +183,80 @@ function seatName(seat) {
   return playerName(s.player);
 }
 
-// ---- names ------------------------------------------------------------------
-// A player is shown by his profile's name (docs/protocol.md, "Profiles"),
+// ---- names and photos ---------------------------------------------------------
+// A player is shown by his profile's name (docs/protocol.md, "Names"),
 // fetched once per id; until it arrives, or if there is none, as
-// "Opponent": never a raw id.
+// "Opponent": never a raw id. A Telegram player's profile may hold his
+// photo, drawn as a small round avatar beside his name.
 
-const names = new Map();
+/** Profiles by player id: the profile, or null while it is asked for (or there is none). */
+const profiles = new Map();
 
-function playerName(id) {
-  if (!id) return t('seat.opponent');
-  if (id === S.player && S.profile?.name) return S.profile.name;
-  const known = names.get(id);
+function profileOf(id) {
+  if (!id) return null;
+  if (id === S.player && S.profile) return S.profile;
+  const known = profiles.get(id);
   if (known === undefined) {
-    names.set(id, null);
+    profiles.set(id, null);
     api('GET', `/api/players/${encodeURIComponent(id)}/profile`)
       .then((p) => {
         if (p?.name) {
-          names.set(id, p.name);
+          profiles.set(id, p);
           render();
         }
       })
       .catch(() => {});
   }
-  return known || t('seat.opponent');
+  return known || null;
+}
+
+function playerName(id) {
+  if (!id) return t('seat.opponent');
+  return profileOf(id)?.name || t('seat.opponent');
+}
+
+/** A profile's photo to draw: an https URL only (the server keeps no other; checked again here). */
+function photoOf(p) {
+  const u = p?.photoUrl;
+  if (typeof u !== 'string') return null;
+  try {
+    return new URL(u).protocol === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Photos that failed to load: their players get the initial instead, without asking again. */
+const badPhotos = new Set();
+
+/**
+ * A small round avatar: the photo (alt: the name; no referrer sent), over
+ * the name's initial, which shows when there is no photo or it fails to
+ * load. Its box has one size whatever it holds, so nothing moves when the
+ * photo arrives.
+ */
+function avatar(name, url) {
+  const initial = Array.from((name || '').trim())[0]?.toLocaleUpperCase() || '';
+  const box = h('span.avatar', h('span.initial', { 'aria-hidden': 'true' }, initial));
+  if (url && !badPhotos.has(url)) {
+    const img = h('img', { referrerpolicy: 'no-referrer', alt: name || '', width: 32, height: 32, decoding: 'async', draggable: 'false', src: url });
+    img.addEventListener('error', () => {
+      badPhotos.add(url);
+      img.remove();
+      box.classList.remove('photo');
+    });
+    box.classList.add('photo');
+    box.append(img);
+  }
+  return box;
+}
+
+/** The avatar of whoever sits in `seat`: a player's photo or initial, the computer's initial, an empty circle for a free seat. */
+function seatAvatar(seat) {
+  const s = S.view?.seats?.[seatIdx(seat)];
+  if (s?.bot) return avatar(t('seat.computer', { level: levelName(s.bot) }), null);
+  const p = s?.player ? profileOf(s.player) : null;
+  return avatar(p?.name || '', photoOf(p));
 }
 
 /** How the arbiter's lines and the log name a seat: by colour, or by order in Thud!. */
@@ -752,7 +803,7 @@ function onMessage(m) {
       S.player = m.player;
       if (m.profile) {
         S.profile = m.profile;
-        if (m.profile.name) names.set(m.player, m.profile.name);
+        profiles.set(m.player, m.profile);
       }
       if (S.screen === 'lobby') loadStats();
       break;
@@ -1315,7 +1366,7 @@ function renderPlayers(box) {
     if (v.matchLength > 1) bits.push(h('span.score', `${v.score[seatIdx(seat)]}/${v.matchLength}`));
     if (v.phase === 'waiting_for_player' && s.ready) bits.push(h('span.ready-mark', t('room.ready')));
     if (s.disconnectDeadline) bits.push(h('span.away', t('room.away', { n: Math.max(0, Math.round((s.disconnectDeadline - Date.now()) / 1000)) })));
-    return h(`div.player${turn ? '.turn' : ''}${seat === S.seat ? '.me' : ''}`, { 'data-seat': seat }, h('b', seatName(seat)), ...bits);
+    return h(`div.player${turn ? '.turn' : ''}${seat === S.seat ? '.me' : ''}`, { 'data-seat': seat }, h('span.who', seatAvatar(seat), h('b', seatName(seat))), ...bits);
   }));
 }
 
@@ -1556,7 +1607,7 @@ function settingsBody() {
         try {
           const r = await api('POST', '/api/me/name', { name: input.value }, credHeaders());
           S.profile = { ...(S.profile || {}), ...(r?.profile || r || {}), name: r?.profile?.name || r?.name || input.value.trim() };
-          names.set(S.player, S.profile.name);
+          profiles.set(S.player, S.profile);
           S.nameNote = { ok: true, text: t('settings.nameSaved') };
         } catch (err) {
           S.nameNote = { ok: false, text: err.message || t('settings.nameBad') };
@@ -1654,6 +1705,10 @@ function gameOverSheet() {
   const kind = go?.kind || res?.kind;
   const pts = go?.points ?? res?.points;
   const parts = [h(`h2.result.${cls || 'none'}#result-title`, title)];
+  // Who played: each with his photo (or initial) and name, the viewer's side first.
+  const first = S.seat || 'a';
+  parts.push(h('div.result-players#result-players', [first, other(first)].map((seat) =>
+    h('span.who', { 'data-seat': seat }, seatAvatar(seat), h('b', seatName(seat)), h('span.side', sideName(seat))))));
   const term = ['oin', 'mars', 'koks', 'gammon', 'backgammon'].includes(kind) ? t(`term.${kind}`) : null;
   parts.push(h('p.kind#result-kind', { title: term }, `${kindName(kind)}${pts ? t('result.points', { n: pts }) : ''}${res?.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonName(res.reason)}` : ''}`));
   if (term) parts.push(h('p.term#result-term', term));

@@ -361,13 +361,15 @@ window.__tgEmit = (e) => (handlers[e] || []).forEach((f) => f());
 
 /**
  * A page inside (a stand-in of) Telegram, signed in by `user` (initData's
- * user object: id, first_name, language_code, …), phone-sized.
+ * user object: id, first_name, photo_url, language_code, …), phone-sized;
+ * `setup(ctx)` runs on its context before the page opens (routes of its own).
  */
-export async function openTelegramPage(browser, base, user, { startParam, viewport = { width: 390, height: 844 } } = {}) {
+export async function openTelegramPage(browser, base, user, { startParam, viewport = { width: 390, height: 844 }, setup } = {}) {
   const fields = { auth_date: String(Math.floor(Date.now() / 1000)), user: JSON.stringify(user) };
   if (startParam) fields.start_param = startParam;
   const data = signInitData(fields);
   const ctx = await browser.newContext({ viewport });
   await ctx.route('https://telegram.org/**', (route) => route.fulfill({ status: 200, contentType: 'application/javascript', body: TELEGRAM_STUB }));
+  if (setup) await setup(ctx);
   return openIn(ctx, `${base}/#tgWebAppData=${encodeURIComponent(data)}&tgWebAppVersion=8.0&tgWebAppPlatform=web`);
 }

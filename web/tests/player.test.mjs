@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { startNode, launch, openPage, openTelegramPage, appState, waitState, playDiceTurn, ready, screenshot, api, ROOT, TG_BOT_TOKEN } from './helpers.mjs';
+import { startNode, launch, openPage, openTelegramPage, appState, waitState, playDiceTurn, ready, screenshot, api, sleep, ROOT, TG_BOT_TOKEN } from './helpers.mjs';
 import { STRINGS } from '../i18n.js';
 
 let browser;
@@ -492,6 +492,79 @@ test('the move log: a spectator who comes late sees every earlier turn, and so d
     }
     assert.deepEqual(lena.errors, []);
     assert.deepEqual(late.errors, []);
+  } finally {
+    await node.stop();
+  }
+});
+
+const SVG_PHOTO = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#c0392b"/><circle cx="32" cy="26" r="12" fill="#fff"/></svg>';
+
+test('photos: a Telegram player\u2019s photo from his signed initData is drawn round beside his name for his opponent, in the room and the result sheet; his initial when it fails', { timeout: 90000 }, async () => {
+  const node = await startNode(undefined, { TABULA__AUTH__BOT_TOKEN: TG_BOT_TOKEN });
+  const tanyaPhoto = 'https://t.me/i/userpic/320/tanya.svg';
+  const pavelPhoto = 'https://t.me/i/userpic/320/pavel.jpg';
+  const asked = [];
+  // Telegram's photo server, for these pages: Tanya's photo comes slowly, Pavel's is gone.
+  const photos = (ctx) => ctx.route('https://t.me/i/userpic/**', async (route) => {
+    const req = route.request();
+    asked.push({ url: req.url(), referer: (await req.allHeaders()).referer || null });
+    if (req.url() === tanyaPhoto) {
+      await sleep(800);
+      await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: SVG_PHOTO });
+    } else {
+      await route.fulfill({ status: 404, contentType: 'text/plain', body: 'gone' });
+    }
+  });
+  try {
+    const tanya = await openTelegramPage(browser, node.base, { id: 7101, first_name: 'Tanya', last_name: 'Kim', photo_url: tanyaPhoto, language_code: 'en' }, { setup: photos });
+    await waitState(tanya, (s) => s.player === 'tg:7101', 'signed in');
+    assert.equal(await tanya.evaluate(() => window.__tabula.state.profile.photoUrl), tanyaPhoto);
+    const pavel = await inviteGame(node, tanya, (code) => openTelegramPage(browser, node.base, { id: 7102, first_name: 'Pavel', photo_url: pavelPhoto, language_code: 'en' }, { startParam: code, setup: photos }));
+    // Pavel sees Tanya's photo beside her name, in a round box that keeps its place while the photo loads.
+    const seatA = '#players .player[data-seat="a"]';
+    await pavel.waitForSelector(`${seatA} b:has-text("Tanya Kim")`);
+    await pavel.waitForSelector(`${seatA} .avatar img`, { state: 'attached' });
+    const geometry = () => pavel.evaluate((sel) => {
+      const box = (e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].map(Math.round); };
+      const img = document.querySelector(`${sel} .avatar img`);
+      return { name: box(document.querySelector(`${sel} b`)), avatar: box(document.querySelector(`${sel} .avatar`)), board: box(document.querySelector('#board')), loaded: Boolean(img?.complete && img.naturalWidth > 0) };
+    }, seatA);
+    const pending = await geometry();
+    await pavel.waitForFunction((sel) => { const i = document.querySelector(`${sel} .avatar img`); return i?.complete && i.naturalWidth > 0; }, seatA);
+    const loaded = await geometry();
+    assert.equal(pending.loaded, false, 'measured while the photo was on its way');
+    assert.deepEqual({ ...loaded, loaded: false }, pending, 'nothing moved when the photo arrived');
+    assert.deepEqual(loaded.avatar.slice(2), [20, 20]);
+    const img = await pavel.$eval(`${seatA} .avatar img`, (i) => ({ src: i.src, alt: i.alt, referrerPolicy: i.referrerPolicy, radius: getComputedStyle(i.parentElement).borderRadius }));
+    assert.deepEqual(img, { src: tanyaPhoto, alt: 'Tanya Kim', referrerPolicy: 'no-referrer', radius: '50%' });
+    // Tanya sees her own photo, and Pavel's initial: his photo did not load.
+    await tanya.waitForSelector('#players .player[data-seat="a"] .avatar img[alt="Tanya Kim"]', { state: 'attached' });
+    await tanya.waitForSelector('#players .player[data-seat="b"] b:has-text("Pavel")');
+    await tanya.waitForFunction(() => {
+      const a = document.querySelector('#players .player[data-seat="b"] .avatar');
+      return a && !a.querySelector('img') && a.textContent === 'P';
+    });
+    assert.deepEqual((await tanya.$eval('#players .player[data-seat="b"] .avatar', (a) => { const r = a.getBoundingClientRect(); return [r.width, r.height]; })), [20, 20]);
+    assert.ok(asked.some((a) => a.url === tanyaPhoto) && asked.some((a) => a.url === pavelPhoto), JSON.stringify(asked));
+    assert.deepEqual(asked.filter((a) => a.referer), [], 'no referrer sent to the photo server');
+    await screenshot(pavel, 'avatars-room');
+
+    // The result sheet: both players, each with his photo or initial.
+    await ready(tanya);
+    await ready(pavel);
+    await waitState(tanya, (s) => s.view?.phase === 'playing', 'the game to start');
+    await tanya.click('#resign');
+    await tanya.click('#confirm-yes');
+    await pavel.waitForSelector('#game-over #result-players');
+    await pavel.waitForFunction(() => { const i = document.querySelector('#result-players .who[data-seat="a"] .avatar img'); return i?.complete && i.naturalWidth > 0 && i.alt === 'Tanya Kim'; });
+    const sheet = await pavel.$$eval('#result-players .who', (ws) => ws.map((w) => ({ seat: w.dataset.seat, name: w.querySelector('b').textContent, initial: w.querySelector('.initial').textContent, photo: Boolean(w.querySelector('img')) })));
+    assert.deepEqual(sheet, [{ seat: 'b', name: 'You', initial: 'P', photo: false }, { seat: 'a', name: 'Tanya Kim', initial: 'T', photo: true }]);
+    await tanya.waitForSelector('#game-over #result-players .who[data-seat="b"] b:has-text("Pavel")');
+    await screenshot(pavel, 'avatars-result');
+    for (const page of [tanya, pavel]) {
+      assert.ok(!/tg:710/.test(await page.evaluate(() => document.body.innerText)), 'no raw id on the page');
+      assert.deepEqual(page.errors, []);
+    }
   } finally {
     await node.stop();
   }
