@@ -4,7 +4,9 @@
 //! refusal.
 
 use serde::{Deserialize, Serialize};
-use tabula_room::{BotLevel, GameKind, GameOptions, GameResult, GameSummary, RoomView, Stake};
+use tabula_room::{
+    BotLevel, GameKind, GameOptions, GameResult, GameSummary, RoomView, Stake, TimeControl,
+};
 
 use crate::ErrorCode;
 
@@ -75,6 +77,33 @@ impl BotSpec {
     }
 }
 
+/// A time control as a request names it: `"none"`, a preset (`"blitz"`
+/// 12 s + 60 s, `"normal"` 30 s + 120 s, `"long"` 60 s + 300 s) or the
+/// figures, `{"delayMs": 20000, "reserveMs": 90000}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TimeControlSpec {
+    /// `none` or a preset's name.
+    Named(String),
+    /// Explicit figures.
+    Figures(TimeControl),
+}
+
+impl TimeControlSpec {
+    /// The time control it names (`None` for `none`), or why it is refused.
+    pub fn resolve(&self) -> Result<Option<TimeControl>, String> {
+        match self {
+            TimeControlSpec::Named(n) if n.trim().eq_ignore_ascii_case("none") => Ok(None),
+            TimeControlSpec::Named(n) => TimeControl::preset(n).map(Some).ok_or_else(|| {
+                format!(
+                    "timeControl must be none, blitz, normal, long or {{\"delayMs\", \"reserveMs\"}}, not {n:?}"
+                )
+            }),
+            TimeControlSpec::Figures(tc) => tc.check().map(|()| Some(*tc)),
+        }
+    }
+}
+
 /// `POST /api/rooms`.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -97,6 +126,10 @@ pub struct CreateRoom {
     /// progress (disconnect grace over, or `leave`), instead of a forfeit.
     #[serde(default)]
     pub replace_leaver: Option<BotSpec>,
+    /// The clocks ([`TimeControlSpec`]). Absent: none against the
+    /// computer, the node's `rooms.default_time_control` between people.
+    #[serde(default)]
+    pub time_control: Option<TimeControlSpec>,
     /// Test-only: every game of the room starts from this position (long
     /// nardy: seed 000's JSON form; backgammon: `{"turn","white","black",
     /// "bar","off"}`). Accepted only with `testing.allow_start_position`.
@@ -133,6 +166,11 @@ pub struct QuickMatch {
     /// Its options (players are paired only on equal options).
     #[serde(default)]
     pub options: Option<GameOptions>,
+    /// The clocks; players are paired only on the same time control.
+    /// Absent: the node's `rooms.default_time_control`. A player nobody
+    /// was found for plays the computer without a clock.
+    #[serde(default)]
+    pub time_control: Option<TimeControlSpec>,
 }
 
 /// `GET /healthz`: the process is alive (always 200), and what a peer

@@ -59,6 +59,15 @@ pub enum ServerMsg {
         your_seat: Option<SeatId>,
         /// The state (carries `version`).
         state: Box<RoomView>,
+        /// The owner's time when it sent this (ms since the epoch): what
+        /// a client counts the clocks' deadlines from, whatever its own
+        /// device's clock says.
+        #[serde(
+            rename = "serverTime",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        server_time: Option<u64>,
     },
     /// One room event.
     #[serde(rename = "event")]
@@ -166,6 +175,14 @@ pub enum ServerMsg {
         /// The client's `seq`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
+        /// The node's time (ms since the epoch), to correct a device's
+        /// clock by.
+        #[serde(
+            rename = "serverTime",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        server_time: Option<u64>,
     },
     /// A refusal; nothing changed.
     #[serde(rename = "error")]
@@ -197,7 +214,7 @@ impl ServerMsg {
             | ServerMsg::GameOver { seq, .. }
             | ServerMsg::Chat { seq, .. }
             | ServerMsg::Ack { seq, .. }
-            | ServerMsg::Pong { seq }
+            | ServerMsg::Pong { seq, .. }
             | ServerMsg::Hint { seq, .. }
             | ServerMsg::Preview { seq, .. }
             | ServerMsg::Error { seq, .. } => *seq,

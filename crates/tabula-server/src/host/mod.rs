@@ -423,6 +423,12 @@ impl<T> RoomHost<T> {
     /// watch (nobody is attached yet) and, after a takeover, the grace
     /// for players whose node died.
     pub fn start(&mut self, now: u64, fx: &mut Vec<Effect<T>>) {
+        // A room this node restored (a takeover, a hand-off, a reload)
+        // resumes its running clock from what the snapshot says was used
+        // at its last input: the time in between is nobody's
+        // ([`Room::resume_clock`]). Written and sent like any input.
+        let envs = self.room.resume_clock(now);
+        self.commit(envs, None, fx);
         self.reschedule(fx);
         self.maybe_bot(fx);
         self.watch_idle(now, fx);
@@ -446,6 +452,9 @@ impl<T> RoomHost<T> {
             room: self.id.clone(),
             your_seat: self.room.seat_of(player),
             state: Box::new(self.room.view()),
+            // The actor stamps its time as it sends (the host reads no
+            // clock).
+            server_time: None,
         }
     }
 

@@ -10,10 +10,10 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use tabula_backplane::{BackplaneError, RoomEntry, Ticket};
 use tabula_protocol::ErrorCode;
 use tabula_protocol::http::{
-    AuthQuery, BotSpec, CreateRoom, QuickMatch, RoomCreated, RoomState, RoomSummary,
+    AuthQuery, BotSpec, CreateRoom, QuickMatch, RoomCreated, RoomState, RoomSummary, TimeControlSpec,
 };
 use tabula_room::{
-    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition,
+    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition, TimeControl,
 };
 
 use super::client_ip;
@@ -132,6 +132,17 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
         None => None,
         Some(v) => Some(start_position(state, options, v)?),
     };
+    let time_control = match (&c.time_control, bot) {
+        (Some(spec), _) => time_control(spec)?,
+        // Against the computer: no clock unless asked (seed 001).
+        (None, Some(_)) => None,
+        (None, None) => state
+            .settings
+            .rooms
+            .default_time_control
+            .resolve()
+            .unwrap_or_default(),
+    };
     let mut seed = [0u8; 32];
     rand::Rng::fill(&mut rand::rng(), &mut seed);
     Ok(RoomConfig {
@@ -144,7 +155,19 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
         master_seed: seed.iter().map(|b| format!("{b:02x}")).collect(),
         chat_max_chars: state.settings.rooms.chat_max_chars,
         start_position,
+        time_control,
         ..RoomConfig::default()
+    })
+}
+
+/// A request's `timeControl`, or its refusal (400 `bad_time_control`).
+fn time_control(spec: &TimeControlSpec) -> Result<Option<TimeControl>, Box<HttpResponse>> {
+    spec.resolve().map_err(|m| {
+        Box::new(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadTimeControl,
+            m,
+        ))
     })
 }
 
@@ -395,7 +418,19 @@ pub(super) async fn quickmatch(
     }
     let mut options = body.options.unwrap_or_default();
     options.game = body.game;
-    let key = serde_json::to_string(&options).unwrap_or_default();
+    // Players meet only on the same options and the same clocks.
+    let spec = body
+        .time_control
+        .clone()
+        .unwrap_or_else(|| state.settings.rooms.default_time_control.clone());
+    let clocks = match time_control(&spec) {
+        Ok(tc) => tc,
+        Err(r) => return *r,
+    };
+    let key = match clocks {
+        None => serde_json::to_string(&options).unwrap_or_default(),
+        Some(tc) => serde_json::to_string(&(&options, tc)).unwrap_or_default(),
+    };
     let mut create = CreateRoom {
         game: body.game,
         options: Some(options),
@@ -403,6 +438,7 @@ pub(super) async fn quickmatch(
         bot: None,
         match_length: None,
         replace_leaver: None,
+        time_control: Some(spec),
         start_position: None,
     };
     let unavailable = |e: BackplaneError| {
@@ -482,6 +518,8 @@ pub(super) async fn quickmatch(
     create.bot = Some(BotSpec {
         level: serde_json::json!(state.settings.matchmaking.bot_level),
     });
+    // Nobody came: the computer, without a clock.
+    create.time_control = None;
     let cfg = match room_config(&state, &create) {
         Ok(c) => c,
         Err(r) => return *r,

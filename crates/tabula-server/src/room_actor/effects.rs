@@ -9,6 +9,8 @@ use tabula_backplane::StoredRoom;
 use super::{HintRun, RoomActor, Tx, game_label, now_ms, phase_label};
 use crate::bot::{BotFactory, TabulaBots, hint_plays};
 use crate::host::{Count, Effect, HintJob, Think, Timer, Write};
+use crate::route::Outbound;
+use tabula_protocol::ServerMsg;
 
 impl RoomActor {
     /// Carries out what the host decided.
@@ -23,8 +25,13 @@ impl RoomActor {
 
     pub(super) fn exec(&mut self, e: Effect<Tx>, ctx: &mut Context<Self>) {
         match e {
-            Effect::Send { conn, out } => {
+            Effect::Send { conn, mut out } => {
                 if let Some(tx) = self.host.tx(conn) {
+                    if let Outbound::Msg(m) = &mut out
+                        && let ServerMsg::State { server_time, .. } = m.as_mut()
+                    {
+                        *server_time = Some(now_ms());
+                    }
                     let _ = tx.send(out);
                 }
             }

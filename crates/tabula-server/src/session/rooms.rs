@@ -480,7 +480,10 @@ impl Sess {
         };
         let seq = frame.seq;
         match &frame.msg {
-            ClientMsg::Ping => Some(ServerMsg::Pong { seq }),
+            ClientMsg::Ping => Some(ServerMsg::Pong {
+                seq,
+                server_time: Some(crate::room_actor::now_ms()),
+            }),
             ClientMsg::Join {
                 room: key,
                 seat,

@@ -55,6 +55,9 @@ impl Settings {
         if self.rooms.forget_after_ms < 1000 {
             return bad("rooms.forget_after_ms", "must be at least 1000");
         }
+        if let Err(e) = self.rooms.default_time_control.resolve() {
+            return bad("rooms.default_time_control", &e);
+        }
         if self.rooms.paused_forget_after_ms < self.rooms.forget_after_ms {
             return bad(
                 "rooms.paused_forget_after_ms",

@@ -239,6 +239,11 @@ pub struct RoomSettings {
     pub paused_forget_after_ms: u64,
     /// Longest chat line.
     pub chat_max_chars: usize,
+    /// The clocks of a room between people created without
+    /// `timeControl` (and of a quick match asked without one): `none`,
+    /// `blitz`, `normal`, `long` or `{delayMs, reserveMs}`. Games against
+    /// the computer have none unless asked.
+    pub default_time_control: tabula_protocol::http::TimeControlSpec,
 }
 
 /// `[quotas]`: what one player or one address may make the node hold
