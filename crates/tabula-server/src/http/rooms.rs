@@ -10,10 +10,12 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use tabula_backplane::{BackplaneError, RoomEntry, Ticket};
 use tabula_protocol::ErrorCode;
 use tabula_protocol::http::{
-    AuthQuery, BotSpec, CreateRoom, QuickMatch, RoomCreated, RoomState, RoomSummary, TimeControlSpec,
+    AuthQuery, BotSpec, CreateRoom, QuickMatch, RoomCreated, RoomState, RoomSummary,
+    TimeControlSpec,
 };
 use tabula_room::{
-    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition, TimeControl,
+    BotLevel, GameKind, GameOptions, GameSetup, PlayerId, RoomConfig, Stake, StartPosition,
+    TimeControl,
 };
 
 use super::client_ip;
@@ -162,13 +164,8 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
 
 /// A request's `timeControl`, or its refusal (400 `bad_time_control`).
 fn time_control(spec: &TimeControlSpec) -> Result<Option<TimeControl>, Box<HttpResponse>> {
-    spec.resolve().map_err(|m| {
-        Box::new(error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::BadTimeControl,
-            m,
-        ))
-    })
+    spec.resolve()
+        .map_err(|m| Box::new(error(StatusCode::BAD_REQUEST, ErrorCode::BadTimeControl, m)))
 }
 
 /// `startPosition` of a create request: refused (403) unless the node runs
