@@ -12,6 +12,7 @@
 mod auth;
 mod binary;
 mod chart_drain;
+mod clocks;
 mod cluster;
 mod games;
 mod node_proc;
