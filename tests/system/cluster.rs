@@ -1127,3 +1127,124 @@ async fn a_whole_turn_resent_across_a_kill_9_of_the_owner_is_applied_once() {
         g.check_record(&c.table).await;
     }
 }
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// The owner of a clocked game dies (`kill -9`) in the middle of a
+/// player's period. After the takeover his clock resumes from what the
+/// snapshot says he had used at the room's last input (his roll): the time
+/// the node took to die and be taken over is not charged. And the timeout
+/// still fires, on the new owner, when that remaining time is used up.
+#[tokio::test]
+async fn a_clocked_game_keeps_its_players_time_through_a_kill_9_of_the_owner() {
+    let _one = common::one().await;
+    let mut c = Cluster::start("clockkill", false);
+    let owner = c.nodes[2].addr;
+    // 4 s per move plus a 4 s bank; white rolls first.
+    let body = json!({
+        "game": "long_nardy",
+        "options": {"long": {"opening": "white_first"}},
+        "timeControl": {"delayMs": 4000, "reserveMs": 4000},
+    });
+    let (status, v) =
+        tokio::task::spawn_blocking(move || http(owner, "POST", "/api/rooms", Some(body)))
+            .await
+            .unwrap();
+    assert_eq!(status, 201, "{v}");
+    let room = v["roomId"].as_str().unwrap().to_string();
+    let mut a = Player::new("clka", &room, c.nodes[0].addr, &c.table);
+    let mut b = Player::new("clkb", &room, c.nodes[1].addr, &c.table);
+    a.connect().await;
+    b.connect().await;
+    for p in [&mut a, &mut b] {
+        let r = p.call(json!({"type": "ready"})).await;
+        assert_ne!(r["type"], "error", "{r}");
+    }
+    let st = room_state(&c.table, &room).await;
+    let run = &st["clock"]["running"];
+    assert_eq!(run["seat"], "a", "{st}");
+    let since = run["since"].as_u64().unwrap();
+    // White rolls 1.5 s into his period: the room's last input.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let sent = now_ms();
+    let r = a.call(json!({"type": "rollDice"})).await;
+    let answered = now_ms();
+    assert_eq!(r["event"]["type"], "diceRolled", "{r}");
+    // Half a second later the owner dies.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let killed = now_ms();
+    c.down(2);
+    c.nodes[2].kill9();
+    // A new owner takes the room over and resumes the clock.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let st = loop {
+        let st = room_state(&c.table, &room).await;
+        if st["clock"]["running"]["since"]
+            .as_u64()
+            .is_some_and(|s| s > killed)
+        {
+            break st;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no takeover: {st}; logs: {}",
+            c.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let run = &st["clock"]["running"];
+    let resumed = run["since"].as_u64().unwrap();
+    let spent = run["spentMs"].as_u64().unwrap();
+    let left = run["deadline"].as_u64().unwrap() - resumed;
+    println!(
+        "clock through kill -9: {spent} ms used at the roll, {} ms of death and takeover not charged, {left} ms left",
+        resumed - answered
+    );
+    assert_eq!(run["seat"], "a", "{st}");
+    // What he had used at his roll, no more: the snapshot's figure.
+    assert!(
+        spent >= sent - since && spent <= answered - since,
+        "used {spent} ms, the roll was {}..{} ms into the period",
+        sent - since,
+        answered - since
+    );
+    assert_eq!(left, 8000 - spent, "{run}");
+    assert!(resumed - answered >= 500, "the dead time is real");
+    // The timeout fires on the new owner, not before the remaining time.
+    let end = loop {
+        let st = room_state(&c.table, &room).await;
+        if st["phase"] == "finished" {
+            break now_ms();
+        }
+        assert!(
+            Instant::now() < deadline + Duration::from_secs(10),
+            "no timeout: {st}; logs: {}",
+            c.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let st = room_state(&c.table, &room).await;
+    assert_eq!(st["lastResult"]["reason"], "timeout", "{st}");
+    assert_eq!(st["lastResult"]["winner"], "b", "{st}");
+    assert!(
+        end + 50 >= resumed + left,
+        "the timeout came {} ms early",
+        (resumed + left) - end
+    );
+    let addr = common::cluster::live(&c.table)[0];
+    let path = format!("/api/rooms/{room}/records");
+    let (s, recs) = tokio::task::spawn_blocking(move || http(addr, "GET", &path, None))
+        .await
+        .unwrap();
+    assert_eq!(s, 200, "{recs}");
+    let rec: tabula_room::GameRecord = serde_json::from_value(recs[0].clone()).unwrap();
+    // The whole 8 s, charged: 1.5 s before the death, the rest after.
+    let used = rec.clock.as_ref().unwrap().turns[0].used_ms;
+    assert!((8000..8300).contains(&used), "{used}");
+    tabula_room::verify(&rec).expect("the record verifies");
+}
