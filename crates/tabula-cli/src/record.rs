@@ -197,6 +197,16 @@ pub fn verify(a: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let record: GameRecord = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a game record", a.record.display()))?;
     let v = tabula_room::verify(&record).context("verification failed")?;
+    // Under a time control: the periods checked, and who ran out.
+    let clock = record.clock.as_ref().map(|c| {
+        let timeouts: Vec<_> = c
+            .turns
+            .iter()
+            .filter(|t| t.timed_out(&c.control))
+            .map(|t| t.seat)
+            .collect();
+        (c, timeouts)
+    });
     if a.json {
         let j = serde_json::json!({
             "ok": true,
@@ -205,12 +215,37 @@ pub fn verify(a: &VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             "rolls": v.rolls,
             "actions": v.actions,
             "result": v.result,
+            "clock": clock.as_ref().map(|(c, timeouts)| serde_json::json!({
+                "control": c.control,
+                "periods": c.turns.len(),
+                "timeouts": timeouts,
+            })),
         });
         writeln!(out, "{j}")?;
     } else {
+        let clock = match &clock {
+            None => String::new(),
+            Some((c, timeouts)) => format!(
+                "; clock {} s + {} s, {} periods checked{}",
+                c.control.delay_ms / 1000,
+                c.control.reserve_ms / 1000,
+                c.turns.len(),
+                match timeouts.as_slice() {
+                    [] => String::new(),
+                    seats => format!(
+                        ", ran out of time: {}",
+                        seats
+                            .iter()
+                            .map(|s| winner(Some(*s)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }
+            ),
+        };
         writeln!(
             out,
-            "ok: commitment matches the revealed seed; {} rolls recomputed, {} actions replayed; winner {}, {} points",
+            "ok: commitment matches the revealed seed; {} rolls recomputed, {} actions replayed; winner {}, {} points{clock}",
             v.rolls,
             v.actions,
             winner(v.result.winner),

@@ -147,3 +147,58 @@ fn argument_errors_are_one_line_naming_the_problem() {
     // Help is not an error.
     assert!(tabula(&["--help"]).status.success());
 }
+
+/// A clocked long nardy game whose first player lets his clock run out,
+/// as the room records it.
+fn timed_out_record(path: &Path) {
+    use tabula_room::{Actor, Command, PlayerId, Room, RoomConfig, SeatId, TimeControl};
+    let mut room = Room::new(RoomConfig {
+        master_seed: "cli clocks".into(),
+        time_control: Some(TimeControl::new(10_000, 30_000)),
+        ..RoomConfig::default()
+    });
+    for (p, seat) in [("ann", SeatId::A), ("bob", SeatId::B)] {
+        let who = Actor::Player(PlayerId::new(p));
+        room.apply(Command::Sit { seat: Some(seat) }, who.clone(), 1_000)
+            .unwrap();
+        room.apply(Command::Ready, who, 1_000).unwrap();
+    }
+    let deadline = room.next_deadline().expect("a clock runs");
+    assert!(!room.tick(deadline).is_empty());
+    let rec = &room.records()[0];
+    std::fs::write(path, serde_json::to_string(rec).unwrap()).unwrap();
+}
+
+#[test]
+fn verify_checks_the_clock_of_a_clocked_game_and_names_who_ran_out() {
+    let path = tmp("clocked.json");
+    timed_out_record(&path);
+    let out = tabula(&["verify", "--json", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"]["reason"], "timeout", "{v}");
+    assert_eq!(v["clock"]["control"]["delayMs"], 10_000, "{v}");
+    assert_eq!(v["clock"]["periods"], 1, "{v}");
+    let loser = v["clock"]["timeouts"][0].clone();
+    assert_ne!(v["result"]["winner"], loser, "{v}");
+    let out = tabula(&["verify", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("clock 10 s + 30 s, 1 periods checked, ran out of time: seat"),
+        "{text}"
+    );
+    // A timeout whose period had time left is a forgery.
+    let early = edit(&path, |v| {
+        v["clock"]["turns"][0]["usedMs"] = serde_json::json!(39_999);
+    });
+    assert_rejected(&early, "a timeout before the time was up");
+    // So is a timeout in a record without its clock.
+    let bare = edit(&path, |v| {
+        v.as_object_mut().unwrap().remove("clock");
+    });
+    assert_rejected(&bare, "a timeout without a clock");
+}
