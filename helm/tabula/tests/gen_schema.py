@@ -67,6 +67,11 @@ O = {
  'externalRedis.cluster.nodes': {"type": "array", "items": {"type": "string", "pattern": "^[^/@:]+:[0-9]+$"}},
  'devRedis.appendfsync': {"type": "string", "enum": ["always", "everysec"]},
  'devRedis.persistence.size': {"type": "string", "pattern": "^[0-9]+(Ki|Mi|Gi|Ti)$"},
+ 'config.rooms.default_time_control': {"oneOf": [
+     {"type": "string", "enum": ["none", "blitz", "normal", "long"]},
+     {"type": "object", "additionalProperties": False, "required": ["delayMs", "reserveMs"],
+      "properties": {"delayMs": {"type": "integer", "minimum": 3000, "maximum": 600000},
+                     "reserveMs": {"type": "integer", "minimum": 0, "maximum": 7200000}}}]},
  'config.server.workers': {"type": "integer", "minimum": 1},
  'config.server.room_arbiters': {"type": "integer", "minimum": 1},
  'config.server.max_message_bytes': {"type": "integer", "minimum": 256},
