@@ -219,3 +219,47 @@ fn hints_follow_the_rooms_policy() {
     r.h.hint_answered(1, Some(7), Some(vec![]), &mut fx);
     assert!(fx.is_empty(), "{:?}", show(&fx));
 }
+
+#[test]
+fn a_restored_clocked_room_resumes_its_clock_first_and_writes_that_before_anything() {
+    // A clocked game whose last input was at 10 ms: seat A's period
+    // began then.
+    let mut room = Room::new(tabula_room::RoomConfig {
+        master_seed: "host-tests".into(),
+        time_control: Some(tabula_room::TimeControl::new(10_000, 30_000)),
+        ..tabula_room::RoomConfig::default()
+    });
+    for p in ["p1", "p2"] {
+        let a = tabula_room::Actor::Player(PlayerId::new(p));
+        room.apply(Command::Sit { seat: None }, a.clone(), 10)
+            .unwrap();
+        room.apply(Command::Ready, a, 10).unwrap();
+    }
+    let before = room.clock().unwrap().running.unwrap();
+    assert_eq!(before.deadline, Some(40_010));
+    // Restored by a new owner at 5 s: the 5 s in between are nobody's,
+    // so the deadline moves to 5 s + 40 s, the resume is written as an
+    // input, and the room's timer is set for the new deadline.
+    let mut h = RoomHost::<u64>::new(entry(), room, BTreeMap::new(), true, CFG);
+    let mut fx = Vec::new();
+    h.start(5_000, &mut fx);
+    assert_eq!(
+        show(&fx),
+        [
+            "write append 4+1",
+            "set Room 45000",
+            "set Idle 6000",
+            "set Grace 5500"
+        ]
+    );
+    let after = h.room().clock().unwrap().running.unwrap();
+    assert_eq!((after.since, after.deadline), (Some(5_000), Some(45_000)));
+    // A room with no clock running restores with nothing to resume.
+    let mut h = RoomHost::<u64>::new(entry(), pvp(), BTreeMap::new(), true, CFG);
+    fx.clear();
+    h.start(5_000, &mut fx);
+    assert_eq!(
+        show(&fx),
+        ["cancel Room", "set Idle 6000", "set Grace 5500"]
+    );
+}
