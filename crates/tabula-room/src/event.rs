@@ -430,9 +430,16 @@ pub enum Event {
     Clock {
         /// The server's time of these figures (ms since the epoch).
         at: u64,
-        /// The clocks.
-        #[serde(flatten)]
-        clock: crate::clock::ClockView,
+        /// Free time per period ([`crate::ClockView::delay_ms`]; the
+        /// view's fields one by one, not flattened: serde's flatten
+        /// buffers the whole event on every serialisation).
+        delay_ms: u64,
+        /// The bank a seat starts with.
+        reserve_ms: u64,
+        /// The reserves of seats A and B.
+        reserve: [u64; 2],
+        /// The running period, if a seat must act.
+        running: Option<crate::clock::RunningView>,
     },
     /// A player came back.
     #[serde(rename_all = "camelCase")]

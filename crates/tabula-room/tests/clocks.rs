@@ -91,7 +91,7 @@ fn a_move_within_the_delay_spends_nothing_and_an_overrun_spends_the_difference()
     assert_eq!(t.room.next_deadline(), Some(41_400));
     assert!(t.room.log().iter().any(|e| matches!(
         &*e.event,
-        Event::Clock { at: 1_400, clock } if clock.running.as_ref().is_some_and(|r| r.seat == SeatId::A)
+        Event::Clock { at: 1_400, running: Some(r), .. } if r.seat == SeatId::A
     )));
     // When white rolls after 2 s and plays his turn after 8 s in all
     at(&mut t, 3_400);

@@ -351,13 +351,7 @@ impl Room {
         if !c.resume(last, now) {
             return Vec::new();
         }
-        let out = vec![(
-            Audience::All,
-            Event::Clock {
-                at: now,
-                clock: c.view(),
-            },
-        )];
+        let out = vec![(Audience::All, c.event(now))];
         self.inputs.push(Input::Resume { now });
         self.last_input_at = now;
         self.emit(out)
@@ -383,13 +377,7 @@ impl Room {
             return;
         };
         if c.follow(now, acting, unit, paused) {
-            out.push((
-                Audience::All,
-                Event::Clock {
-                    at: now,
-                    clock: c.view(),
-                },
-            ));
+            out.push((Audience::All, c.event(now)));
         }
     }
 
