@@ -415,11 +415,12 @@ test('server text is shown as text: a chat line of HTML stays letters', { timeou
   }
 });
 
-test('a game against the computer left with the page closed is continued from the lobby, on another node', { timeout: 90000 }, async () => {
+test('a game against the computer left for two minutes with the page closed is continued from the lobby, on another node', { timeout: 240000 }, async () => {
   const redis = await startRedis();
-  // Short grace and idle unload: minutes of absence in seconds. The grace
-  // would forfeit a game between people long before the page comes back.
-  const env = redisEnv(redis, { TABULA__ROOMS__GRACE_MS: '300', TABULA__ROOMS__UNLOAD_AFTER_MS: '1000' });
+  // The real disconnect grace (30 s), which would forfeit a game between
+  // people four times over while the page is closed; a short idle unload,
+  // so the room is out of the node's memory and lives in Redis alone.
+  const env = redisEnv(redis, { TABULA__ROOMS__UNLOAD_AFTER_MS: '1000' });
   let node = await startNode(undefined, { ...env, TABULA__CLUSTER__NODE_ID: 'web-node-1' });
   try {
     const page = await openPage(browser, `${node.base}/`);
@@ -430,8 +431,9 @@ test('a game against the computer left with the page closed is continued from th
     const before = await waitState(page, (s) => s.view?.toAct?.seat === 'a', 'our turn again');
     const ctx = page.context();
     await page.close();
-    // Away well past the grace; the room leaves the node's memory.
-    await sleep(3000);
+    // Away two minutes, four times the grace; the room leaves the node's
+    // memory.
+    await sleep(120000);
     const room = before.view;
     // The node is replaced (a rollout, a failure): the game lives in Redis.
     const port = node.port;
