@@ -1,0 +1,319 @@
+//! Finished games, behind [`Games`].
+//!
+//! A game is archived once, keyed by its room and its number in the
+//! room's match ([`GameKey`]); archiving it again stores nothing and says
+//! so, so an archiver may retry until it has seen a success and only then
+//! let the backplane forget the record. What is archived is the summary
+//! the history and the ratings need (kind, seats, result, match length,
+//! rated, end time) and the whole record, `tabula_room::GameRecord` as it
+//! serialises, which `tabula verify` checks and a replay steps through.
+//!
+//! A player's history is read newest first, a page at a time, each page
+//! continuing after the last entry of the one before ([`HistoryCursor`]:
+//! keyset pagination on (end time, room, game number), so pages neither
+//! skip nor repeat a game however many are archived meanwhile).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use tabula_room::{BotLevel, GameKind, GameRecord, GameResult, PlayerResult, SeatId};
+
+use crate::profiles::{MAX_ID_BYTES, check_id};
+use crate::{StoreError, StoreFuture};
+
+/// The largest history page.
+pub const MAX_PAGE: u32 = 100;
+
+/// Finished games.
+pub trait Games: Send + Sync + std::fmt::Debug + 'static {
+    /// Archives a finished game, with a history entry for each player
+    /// seated in it, in one transaction. [`Archived::AlreadyStored`] when
+    /// the key was archived before (nothing is written: the first archive
+    /// wins).
+    fn archive<'a>(&'a self, game: &'a FinishedGame) -> StoreFuture<'a, Archived>;
+
+    /// One archived game, with its record.
+    fn game<'a>(&'a self, key: &'a GameKey) -> StoreFuture<'a, Option<StoredGame>>;
+
+    /// A page of a player's history, newest first.
+    fn history<'a>(&'a self, query: &'a HistoryQuery) -> StoreFuture<'a, HistoryPage>;
+
+    /// Up to `limit` (at most [`MAX_PAGE`]) rated games whose ratings are
+    /// not applied yet, oldest first: what a ratings worker catches up on
+    /// after a restart.
+    fn pending_ratings(&self, limit: u32) -> StoreFuture<'_, Vec<GameKey>>;
+}
+
+/// A game's key: its room and its number in the room's match.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct GameKey {
+    /// The room's id.
+    pub room: String,
+    /// The 1-based game number in the room's match.
+    pub game: u32,
+}
+
+impl GameKey {
+    /// A key.
+    pub fn new(room: impl Into<String>, game: u32) -> GameKey {
+        GameKey {
+            room: room.into(),
+            game,
+        }
+    }
+
+    pub(crate) fn check(&self) -> Result<(), StoreError> {
+        if self.room.is_empty() || self.room.len() > MAX_ID_BYTES {
+            return Err(StoreError::Invalid(format!(
+                "a room id must have 1 to {MAX_ID_BYTES} bytes"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for GameKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{}", self.room, self.game)
+    }
+}
+
+/// Who sat in a seat.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Seat {
+    /// A player, by id.
+    Player(String),
+    /// The computer, at this level.
+    Bot(BotLevel),
+    /// A player who has since deleted his data (only ever read back).
+    Deleted,
+}
+
+impl Seat {
+    /// The player's id, for a player's seat.
+    pub fn player(&self) -> Option<&str> {
+        match self {
+            Seat::Player(id) => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// Who a player played against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Opponent {
+    /// Another player.
+    Person,
+    /// The computer.
+    Computer,
+}
+
+impl Opponent {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Opponent::Person => "person",
+            Opponent::Computer => "computer",
+        }
+    }
+
+    pub(crate) fn parse(s: &str) -> Option<Opponent> {
+        match s {
+            "person" => Some(Opponent::Person),
+            "computer" => Some(Opponent::Computer),
+            _ => None,
+        }
+    }
+}
+
+/// A finished game, as it is archived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinishedGame {
+    /// Its key.
+    pub key: GameKey,
+    /// Which game.
+    pub kind: GameKind,
+    /// Seats A and B.
+    pub seats: [Seat; 2],
+    /// How it ended.
+    pub result: GameResult,
+    /// The match's length in points (1 for a single game).
+    pub match_length: u32,
+    /// Whether the game counts for ratings (only between two players).
+    pub rated: bool,
+    /// When it ended (ms since the epoch).
+    pub finished_ms: u64,
+    /// The whole record: `tabula_room::GameRecord` as it serialises.
+    pub record: serde_json::Value,
+}
+
+impl FinishedGame {
+    /// A finished game from its record (kind, number and result read from
+    /// it) and what the record does not hold.
+    pub fn from_record(
+        room: impl Into<String>,
+        record: &GameRecord,
+        seats: [Seat; 2],
+        match_length: u32,
+        rated: bool,
+        finished_ms: u64,
+    ) -> Result<FinishedGame, StoreError> {
+        let json = serde_json::to_value(record)
+            .map_err(|e| StoreError::Invalid(format!("the record does not serialise: {e}")))?;
+        Ok(FinishedGame {
+            key: GameKey::new(room, record.setup.game_number),
+            kind: record.game,
+            seats,
+            result: record.result.clone(),
+            match_length,
+            rated,
+            finished_ms,
+            record: json,
+        })
+    }
+
+    /// Checks what the store relies on: the key, a player or a bot in each
+    /// seat, two different players in a rated game, a time that fits.
+    pub(crate) fn check(&self) -> Result<(), StoreError> {
+        self.key.check()?;
+        for seat in &self.seats {
+            match seat {
+                Seat::Player(id) => check_id(id)?,
+                Seat::Bot(_) => {}
+                Seat::Deleted => {
+                    return Err(StoreError::Invalid(
+                        "a seat to archive is a player or a bot".into(),
+                    ));
+                }
+            }
+        }
+        if self.rated {
+            match (&self.seats[0], &self.seats[1]) {
+                (Seat::Player(a), Seat::Player(b)) if a != b => {}
+                _ => {
+                    return Err(StoreError::Invalid(
+                        "a rated game is between two different players".into(),
+                    ));
+                }
+            }
+        }
+        if i64::try_from(self.finished_ms).is_err() || self.finished_ms == i64::MAX as u64 {
+            return Err(StoreError::Invalid("finished_ms is out of range".into()));
+        }
+        Ok(())
+    }
+}
+
+/// What [`Games::archive`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Archived {
+    /// The game is now stored.
+    Stored,
+    /// It was stored before; nothing was written.
+    AlreadyStored,
+}
+
+/// An archived game, as [`Games::game`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredGame {
+    /// The game (a seat whose player deleted his data reads
+    /// [`Seat::Deleted`]).
+    pub game: FinishedGame,
+    /// When it was archived.
+    pub archived_ms: u64,
+    /// When its ratings were applied, for a rated game.
+    pub ratings_applied_ms: Option<u64>,
+}
+
+/// Which page of whose history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryQuery {
+    /// The player.
+    pub player: String,
+    /// Only games of this kind.
+    pub kind: Option<GameKind>,
+    /// Only games against this kind of opponent.
+    pub opponent: Option<Opponent>,
+    /// The page's size, 1 to [`MAX_PAGE`].
+    pub limit: u32,
+    /// Continue after this entry (`None`: the newest games). The cursor
+    /// of a page read with other filters still works: it is a position.
+    pub after: Option<HistoryCursor>,
+}
+
+impl HistoryQuery {
+    /// The newest `limit` games of `player`, unfiltered.
+    pub fn newest(player: impl Into<String>, limit: u32) -> HistoryQuery {
+        HistoryQuery {
+            player: player.into(),
+            kind: None,
+            opponent: None,
+            limit,
+            after: None,
+        }
+    }
+}
+
+/// A position in a history: an entry's (end time, room, game number).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryCursor {
+    /// The entry's end time.
+    pub finished_ms: u64,
+    /// Its room.
+    pub room: String,
+    /// Its game number.
+    pub game: u32,
+}
+
+/// One game of a player's history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryEntry {
+    /// The game.
+    pub key: GameKey,
+    /// Which game.
+    pub kind: GameKind,
+    /// The player's seat.
+    pub seat: SeatId,
+    /// Seats A and B.
+    pub seats: [Seat; 2],
+    /// Who he played.
+    pub opponent: Opponent,
+    /// How it ended.
+    pub result: GameResult,
+    /// The match's length.
+    pub match_length: u32,
+    /// Whether it was rated.
+    pub rated: bool,
+    /// When it ended.
+    pub finished_ms: u64,
+}
+
+impl HistoryEntry {
+    /// Won, lost or drawn, for the player whose history this is.
+    pub fn outcome(&self) -> PlayerResult {
+        match self.result.winner {
+            None => PlayerResult::Draw,
+            Some(seat) if seat == self.seat => PlayerResult::Win,
+            Some(_) => PlayerResult::Lose,
+        }
+    }
+
+    /// This entry's position, to continue after it.
+    pub fn cursor(&self) -> HistoryCursor {
+        HistoryCursor {
+            finished_ms: self.finished_ms,
+            room: self.key.room.clone(),
+            game: self.key.game,
+        }
+    }
+}
+
+/// A page of history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryPage {
+    /// The entries, newest first.
+    pub entries: Vec<HistoryEntry>,
+    /// Where the next page starts; `None` on the last page.
+    pub next: Option<HistoryCursor>,
+}

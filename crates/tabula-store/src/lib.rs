@@ -1,0 +1,117 @@
+//! The durable store: what must outlive Redis — players' profiles,
+//! finished games, ratings and leaderboards — on an embedded SQLite file
+//! (the single-node default: no other service) or PostgreSQL (clusters),
+//! with one schema and one set of migrations for both.
+//!
+//! As in the backplane, each concern is one trait, every method returns a
+//! boxed `Send` future, and [`DurableStore`] is all of them together (a
+//! blanket impl), so the node can hold one `Arc<dyn DurableStore>` and a
+//! test fake implements only the concern it fakes:
+//!
+//! - [`Profiles`] — a player's profile, refreshed at each login; his chosen
+//!   name; the deletion of everything stored about him;
+//! - [`Games`] — finished games archived idempotently by (room, game
+//!   number); one game with its record; a player's history, newest first,
+//!   keyset-paginated and filtered; rated games whose ratings wait;
+//! - [`Ratings`] — a player's rating per game kind, and one rated game's
+//!   two new ratings applied atomically and at most once;
+//! - [`Leaderboards`] — the top of a game kind and a player's own rank.
+//!
+//! [`Store`] implements all four on SQL: [`Store::connect`] takes a
+//! `sqlite://path?mode=rwc` or `postgres://…` URL and runs the migrations.
+//! The tables and each query's contract are in [the `sql` module's
+//! docs](sql).
+//!
+//! The store computes no rating: `tabula-ratings` does, and hands the new
+//! figures to [`Ratings::apply_rated_game`].
+//!
+//! # Files
+//!
+//! `profiles.rs`, `games.rs`, `ratings.rs`: one trait each with its types
+//! (`ratings.rs` holds [`Leaderboards`] too). `sql/`: [`Store`] — `mod.rs`
+//! the connection, the migrations, the table list and what the backends
+//! share; one file per trait (`profiles.rs`, `games.rs`, `ratings.rs`,
+//! `leaderboard.rs`). `testing.rs`: [`testing::PgServer`], a throwaway
+//! PostgreSQL for tests. `migrations/`: the schema, one SQL text per
+//! migration for both backends.
+
+use futures_util::future::BoxFuture;
+
+mod games;
+mod profiles;
+mod ratings;
+
+pub mod sql;
+pub mod testing;
+
+pub use games::{
+    Archived, FinishedGame, GameKey, Games, HistoryCursor, HistoryEntry, HistoryPage, HistoryQuery,
+    MAX_PAGE, Opponent, Seat, StoredGame,
+};
+pub use profiles::{Deleted, Profile, ProfileUpdate, Profiles};
+pub use ratings::{
+    Applied, LeaderboardEntry, Leaderboards, MAX_LEADERBOARD, Rating, RatingUpdate, Ratings,
+    Standing,
+};
+pub use sql::{Backend, Store, StoreConfig};
+
+/// Why a store call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The URL or the settings are not usable (unknown scheme, bad option).
+    #[error("store configuration: {0}")]
+    Config(String),
+    /// The database could not be reached or did not answer in time, or it
+    /// refused for a passing reason (busy, a deadlock, a serialisation
+    /// failure, shutting down). Retry later: every write is idempotent.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// The migrations could not be run.
+    #[error("store migrations: {0}")]
+    Migrate(String),
+    /// The input was refused before anything was written (an empty id, a
+    /// rated game with a bot, a rating that is not finite, a page size out
+    /// of range, …).
+    #[error("invalid input: {0}")]
+    Invalid(String),
+    /// The game is not archived.
+    #[error("game {0} is not archived")]
+    UnknownGame(GameKey),
+    /// The game is archived as casual (unrated).
+    #[error("game {0} is not rated")]
+    NotRated(GameKey),
+    /// The updates do not name the game's two players.
+    #[error("the rating updates of game {game} do not name its players")]
+    WrongPlayers {
+        /// The game.
+        game: GameKey,
+    },
+    /// A player's stored rating is not the one the update was computed from
+    /// (another game of his was applied meanwhile): nothing was written;
+    /// read his rating again and recompute.
+    #[error("the rating of {player} changed since it was read (now {games} games)")]
+    RatingConflict {
+        /// The player.
+        player: String,
+        /// The games his stored rating counts.
+        games: u32,
+    },
+    /// The database refused the statement for a lasting reason.
+    #[error("database: {0}")]
+    Database(String),
+    /// A stored value could not be read back.
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+}
+
+/// A store call's result.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// All four concerns of the durable store together.
+pub trait DurableStore: Profiles + Games + Ratings + Leaderboards {}
+
+impl<T: Profiles + Games + Ratings + Leaderboards> DurableStore for T {}
+
+/// A boxed `Send` future, as every trait method returns.
+pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T>>;

@@ -1,0 +1,208 @@
+//! Bulk loading for benchmarks and tests (`examples/leaderboard.rs` loads
+//! a million rated players with it), and the buckets' recount, which also
+//! repairs them. Not for the node: the node writes ratings only through
+//! [`Ratings::apply_rated_game`](crate::Ratings::apply_rated_game).
+//!
+//! The one place where the backends' SQL differs: PostgreSQL is fed with
+//! `COPY … FROM STDIN` (one statement per table), SQLite with one
+//! prepared `INSERT` per row in a single transaction (in-process, so as
+//! fast as a copy).
+
+use std::collections::BTreeSet;
+
+use tabula_room::GameKind;
+
+use super::{BeginWrite, Pools, Store, name_of, now_ms, on_pool, to_i64};
+use crate::ratings::bucket;
+use crate::{ProfileUpdate, Rating, RatingUpdate, Result};
+
+/// One rating to load.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeedRating {
+    /// The player.
+    pub player: String,
+    /// The game kind.
+    pub kind: GameKind,
+    /// The rating (its figures are checked as an update's are).
+    pub rating: Rating,
+}
+
+const PROFILE_SQLITE: &str = "\
+INSERT INTO players (id, display_name, username, photo_url, language, created_ms, updated_ms)
+VALUES ($1, $2, $3, $4, $5, $6, $6)";
+
+const RATING_SQLITE: &str = "\
+INSERT INTO ratings (player_id, game_kind, rating, deviation, volatility, games, last_rated_ms, bucket)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+const PROFILE_COPY: &str = "\
+COPY players (id, display_name, username, photo_url, language, created_ms, updated_ms) FROM STDIN";
+
+const RATING_COPY: &str = "\
+COPY ratings (player_id, game_kind, rating, deviation, volatility, games, last_rated_ms, bucket) \
+FROM STDIN";
+
+const CLEAR_BUCKETS: &str = "DELETE FROM rating_buckets WHERE game_kind = $1";
+
+const COUNT_BUCKETS: &str = "\
+INSERT INTO rating_buckets (game_kind, bucket, players)
+SELECT game_kind, bucket, COUNT(*) FROM ratings WHERE game_kind = $1 GROUP BY game_kind, bucket";
+
+/// A field in `COPY`'s text format (`\N` is NULL).
+fn copy_field(out: &mut String, field: Option<&str>) {
+    let Some(field) = field else {
+        out.push_str("\\N");
+        return;
+    };
+    for c in field.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn copy_row(out: &mut String, fields: &[Option<&str>]) {
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push('\t');
+        }
+        copy_field(out, *f);
+    }
+    out.push('\n');
+}
+
+impl Store {
+    /// Writes `profiles` and `ratings` (none may exist already) and
+    /// recounts the buckets of the kinds loaded; for benchmarks and tests.
+    pub async fn bulk_load(
+        &self,
+        profiles: &[ProfileUpdate],
+        ratings: &[SeedRating],
+    ) -> Result<()> {
+        for p in profiles {
+            p.check()?;
+        }
+        for r in ratings {
+            RatingUpdate {
+                player: r.player.clone(),
+                previous_games: 0,
+                rating: r.rating.rating,
+                deviation: r.rating.deviation,
+                volatility: r.rating.volatility,
+            }
+            .check()?;
+            to_i64("last_rated_ms", r.rating.last_rated_ms)?;
+        }
+        let now = now_ms();
+        match &self.pools {
+            Pools::Sqlite(pool) => {
+                let mut tx = pool.begin_write().await?;
+                for p in profiles {
+                    sqlx::query(PROFILE_SQLITE)
+                        .bind(p.player.as_str())
+                        .bind(p.display_name.as_str())
+                        .bind(p.username.as_deref())
+                        .bind(p.photo_url.as_deref())
+                        .bind(p.language.as_deref())
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                for r in ratings {
+                    sqlx::query(RATING_SQLITE)
+                        .bind(r.player.as_str())
+                        .bind(name_of(&r.kind)?)
+                        .bind(r.rating.rating)
+                        .bind(r.rating.deviation)
+                        .bind(r.rating.volatility)
+                        .bind(i64::from(r.rating.games))
+                        .bind(to_i64("last_rated_ms", r.rating.last_rated_ms)?)
+                        .bind(bucket(r.rating.rating))
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+            }
+            Pools::Postgres(pool) => {
+                let mut tx = pool.begin_write().await?;
+                let now = now.to_string();
+                for chunk in profiles.chunks(50_000) {
+                    let mut text = String::new();
+                    for p in chunk {
+                        copy_row(
+                            &mut text,
+                            &[
+                                Some(&p.player),
+                                Some(&p.display_name),
+                                p.username.as_deref(),
+                                p.photo_url.as_deref(),
+                                p.language.as_deref(),
+                                Some(&now),
+                                Some(&now),
+                            ],
+                        );
+                    }
+                    let mut copy = tx.copy_in_raw(PROFILE_COPY).await?;
+                    copy.send(text.as_bytes()).await?;
+                    copy.finish().await?;
+                }
+                for chunk in ratings.chunks(50_000) {
+                    let mut text = String::new();
+                    for r in chunk {
+                        let kind = name_of(&r.kind)?;
+                        copy_row(
+                            &mut text,
+                            &[
+                                Some(&r.player),
+                                Some(&kind),
+                                Some(&format!("{:?}", r.rating.rating)),
+                                Some(&format!("{:?}", r.rating.deviation)),
+                                Some(&format!("{:?}", r.rating.volatility)),
+                                Some(&r.rating.games.to_string()),
+                                Some(&r.rating.last_rated_ms.to_string()),
+                                Some(&bucket(r.rating.rating).to_string()),
+                            ],
+                        );
+                    }
+                    let mut copy = tx.copy_in_raw(RATING_COPY).await?;
+                    copy.send(text.as_bytes()).await?;
+                    copy.finish().await?;
+                }
+                tx.commit().await?;
+            }
+        }
+        let kinds: BTreeSet<GameKind> = ratings.iter().map(|r| r.kind).collect();
+        for kind in kinds {
+            self.recount_buckets(kind).await?;
+        }
+        Ok(())
+    }
+
+    /// Recounts `kind`'s leaderboard buckets from its ratings, in one
+    /// write transaction (a repair; [`Ratings::apply_rated_game`] and
+    /// [`Profiles::delete_player`] keep them counted).
+    ///
+    /// [`Ratings::apply_rated_game`]: crate::Ratings::apply_rated_game
+    /// [`Profiles::delete_player`]: crate::Profiles::delete_player
+    pub async fn recount_buckets(&self, kind: GameKind) -> Result<()> {
+        let kind = name_of(&kind)?;
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_write().await?;
+            sqlx::query(CLEAR_BUCKETS).bind(kind.as_str()).execute(&mut *tx).await?;
+            sqlx::query(COUNT_BUCKETS).bind(kind.as_str()).execute(&mut *tx).await?;
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// Refreshes the planner's statistics (`ANALYZE`), e.g. after a bulk
+    /// load.
+    pub async fn analyze(&self) -> Result<()> {
+        on_pool!(self, pool => sqlx::query("ANALYZE").execute(pool).await.map(drop))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,454 @@
+//! The SQL store: [`Store`] implements every trait of the crate on SQLite
+//! (an embedded file, the single-node default) or PostgreSQL (clusters).
+//!
+//! # Backends
+//!
+//! One schema, one migration text and one SQL text per query serve both:
+//! the statements use only what both read alike (`$n` parameters,
+//! `ON CONFLICT … DO UPDATE / DO NOTHING`, `RETURNING`, row-value
+//! comparisons, partial indexes), every integer column is a `BIGINT`
+//! (decoded as `i64` on both) and booleans are `BOOLEAN`. sqlx's `Any`
+//! driver would fit the SQL but not the connections (SQLite's WAL, busy
+//! timeout, foreign keys and secure delete are set per connection, and a
+//! SQLite write transaction must begin `IMMEDIATE`), so the store holds
+//! one pool of either kind and each query's body is written once and
+//! compiled for both (the `on_pool!` macro). Every statement is a static
+//! string with binds; nothing is assembled from input (sqlx 0.9 refuses a
+//! `String` as SQL).
+//!
+//! SQLite runs in WAL mode with `synchronous = NORMAL` (a committed write
+//! survives the process dying; a power cut may lose the latest commits),
+//! `foreign_keys` and `secure_delete` on (a deleted player's rows are
+//! overwritten in the file, not only unlinked), a busy timeout, and write
+//! transactions that take the write lock at `BEGIN IMMEDIATE`, so two
+//! writers queue instead of failing. PostgreSQL runs every transaction at
+//! READ COMMITTED; the statements that must not race check what they
+//! change in their `WHERE` (see each query below).
+//!
+//! # Migrations
+//!
+//! `migrations/NNNN_name.sql`, embedded in the binary and run by
+//! [`Store::connect`] in order, each once (sqlx's `_sqlx_migrations`
+//! table, checksummed: an applied migration whose text changed is an
+//! error). On PostgreSQL the migrator holds an advisory lock, so nodes
+//! starting together migrate once. A database migrated by a newer
+//! version (a migration this binary does not know) is accepted, so a
+//! rolling update's old nodes keep running: migrations only add.
+//!
+//! # Tables
+//!
+//! | table | key | holds |
+//! |---|---|---|
+//! | `players` | `id` | a profile: what the latest login said (`display_name`, `username`, `photo_url`, `language`), `chosen_name`, `created_ms`, `updated_ms` |
+//! | `games` | `(room_id, game_number)` | a finished game: `game_kind`, each seat's `x_player` or `x_bot` (neither: a deleted player), `winner` (`a`, `b`, none for a draw), `result_kind`, `end_reason`, `base_points`, `cube`, `points`, `thud_a`/`thud_b`, `match_length`, `rated`, `finished_ms`, `archived_ms`, `ratings_applied_ms`, `record` (the GameRecord JSON) |
+//! | `game_players` | `(player_id, room_id, game_number)` | one row per player seated in a game: his `seat`, `game_kind`, `opponent` (`person` / `computer`), `finished_ms`; cascades from `games` |
+//! | `ratings` | `(player_id, game_kind)` | `rating`, `deviation`, `volatility`, `games`, `last_rated_ms`, `bucket` (= ⌊rating⌋) |
+//! | `rating_buckets` | `(game_kind, bucket)` | `players`: how many ratings of the kind have that whole part |
+//! | `rating_history` | `(player_id, game_kind, rated_ms, room_id, game_number)` | each applied change: `rating_before` (none for the first), the new `rating`, `deviation`, `volatility`; `rated_ms` is the game's end |
+//!
+//! Indexes: `games_pending_ratings` (partial: rated games not applied, by
+//! end), `game_players_history` (`player_id, finished_ms, room_id,
+//! game_number`: a history page is one range of it), `game_players_game`
+//! (the cascade), `ratings_board` (`game_kind, rating DESC, player_id`:
+//! the leaderboard's order), `rating_history_week` (`game_kind,
+//! rated_ms`: the rows a "this week" board will read).
+//!
+//! # Queries
+//!
+//! - **Profiles** (`profiles.rs`). Upsert: one `INSERT … ON CONFLICT (id)
+//!   DO UPDATE` replacing the login's fields and `updated_ms`, keeping
+//!   `created_ms` and `chosen_name`, `RETURNING` the row. Chosen name: one
+//!   `UPDATE`. Delete: one write transaction — in every game he sat in
+//!   (found through his `game_players` rows), his seat cleared; games
+//!   left with no player deleted (their `game_players` rows cascade); his
+//!   remaining `game_players` rows deleted; his ratings deleted
+//!   `RETURNING` their buckets, which are decremented; his rating history
+//!   and his profile deleted. SQLite's `secure_delete` overwrites the
+//!   freed content; PostgreSQL's dead rows are reclaimed by (auto)vacuum.
+//! - **Games** (`games.rs`). Archive: one write transaction — `INSERT …
+//!   ON CONFLICT (room_id, game_number) DO NOTHING`; no row inserted means
+//!   it was archived before and nothing else is written; else one
+//!   `game_players` row per player seat. Get: by key. History: a range of
+//!   `game_players_history` below the cursor (`(finished_ms, room_id,
+//!   game_number) < (…)`, the first page below `(i64::MAX, '', 0)`, which
+//!   no archived game reaches), the filters as `($n IS NULL OR col = $n)`,
+//!   joined to `games`, `LIMIT` one more than the page to know whether
+//!   another follows. Pending ratings: the partial index, oldest first.
+//! - **Ratings** (`ratings.rs`). Apply: one write transaction — `UPDATE
+//!   games SET ratings_applied_ms … WHERE` the key, `rated` and not yet
+//!   applied, `RETURNING` its kind, players and end (no row: unknown,
+//!   casual or already applied, told apart by a read, nothing written);
+//!   then per player, in id order: his rating read, compared with
+//!   `previous_games`, written by an `UPDATE … WHERE games = previous` or
+//!   an `INSERT … ON CONFLICT DO NOTHING` for a first rating (a row not
+//!   written is a conflict: rolled back), and a history row; then the
+//!   buckets' counts moved, in bucket order. Locks are taken in one order
+//!   (the game, the ratings by player, the buckets by number), so two
+//!   applies cannot deadlock on PostgreSQL; on SQLite the write lock is
+//!   taken first.
+//! - **Leaderboards** (`leaderboard.rs`). Top: `ratings_board` read in
+//!   order, `LIMIT n`, joined to `players` for names. Standing: one
+//!   statement — the player's rating and bucket; 1 + the sum of
+//!   `rating_buckets` above his bucket + the ratings of his bucket above
+//!   his (a range of `ratings_board` within one whole point) + the equal
+//!   ratings with a smaller id. It reads at most one bucket's rows and
+//!   the bucket table (a few thousand rows), whatever the rank; at
+//!   1,000,000 players both queries take well under 10 ms (the figures
+//!   and method: `examples/leaderboard.rs`).
+
+use std::future::Future;
+use std::str::FromStr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Deserialize;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::postgres::{PgConnectOptions, PgDatabaseError, PgPool, PgPoolOptions, PgRow};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteError, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::{Database, Row, SqlSafeStr, Transaction};
+
+use crate::{Result, StoreError};
+
+mod bulk;
+mod games;
+mod leaderboard;
+mod profiles;
+mod ratings;
+
+pub use bulk::SeedRating;
+
+/// How the store connects (deserialised from the node's config).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct StoreConfig {
+    /// `sqlite://path?mode=rwc` (the file is created when missing; its
+    /// directory must exist), `sqlite::memory:` (tests), or
+    /// `postgres://user[:password]@host[:port]/database` (a unix socket:
+    /// `?host=/path/to/dir`). Name the user: without one sqlx 0.9 takes
+    /// `PGUSER`, else connects as `anonymous`.
+    pub url: String,
+    /// The pool's size (an in-memory SQLite database has one connection).
+    pub max_connections: u32,
+    /// How long a call waits for a connection before failing with
+    /// [`StoreError::Unavailable`], in ms.
+    pub acquire_timeout_ms: u64,
+    /// How long a SQLite statement waits for another connection's write
+    /// lock, in ms.
+    pub busy_timeout_ms: u64,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            url: "sqlite://tabula.db?mode=rwc".into(),
+            max_connections: 8,
+            acquire_timeout_ms: 3000,
+            busy_timeout_ms: 5000,
+        }
+    }
+}
+
+/// Which database a [`Store`] runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// An embedded SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// The SQL store. Cloning it shares the pool.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pools: Pools,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Pools {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$pool` bound to the store's pool, whichever backend
+/// it is: the body is written once and compiled for each.
+macro_rules! on_pool {
+    ($store:expr, $pool:ident => $body:expr) => {
+        match &$store.pools {
+            $crate::sql::Pools::Sqlite($pool) => $body,
+            $crate::sql::Pools::Postgres($pool) => $body,
+        }
+    };
+}
+pub(crate) use on_pool;
+
+impl Store {
+    /// Connects to `url` with the default settings and runs the
+    /// migrations. See [`StoreConfig::url`].
+    pub async fn connect(url: &str) -> Result<Store> {
+        Store::connect_with(&StoreConfig {
+            url: url.to_owned(),
+            ..StoreConfig::default()
+        })
+        .await
+    }
+
+    /// Connects as `config` says and runs the migrations.
+    pub async fn connect_with(config: &StoreConfig) -> Result<Store> {
+        let url = config.url.as_str();
+        let acquire = Duration::from_millis(config.acquire_timeout_ms.max(1));
+        let max = config.max_connections.max(1);
+        let pools = if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)
+                .map_err(|e| StoreError::Config(e.to_string()))?
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_millis(config.busy_timeout_ms))
+                .foreign_keys(true)
+                .pragma("secure_delete", "on");
+            let memory = url.contains(":memory:") || url.contains("mode=memory");
+            let pool = SqlitePoolOptions::new().acquire_timeout(acquire);
+            // An in-memory database lives as long as a connection to it:
+            // one, kept forever.
+            let pool = if memory {
+                pool.max_connections(1)
+                    .min_connections(1)
+                    .idle_timeout(None)
+                    .max_lifetime(None)
+            } else {
+                pool.max_connections(max)
+            };
+            Pools::Sqlite(pool.connect_with(options).await?)
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let options =
+                PgConnectOptions::from_str(url).map_err(|e| StoreError::Config(e.to_string()))?;
+            let pool = PgPoolOptions::new()
+                .max_connections(max)
+                .acquire_timeout(acquire)
+                .connect_with(options)
+                .await?;
+            Pools::Postgres(pool)
+        } else {
+            return Err(StoreError::Config(
+                "the store URL must start with sqlite: or postgres:".into(),
+            ));
+        };
+        let store = Store { pools };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Runs the migrations not applied yet (none: nothing happens).
+    /// [`Store::connect`] already did.
+    pub async fn migrate(&self) -> Result<()> {
+        let migrator = migrator();
+        on_pool!(self, pool => migrator.run(pool).await)
+            .map_err(|e| StoreError::Migrate(e.to_string()))
+    }
+
+    /// The migrations this binary knows and whether each is applied, by
+    /// version.
+    pub async fn migrations(&self) -> Result<Vec<(i64, String, bool)>> {
+        let applied: Vec<i64> = on_pool!(self, pool => {
+            let rows = sqlx::query("SELECT version FROM _sqlx_migrations WHERE success")
+                .fetch_all(pool)
+                .await?;
+            rows.iter().map(|r| r.i64("version")).collect::<Result<Vec<_>>>()?
+        });
+        Ok(migrator()
+            .iter()
+            .map(|m| {
+                (
+                    m.version,
+                    m.description.to_string(),
+                    applied.contains(&m.version),
+                )
+            })
+            .collect())
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        match self.pools {
+            Pools::Sqlite(_) => Backend::Sqlite,
+            Pools::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Closes the pool: calls after it fail.
+    pub async fn close(&self) {
+        on_pool!(self, pool => pool.close().await)
+    }
+}
+
+/// The migrations, embedded.
+fn migrator() -> Migrator {
+    let migrations = vec![Migration::new(
+        1,
+        "init".into(),
+        MigrationType::Simple,
+        include_str!("../../migrations/0001_init.sql").into_sql_str(),
+        false,
+    )];
+    let mut migrator = Migrator::with_migrations(migrations);
+    migrator.set_ignore_missing(true);
+    migrator
+}
+
+/// A write transaction: SQLite's takes the write lock at once (a deferred
+/// one that reads first could fail to upgrade), PostgreSQL's is a plain
+/// `BEGIN`.
+pub(crate) trait BeginWrite {
+    type Db: Database;
+    fn begin_write(
+        &self,
+    ) -> impl Future<Output = std::result::Result<Transaction<'static, Self::Db>, sqlx::Error>> + Send;
+}
+
+impl BeginWrite for SqlitePool {
+    type Db = sqlx::Sqlite;
+    fn begin_write(
+        &self,
+    ) -> impl Future<Output = std::result::Result<Transaction<'static, Self::Db>, sqlx::Error>> + Send
+    {
+        self.begin_with("BEGIN IMMEDIATE")
+    }
+}
+
+impl BeginWrite for PgPool {
+    type Db = sqlx::Postgres;
+    fn begin_write(
+        &self,
+    ) -> impl Future<Output = std::result::Result<Transaction<'static, Self::Db>, sqlx::Error>> + Send
+    {
+        self.begin()
+    }
+}
+
+/// Reading a row's columns the same way on both backends.
+pub(crate) trait Cols {
+    fn i64(&self, col: &str) -> Result<i64>;
+    fn opt_i64(&self, col: &str) -> Result<Option<i64>>;
+    fn f64(&self, col: &str) -> Result<f64>;
+    fn text(&self, col: &str) -> Result<String>;
+    fn opt_text(&self, col: &str) -> Result<Option<String>>;
+    fn boolean(&self, col: &str) -> Result<bool>;
+}
+
+macro_rules! cols {
+    ($row:ty) => {
+        impl Cols for $row {
+            fn i64(&self, col: &str) -> Result<i64> {
+                self.try_get(col).map_err(|e| decode(col, e))
+            }
+            fn opt_i64(&self, col: &str) -> Result<Option<i64>> {
+                self.try_get(col).map_err(|e| decode(col, e))
+            }
+            fn f64(&self, col: &str) -> Result<f64> {
+                self.try_get(col).map_err(|e| decode(col, e))
+            }
+            fn text(&self, col: &str) -> Result<String> {
+                self.try_get(col).map_err(|e| decode(col, e))
+            }
+            fn opt_text(&self, col: &str) -> Result<Option<String>> {
+                self.try_get(col).map_err(|e| decode(col, e))
+            }
+            fn boolean(&self, col: &str) -> Result<bool> {
+                self.try_get(col).map_err(|e| decode(col, e))
+            }
+        }
+    };
+}
+cols!(SqliteRow);
+cols!(PgRow);
+
+fn decode(col: &str, e: sqlx::Error) -> StoreError {
+    StoreError::Corrupt(format!("column {col}: {e}"))
+}
+
+/// A stored integer as a `u64`.
+pub(crate) fn to_u64(what: &str, v: i64) -> Result<u64> {
+    u64::try_from(v).map_err(|_| StoreError::Corrupt(format!("{what} is negative: {v}")))
+}
+
+/// A stored integer as a `u32`.
+pub(crate) fn to_u32(what: &str, v: i64) -> Result<u32> {
+    u32::try_from(v).map_err(|_| StoreError::Corrupt(format!("{what} is out of range: {v}")))
+}
+
+/// An input integer as a column's `i64`.
+pub(crate) fn to_i64(what: &str, v: u64) -> Result<i64> {
+    i64::try_from(v).map_err(|_| StoreError::Invalid(format!("{what} is out of range: {v}")))
+}
+
+/// A value's serde name (`long_nardy`, `a`, `oin`, `borneOff`): what the
+/// wire and the record call it, stored as text.
+pub(crate) fn name_of<T: serde::Serialize>(v: &T) -> Result<String> {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => Ok(s),
+        _ => Err(StoreError::Invalid("a name that is not a string".into())),
+    }
+}
+
+/// A value from its stored serde name.
+pub(crate) fn parse_name<T: serde::de::DeserializeOwned>(what: &str, s: &str) -> Result<T> {
+    serde_json::from_value(serde_json::Value::String(s.to_owned()))
+        .map_err(|e| StoreError::Corrupt(format!("{what} {s:?}: {e}")))
+}
+
+/// Now, in ms since the epoch (the store's own stamps: created, updated,
+/// archived, applied).
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> StoreError {
+        match &e {
+            sqlx::Error::Configuration(_) => StoreError::Config(e.to_string()),
+            sqlx::Error::Migrate(_) => StoreError::Migrate(e.to_string()),
+            sqlx::Error::Database(db) => {
+                if passing(db.as_ref()) {
+                    StoreError::Unavailable(e.to_string())
+                } else {
+                    StoreError::Database(e.to_string())
+                }
+            }
+            sqlx::Error::RowNotFound
+            | sqlx::Error::TypeNotFound { .. }
+            | sqlx::Error::ColumnIndexOutOfBounds { .. }
+            | sqlx::Error::ColumnNotFound(_)
+            | sqlx::Error::ColumnDecode { .. }
+            | sqlx::Error::Decode(_) => StoreError::Corrupt(e.to_string()),
+            sqlx::Error::Encode(_) | sqlx::Error::InvalidArgument(_) => {
+                StoreError::Invalid(e.to_string())
+            }
+            _ => StoreError::Unavailable(e.to_string()),
+        }
+    }
+}
+
+/// Whether a database's refusal is for a passing reason (retry).
+fn passing(db: &dyn sqlx::error::DatabaseError) -> bool {
+    if let Some(pg) = db.try_downcast_ref::<PgDatabaseError>() {
+        // Class 08 connection exception, 40 transaction rollback
+        // (serialisation failure, deadlock), 53 insufficient resources,
+        // 57 operator intervention (shutdown, cancel), 55P03 lock not
+        // available.
+        let code = pg.code();
+        return ["08", "40", "53", "57"].iter().any(|c| code.starts_with(c)) || code == "55P03";
+    }
+    if db.try_downcast_ref::<SqliteError>().is_some() {
+        // SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included.
+        let primary = db
+            .code()
+            .and_then(|c| c.parse::<i64>().ok())
+            .map(|c| c & 0xff);
+        return matches!(primary, Some(5 | 6));
+    }
+    false
+}

@@ -1,0 +1,988 @@
+//! The store's contract, the same test functions against both backends:
+//! `sqlite::<test>` on a temporary file, `postgres::<test>` on a database
+//! of its own on a real PostgreSQL these tests start (Debian's binaries,
+//! a temporary data directory, a free port; see `tabula_store::testing`).
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use tabula_room::{GameKind, GameRecord, PlayerResult, SeatId};
+use tabula_store::sql::SeedRating;
+use tabula_store::{
+    Applied, Archived, Deleted, FinishedGame, GameKey, Games, HistoryCursor, HistoryQuery,
+    Leaderboards, Opponent, Profiles, Rating, RatingUpdate, Ratings, Seat, StoreError,
+};
+
+use support::{Db, finished, login, player, resigned_record};
+
+/// Each test function once per backend.
+macro_rules! contract {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let db = crate::support::sqlite().await;
+                    crate::$name(&db).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let db = crate::support::postgres().await;
+                    crate::$name(&db).await;
+                }
+            )*
+        }
+    };
+}
+
+contract!(
+    migrations_twice_are_harmless,
+    profile_upsert_refresh_and_chosen_name,
+    profile_input_is_checked,
+    delete_player_is_real,
+    archive_is_idempotent,
+    archive_keeps_a_real_record_verifiable,
+    archive_refuses_bad_games,
+    history_pages_newest_first_without_gaps_or_repeats,
+    history_filters_by_kind_and_opponent,
+    rating_application_is_atomic_and_idempotent,
+    concurrent_applications_of_one_game_apply_once,
+    leaderboard_order_and_rank_with_ties,
+);
+
+fn update(player: &str, previous_games: u32, rating: f64) -> RatingUpdate {
+    RatingUpdate {
+        player: player.to_owned(),
+        previous_games,
+        rating,
+        deviation: 200.0,
+        volatility: 0.06,
+    }
+}
+
+async fn migrations_twice_are_harmless(db: &Db) {
+    let store = &db.store;
+    store.upsert_profile(&login("tg:1", "Ann")).await.unwrap();
+    store.migrate().await.unwrap();
+    store.migrate().await.unwrap();
+    // A second node connecting runs them again: nothing changes.
+    let again = db.reconnect().await;
+    again.migrate().await.unwrap();
+    assert_eq!(
+        again.migrations().await.unwrap(),
+        vec![(1, "init".to_owned(), true)]
+    );
+    let ann = again.profile("tg:1").await.unwrap().unwrap();
+    assert_eq!(ann.display_name, "Ann");
+}
+
+async fn profile_upsert_refresh_and_chosen_name(db: &Db) {
+    let store = &db.store;
+    assert_eq!(store.profile("tg:1").await.unwrap(), None);
+    let first = store.upsert_profile(&login("tg:1", "Ann")).await.unwrap();
+    assert_eq!(first.player, "tg:1");
+    assert_eq!(first.display_name, "Ann");
+    assert_eq!(first.username.as_deref(), Some("Ann_tg"));
+    assert_eq!(first.language.as_deref(), Some("ru"));
+    assert_eq!(first.name(), "Ann");
+    assert_eq!(store.profile("tg:1").await.unwrap().as_ref(), Some(&first));
+
+    // The next login replaces every login field, None included.
+    let mut next = login("tg:1", "Anna");
+    next.username = None;
+    next.photo_url = None;
+    next.language = Some("en".into());
+    let refreshed = store.upsert_profile(&next).await.unwrap();
+    assert_eq!(refreshed.display_name, "Anna");
+    assert_eq!(refreshed.username, None);
+    assert_eq!(refreshed.photo_url, None);
+    assert_eq!(refreshed.language.as_deref(), Some("en"));
+    assert_eq!(refreshed.created_ms, first.created_ms);
+    assert!(refreshed.updated_ms >= first.updated_ms);
+
+    // A chosen name wins over the login's and survives the next login.
+    assert!(store.set_chosen_name("tg:1", Some("Queen")).await.unwrap());
+    store.upsert_profile(&login("tg:1", "Anna")).await.unwrap();
+    let shown = store.profile("tg:1").await.unwrap().unwrap();
+    assert_eq!(shown.chosen_name.as_deref(), Some("Queen"));
+    assert_eq!(shown.name(), "Queen");
+    assert!(store.set_chosen_name("tg:1", None).await.unwrap());
+    assert_eq!(store.profile("tg:1").await.unwrap().unwrap().name(), "Anna");
+
+    // Without a profile nothing is written.
+    assert!(!store.set_chosen_name("guest:x", Some("X")).await.unwrap());
+    assert_eq!(store.profile("guest:x").await.unwrap(), None);
+    // Another player is another row.
+    store
+        .upsert_profile(&login("guest:x", "Brave Otter 42"))
+        .await
+        .unwrap();
+    assert_eq!(store.profile("tg:1").await.unwrap().unwrap().name(), "Anna");
+}
+
+async fn profile_input_is_checked(db: &Db) {
+    let store = &db.store;
+    for bad in [
+        login("", "Ann"),
+        login(&"x".repeat(129), "Ann"),
+        login("tg:1", ""),
+    ] {
+        assert!(matches!(
+            store.upsert_profile(&bad).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    let mut long = login("tg:1", "Ann");
+    long.photo_url = Some("h".repeat(5000));
+    assert!(matches!(
+        store.upsert_profile(&long).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.profile("tg:1").await.unwrap(), None);
+}
+
+async fn delete_player_is_real(db: &Db) {
+    let store = &db.store;
+    for (id, name) in [("tg:1", "Ann"), ("tg:2", "Bob"), ("tg:3", "Cid")] {
+        store.upsert_profile(&login(id, name)).await.unwrap();
+    }
+    let vs_bob = finished(
+        "r1",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:2")],
+        1000,
+        true,
+    );
+    let vs_bot = finished(
+        "r2",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), Seat::Bot(2)],
+        2000,
+        false,
+    );
+    let bob_cid = finished(
+        "r3",
+        1,
+        GameKind::Backgammon,
+        [player("tg:3"), player("tg:2")],
+        3000,
+        false,
+    );
+    for g in [&vs_bob, &vs_bot, &bob_cid] {
+        assert_eq!(store.archive(g).await.unwrap(), Archived::Stored);
+    }
+    let applied = store
+        .apply_rated_game(
+            &vs_bob.key,
+            &[update("tg:1", 0, 1600.0), update("tg:2", 0, 1400.0)],
+        )
+        .await
+        .unwrap();
+    assert_eq!(applied, Applied::Applied);
+    assert_eq!(
+        store
+            .standing("tg:2", GameKind::LongNardy)
+            .await
+            .unwrap()
+            .unwrap()
+            .rank,
+        2
+    );
+
+    let deleted = store.delete_player("tg:1").await.unwrap();
+    assert_eq!(
+        deleted,
+        Deleted {
+            profile: true,
+            games: 2,
+            games_deleted: 1,
+            ratings: 1
+        }
+    );
+    // Gone: profile, history, ratings, his place on the board.
+    assert_eq!(store.profile("tg:1").await.unwrap(), None);
+    let his = store
+        .history(&HistoryQuery::newest("tg:1", 100))
+        .await
+        .unwrap();
+    assert!(his.entries.is_empty() && his.next.is_none());
+    assert!(store.ratings("tg:1").await.unwrap().is_empty());
+    assert_eq!(
+        store.standing("tg:1", GameKind::LongNardy).await.unwrap(),
+        None
+    );
+    let board = store
+        .standing("tg:2", GameKind::LongNardy)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((board.rank, board.of), (1, 1));
+    let top = store.top(GameKind::LongNardy, 100).await.unwrap();
+    assert_eq!(
+        top.iter().map(|e| e.player.as_str()).collect::<Vec<_>>(),
+        ["tg:2"]
+    );
+    // His game against the computer had nobody else: deleted whole.
+    assert_eq!(store.game(&vs_bot.key).await.unwrap(), None);
+    // Bob keeps his game, with Ann's seat shown as deleted.
+    let kept = store.game(&vs_bob.key).await.unwrap().unwrap();
+    assert_eq!(kept.game.seats, [Seat::Deleted, player("tg:2")]);
+    let bobs = store
+        .history(&HistoryQuery::newest("tg:2", 100))
+        .await
+        .unwrap();
+    let keys: Vec<_> = bobs.entries.iter().map(|e| e.key.clone()).collect();
+    assert_eq!(keys, [bob_cid.key.clone(), vs_bob.key.clone()]);
+    assert_eq!(bobs.entries[1].seats[0], Seat::Deleted);
+    assert_eq!(bobs.entries[1].opponent, Opponent::Person);
+    // Others are untouched; deleting again finds nothing.
+    assert!(store.profile("tg:2").await.unwrap().is_some());
+    assert_eq!(
+        store
+            .history(&HistoryQuery::newest("tg:3", 100))
+            .await
+            .unwrap()
+            .entries
+            .len(),
+        1
+    );
+    assert_eq!(
+        store.delete_player("tg:1").await.unwrap(),
+        Deleted::default()
+    );
+
+    // Bob deletes his data too: the game he had with Ann has nobody left.
+    let bob = store.delete_player("tg:2").await.unwrap();
+    assert_eq!((bob.games, bob.games_deleted, bob.ratings), (2, 1, 1));
+    assert_eq!(store.game(&vs_bob.key).await.unwrap(), None);
+    assert_eq!(store.top(GameKind::LongNardy, 100).await.unwrap(), vec![]);
+    let cid = store.game(&bob_cid.key).await.unwrap().unwrap();
+    assert_eq!(cid.game.seats, [player("tg:3"), Seat::Deleted]);
+}
+
+async fn archive_is_idempotent(db: &Db) {
+    let store = &db.store;
+    let mut game = finished(
+        "r1",
+        2,
+        GameKind::Thud,
+        [player("tg:1"), player("tg:2")],
+        5000,
+        true,
+    );
+    game.result.winner = None;
+    game.result.kind = tabula_room::ResultKind::Draw;
+    game.result.reason = tabula_room::EndReason::RoundsOver;
+    game.result.thud_totals = Some([7, 7]);
+    game.match_length = 1;
+    assert_eq!(store.archive(&game).await.unwrap(), Archived::Stored);
+    // The archiver retrying (or a second node archiving the same record),
+    // even with different contents: stored once, the first wins.
+    assert_eq!(store.archive(&game).await.unwrap(), Archived::AlreadyStored);
+    let mut changed = game.clone();
+    changed.finished_ms = 9999;
+    changed.record = serde_json::json!({"other": true});
+    assert_eq!(
+        store.archive(&changed).await.unwrap(),
+        Archived::AlreadyStored
+    );
+
+    let stored = store.game(&game.key).await.unwrap().unwrap();
+    assert_eq!(stored.game, game);
+    assert!(stored.archived_ms > 0);
+    assert_eq!(stored.ratings_applied_ms, None);
+    for p in ["tg:1", "tg:2"] {
+        let page = store.history(&HistoryQuery::newest(p, 100)).await.unwrap();
+        assert_eq!(page.entries.len(), 1);
+        assert_eq!(page.entries[0].outcome(), PlayerResult::Draw);
+        assert_eq!(page.entries[0].result.thud_totals, Some([7, 7]));
+    }
+    // Another game of the same room is another key.
+    let next = finished(
+        "r1",
+        3,
+        GameKind::Thud,
+        [player("tg:1"), player("tg:2")],
+        6000,
+        true,
+    );
+    assert_eq!(store.archive(&next).await.unwrap(), Archived::Stored);
+    assert_eq!(store.game(&GameKey::new("r1", 4)).await.unwrap(), None);
+    assert_eq!(store.game(&GameKey::new("r2", 2)).await.unwrap(), None);
+}
+
+async fn archive_keeps_a_real_record_verifiable(db: &Db) {
+    let store = &db.store;
+    let record = resigned_record();
+    let game = FinishedGame::from_record(
+        "room-x",
+        &record,
+        [player("tg:1"), Seat::Bot(3)],
+        1,
+        false,
+        42_000,
+    )
+    .unwrap();
+    assert_eq!(game.key, GameKey::new("room-x", record.setup.game_number));
+    assert_eq!(store.archive(&game).await.unwrap(), Archived::Stored);
+    let stored = store.game(&game.key).await.unwrap().unwrap();
+    let back: GameRecord = serde_json::from_value(stored.game.record.clone()).unwrap();
+    assert_eq!(back, record);
+    tabula_room::verify(&back).unwrap();
+    assert_eq!(stored.game.result, record.result);
+    assert_eq!(stored.game.seats, [player("tg:1"), Seat::Bot(3)]);
+    let page = store
+        .history(&HistoryQuery::newest("tg:1", 10))
+        .await
+        .unwrap();
+    assert_eq!(page.entries[0].opponent, Opponent::Computer);
+    assert_eq!(page.entries[0].seat, SeatId::A);
+}
+
+async fn archive_refuses_bad_games(db: &Db) {
+    let store = &db.store;
+    let bad = [
+        finished(
+            "r1",
+            1,
+            GameKind::LongNardy,
+            [player("tg:1"), Seat::Bot(1)],
+            1,
+            true,
+        ),
+        finished(
+            "r1",
+            1,
+            GameKind::LongNardy,
+            [player("tg:1"), player("tg:1")],
+            1,
+            true,
+        ),
+        finished(
+            "r1",
+            1,
+            GameKind::LongNardy,
+            [player("tg:1"), Seat::Deleted],
+            1,
+            false,
+        ),
+        finished(
+            "r1",
+            1,
+            GameKind::LongNardy,
+            [player(""), Seat::Bot(1)],
+            1,
+            false,
+        ),
+        finished(
+            "",
+            1,
+            GameKind::LongNardy,
+            [player("tg:1"), Seat::Bot(1)],
+            1,
+            false,
+        ),
+        finished(
+            "r1",
+            1,
+            GameKind::LongNardy,
+            [player("tg:1"), Seat::Bot(1)],
+            u64::MAX,
+            false,
+        ),
+    ];
+    for game in &bad {
+        assert!(
+            matches!(store.archive(game).await, Err(StoreError::Invalid(_))),
+            "{game:?}"
+        );
+    }
+    assert_eq!(store.game(&GameKey::new("r1", 1)).await.unwrap(), None);
+    assert!(
+        store
+            .history(&HistoryQuery::newest("tg:1", 10))
+            .await
+            .unwrap()
+            .entries
+            .is_empty()
+    );
+}
+
+async fn history_pages_newest_first_without_gaps_or_repeats(db: &Db) {
+    let store = &db.store;
+    // 23 games, many ending in the same millisecond, across rooms and
+    // game numbers, archived out of order.
+    let mut expected = Vec::new();
+    for i in 0..23u32 {
+        let room = format!("room{}", (i * 7) % 5);
+        let finished_ms = 10_000 + u64::from(i / 4) * 1000;
+        let g = finished(
+            &room,
+            i + 1,
+            GameKind::LongNardy,
+            [player("tg:1"), player("tg:2")],
+            finished_ms,
+            false,
+        );
+        expected.push((finished_ms, room, i + 1));
+        store.archive(&g).await.unwrap();
+    }
+    expected.sort();
+    expected.reverse();
+    for size in [1, 5, 23, 100] {
+        let mut seen = Vec::new();
+        let mut query = HistoryQuery::newest("tg:1", size);
+        loop {
+            let page = store.history(&query).await.unwrap();
+            assert!(page.entries.len() <= size as usize);
+            seen.extend(
+                page.entries
+                    .iter()
+                    .map(|e| (e.finished_ms, e.key.room.clone(), e.key.game)),
+            );
+            match page.next {
+                Some(next) => {
+                    assert_eq!(
+                        Some(&next),
+                        page.entries.last().map(|e| e.cursor()).as_ref()
+                    );
+                    query.after = Some(next);
+                }
+                None => break,
+            }
+        }
+        assert_eq!(seen, expected, "page size {size}");
+    }
+    // A game archived between two pages (newer than all) does not shift
+    // the pages that follow.
+    let mut query = HistoryQuery::newest("tg:1", 10);
+    let first = store.history(&query).await.unwrap();
+    store
+        .archive(&finished(
+            "late",
+            1,
+            GameKind::LongNardy,
+            [player("tg:1"), player("tg:2")],
+            99_000,
+            false,
+        ))
+        .await
+        .unwrap();
+    query.after = first.next.clone();
+    let second = store.history(&query).await.unwrap();
+    let got: Vec<_> = first
+        .entries
+        .iter()
+        .chain(&second.entries)
+        .map(|e| (e.finished_ms, e.key.room.clone(), e.key.game))
+        .collect();
+    assert_eq!(got, expected[..20]);
+    // Page sizes out of range are refused.
+    for limit in [0, 101] {
+        assert!(matches!(
+            store.history(&HistoryQuery::newest("tg:1", limit)).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    // A cursor past everything reads an empty last page.
+    let mut past = HistoryQuery::newest("tg:1", 10);
+    past.after = Some(HistoryCursor {
+        finished_ms: 0,
+        room: String::new(),
+        game: 0,
+    });
+    let empty = store.history(&past).await.unwrap();
+    assert!(empty.entries.is_empty() && empty.next.is_none());
+}
+
+async fn history_filters_by_kind_and_opponent(db: &Db) {
+    let store = &db.store;
+    let kinds = [GameKind::LongNardy, GameKind::Backgammon, GameKind::Thud];
+    for i in 0..30u32 {
+        let kind = kinds[(i % 3) as usize];
+        let opponent = if i % 2 == 0 {
+            player("tg:2")
+        } else {
+            Seat::Bot(1 + (i % 3) as u8)
+        };
+        // Ann sits in seat A or B.
+        let seats = if i % 4 < 2 {
+            [player("tg:1"), opponent]
+        } else {
+            [opponent, player("tg:1")]
+        };
+        store
+            .archive(&finished(
+                &format!("f{i}"),
+                1,
+                kind,
+                seats,
+                1000 + u64::from(i),
+                false,
+            ))
+            .await
+            .unwrap();
+    }
+    // Someone else's games never show.
+    store
+        .archive(&finished(
+            "other",
+            1,
+            GameKind::LongNardy,
+            [player("tg:3"), Seat::Bot(1)],
+            5000,
+            false,
+        ))
+        .await
+        .unwrap();
+    for kind in [
+        None,
+        Some(GameKind::LongNardy),
+        Some(GameKind::Backgammon),
+        Some(GameKind::Thud),
+    ] {
+        for opponent in [None, Some(Opponent::Person), Some(Opponent::Computer)] {
+            let want: Vec<u32> = (0..30u32)
+                .rev()
+                .filter(|i| kind.is_none_or(|k| k == kinds[(i % 3) as usize]))
+                .filter(|i| opponent.is_none_or(|o| (o == Opponent::Person) == (i % 2 == 0)))
+                .collect();
+            let mut got = Vec::new();
+            let mut query = HistoryQuery {
+                kind,
+                opponent,
+                ..HistoryQuery::newest("tg:1", 4)
+            };
+            loop {
+                let page = store.history(&query).await.unwrap();
+                for e in &page.entries {
+                    assert!(kind.is_none_or(|k| k == e.kind));
+                    assert!(opponent.is_none_or(|o| o == e.opponent));
+                    let i: u32 = e.key.room[1..].parse().unwrap();
+                    assert_eq!(e.seat, if i % 4 < 2 { SeatId::A } else { SeatId::B });
+                    assert_eq!(e.seats[e.seat as usize], player("tg:1"));
+                    assert_eq!(
+                        e.outcome(),
+                        if e.seat == SeatId::A {
+                            PlayerResult::Win
+                        } else {
+                            PlayerResult::Lose
+                        }
+                    );
+                    got.push(i);
+                }
+                match page.next {
+                    Some(next) => query.after = Some(next),
+                    None => break,
+                }
+            }
+            assert_eq!(got, want, "kind {kind:?} opponent {opponent:?}");
+        }
+    }
+}
+
+async fn rating_application_is_atomic_and_idempotent(db: &Db) {
+    let store = &db.store;
+    let g1 = finished(
+        "r1",
+        1,
+        GameKind::Backgammon,
+        [player("tg:1"), player("tg:2")],
+        1000,
+        true,
+    );
+    let g2 = finished(
+        "r1",
+        2,
+        GameKind::Backgammon,
+        [player("tg:2"), player("tg:1")],
+        2000,
+        true,
+    );
+    let casual = finished(
+        "r2",
+        1,
+        GameKind::Backgammon,
+        [player("tg:1"), player("tg:2")],
+        3000,
+        false,
+    );
+    for g in [&g1, &g2, &casual] {
+        store.archive(g).await.unwrap();
+    }
+    assert_eq!(
+        store.pending_ratings(10).await.unwrap(),
+        vec![g1.key.clone(), g2.key.clone()]
+    );
+
+    let first = [update("tg:1", 0, 1662.5), update("tg:2", 0, 1337.5)];
+    assert_eq!(
+        store.apply_rated_game(&g1.key, &first).await.unwrap(),
+        Applied::Applied
+    );
+    let ann = store
+        .rating("tg:1", GameKind::Backgammon)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        ann,
+        Rating {
+            rating: 1662.5,
+            deviation: 200.0,
+            volatility: 0.06,
+            games: 1,
+            last_rated_ms: 1000
+        }
+    );
+    assert!(
+        store
+            .game(&g1.key)
+            .await
+            .unwrap()
+            .unwrap()
+            .ratings_applied_ms
+            .is_some()
+    );
+    assert_eq!(
+        store.pending_ratings(10).await.unwrap(),
+        vec![g2.key.clone()]
+    );
+    // Applied again (a worker retrying, with any figures): nothing changes.
+    let replay = [update("tg:1", 1, 9.0), update("tg:2", 1, 9.0)];
+    assert_eq!(
+        store.apply_rated_game(&g1.key, &replay).await.unwrap(),
+        Applied::AlreadyApplied
+    );
+    assert_eq!(
+        store.apply_rated_game(&g1.key, &first).await.unwrap(),
+        Applied::AlreadyApplied
+    );
+    assert_eq!(
+        store.rating("tg:1", GameKind::Backgammon).await.unwrap(),
+        Some(ann)
+    );
+    assert_eq!(
+        store.rating("tg:1", GameKind::LongNardy).await.unwrap(),
+        None
+    );
+
+    // Refusals write nothing: not archived, casual, wrong players, bad
+    // figures, and a stale rating (Bob's was computed from 0 games, he has
+    // 1) — Ann's update, checked first and right, is rolled back with it.
+    let unknown = GameKey::new("nowhere", 1);
+    assert_eq!(
+        store.apply_rated_game(&unknown, &first).await,
+        Err(StoreError::UnknownGame(unknown.clone()))
+    );
+    assert_eq!(
+        store.apply_rated_game(&casual.key, &first).await,
+        Err(StoreError::NotRated(casual.key.clone()))
+    );
+    let strangers = [update("tg:1", 1, 1700.0), update("tg:9", 0, 1300.0)];
+    assert_eq!(
+        store.apply_rated_game(&g2.key, &strangers).await,
+        Err(StoreError::WrongPlayers {
+            game: g2.key.clone()
+        })
+    );
+    let twice = [update("tg:1", 1, 1700.0), update("tg:1", 1, 1300.0)];
+    assert!(matches!(
+        store.apply_rated_game(&g2.key, &twice).await,
+        Err(StoreError::WrongPlayers { .. })
+    ));
+    let mut nan = [update("tg:1", 1, 1700.0), update("tg:2", 1, 1300.0)];
+    nan[1].deviation = f64::NAN;
+    assert!(matches!(
+        store.apply_rated_game(&g2.key, &nan).await,
+        Err(StoreError::Invalid(_))
+    ));
+    let stale = [update("tg:1", 1, 1700.0), update("tg:2", 0, 1300.0)];
+    assert_eq!(
+        store.apply_rated_game(&g2.key, &stale).await,
+        Err(StoreError::RatingConflict {
+            player: "tg:2".into(),
+            games: 1
+        })
+    );
+    assert_eq!(
+        store.rating("tg:1", GameKind::Backgammon).await.unwrap(),
+        Some(ann)
+    );
+    assert_eq!(
+        store.pending_ratings(10).await.unwrap(),
+        vec![g2.key.clone()]
+    );
+    assert_eq!(
+        store
+            .game(&g2.key)
+            .await
+            .unwrap()
+            .unwrap()
+            .ratings_applied_ms,
+        None
+    );
+
+    // Recomputed from what is stored: applied, in either order of updates.
+    let second = [update("tg:2", 1, 1400.0), update("tg:1", 1, 1600.0)];
+    assert_eq!(
+        store.apply_rated_game(&g2.key, &second).await.unwrap(),
+        Applied::Applied
+    );
+    let ann = store
+        .rating("tg:1", GameKind::Backgammon)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (ann.rating, ann.games, ann.last_rated_ms),
+        (1600.0, 2, 2000)
+    );
+    assert_eq!(
+        store
+            .ratings("tg:2")
+            .await
+            .unwrap()
+            .iter()
+            .map(|(k, r)| (*k, r.rating, r.games))
+            .collect::<Vec<_>>(),
+        vec![(GameKind::Backgammon, 1400.0, 2)]
+    );
+    assert!(store.pending_ratings(10).await.unwrap().is_empty());
+    assert_eq!(
+        store
+            .standing("tg:1", GameKind::Backgammon)
+            .await
+            .unwrap()
+            .unwrap()
+            .rank,
+        1
+    );
+}
+
+async fn concurrent_applications_of_one_game_apply_once(db: &Db) {
+    let store = &db.store;
+    let g = finished(
+        "r1",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:2")],
+        1000,
+        true,
+    );
+    store.archive(&g).await.unwrap();
+    let updates = [update("tg:1", 0, 1550.0), update("tg:2", 0, 1450.0)];
+    let runs: Vec<_> = (0..4)
+        .map(|_| {
+            let store = store.clone();
+            let key = g.key.clone();
+            let updates = updates.clone();
+            tokio::spawn(async move { store.apply_rated_game(&key, &updates).await })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for run in runs {
+        results.push(run.await.unwrap().unwrap());
+    }
+    assert_eq!(
+        results.iter().filter(|r| **r == Applied::Applied).count(),
+        1,
+        "{results:?}"
+    );
+    assert_eq!(
+        results
+            .iter()
+            .filter(|r| **r == Applied::AlreadyApplied)
+            .count(),
+        3
+    );
+    let ann = store
+        .rating("tg:1", GameKind::LongNardy)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((ann.rating, ann.games), (1550.0, 1));
+    assert_eq!(
+        store
+            .standing("tg:2", GameKind::LongNardy)
+            .await
+            .unwrap()
+            .unwrap()
+            .of,
+        2
+    );
+}
+
+async fn games_of(db: &Db, player: &str) -> u32 {
+    let rating = db.store.rating(player, GameKind::LongNardy).await.unwrap();
+    rating.map_or(0, |r| r.games)
+}
+
+/// The leaderboard as a sort would give it: rating down, then id up.
+async fn check_board(db: &Db, kind: GameKind, ratings: &[(String, f64)]) {
+    let store = &db.store;
+    let mut want: Vec<(String, f64)> = ratings.to_vec();
+    want.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let top = store.top(kind, 100).await.unwrap();
+    let got: Vec<(u64, String, f64)> = top
+        .iter()
+        .map(|e| (e.rank, e.player.clone(), e.rating.rating))
+        .collect();
+    let expect: Vec<(u64, String, f64)> = want
+        .iter()
+        .take(100)
+        .zip(1u64..)
+        .map(|((p, r), rank)| (rank, p.clone(), *r))
+        .collect();
+    assert_eq!(got, expect);
+    for (rank, (p, r)) in (1u64..).zip(&want) {
+        let s = store.standing(p, kind).await.unwrap().unwrap();
+        assert_eq!(
+            (s.rank, s.of, s.rating.rating),
+            (rank, want.len() as u64, *r),
+            "{p}"
+        );
+    }
+}
+
+async fn leaderboard_order_and_rank_with_ties(db: &Db) {
+    let store = &db.store;
+    // 250 players: ratings with exact ties, several in one whole point,
+    // and far apart; every tenth has a profile.
+    let mut ratings = Vec::new();
+    let mut seeds = Vec::new();
+    let mut profiles = Vec::new();
+    for i in 0..250u32 {
+        let id = format!("p{:03}", (i * 37) % 250);
+        let rating = match i % 5 {
+            0 => 1500.0,
+            1 => 1500.25 + f64::from(i % 3) * 0.25,
+            2 => 1200.0 + f64::from(i) * 3.5,
+            3 => 2100.0 - f64::from(i % 7),
+            _ => 900.5 + f64::from(i % 11) * 0.125,
+        };
+        ratings.push((id.clone(), rating));
+        seeds.push(SeedRating {
+            player: id.clone(),
+            kind: GameKind::LongNardy,
+            rating: Rating {
+                rating,
+                deviation: 60.0,
+                volatility: 0.06,
+                games: 30,
+                last_rated_ms: 1,
+            },
+        });
+        if i % 10 == 0 {
+            profiles.push(login(&id, &format!("Name{id}")));
+        }
+    }
+    // Another kind's board is apart.
+    seeds.push(SeedRating {
+        player: "p000".into(),
+        kind: GameKind::Thud,
+        rating: Rating {
+            rating: 3000.0,
+            deviation: 60.0,
+            volatility: 0.06,
+            games: 3,
+            last_rated_ms: 1,
+        },
+    });
+    store.bulk_load(&profiles, &seeds).await.unwrap();
+    check_board(db, GameKind::LongNardy, &ratings).await;
+    let thud = store.top(GameKind::Thud, 10).await.unwrap();
+    assert_eq!(
+        thud.iter()
+            .map(|e| (e.rank, e.player.as_str()))
+            .collect::<Vec<_>>(),
+        [(1, "p000")]
+    );
+    assert_eq!(store.standing("p001", GameKind::Thud).await.unwrap(), None);
+    assert_eq!(
+        store.standing("nobody", GameKind::LongNardy).await.unwrap(),
+        None
+    );
+    assert!(
+        store
+            .top(GameKind::Backgammon, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // Names come from the profiles (the chosen one first), none without.
+    store
+        .set_chosen_name("p000", Some("Champion"))
+        .await
+        .unwrap();
+    let top = store.top(GameKind::LongNardy, 100).await.unwrap();
+    for e in &top {
+        let want = profiles.iter().find(|p| p.player == e.player).map(|p| {
+            if p.player == "p000" {
+                "Champion".to_owned()
+            } else {
+                p.display_name.clone()
+            }
+        });
+        assert_eq!(e.name, want, "{}", e.player);
+    }
+    for limit in [0, 101] {
+        assert!(matches!(
+            store.top(GameKind::LongNardy, limit).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    assert_eq!(store.top(GameKind::LongNardy, 3).await.unwrap().len(), 3);
+
+    // Rated games move players across buckets and into ties; the counts
+    // follow. A new player enters exactly on a tie.
+    let mut board: std::collections::BTreeMap<String, f64> = ratings.iter().cloned().collect();
+    let moves = [
+        ("p010", "p020", 1500.0, 2099.0),
+        ("p030", "newbie", 900.5, 1500.25),
+        ("p040", "p010", 3000.0, 100.0),
+    ];
+    for (n, (a, b, ra, rb)) in moves.iter().enumerate() {
+        let key = GameKey::new("rated", n as u32 + 1);
+        store
+            .archive(&finished(
+                &key.room,
+                key.game,
+                GameKind::LongNardy,
+                [player(a), player(b)],
+                10 + n as u64,
+                true,
+            ))
+            .await
+            .unwrap();
+        let ups = [
+            update(a, games_of(db, a).await, *ra),
+            update(b, games_of(db, b).await, *rb),
+        ];
+        assert_eq!(
+            store.apply_rated_game(&key, &ups).await.unwrap(),
+            Applied::Applied
+        );
+        board.insert(a.to_string(), *ra);
+        board.insert(b.to_string(), *rb);
+    }
+    let now: Vec<(String, f64)> = board.clone().into_iter().collect();
+    check_board(db, GameKind::LongNardy, &now).await;
+    // A deletion takes the player off the board.
+    store.delete_player("p040").await.unwrap();
+    board.remove("p040");
+    let now: Vec<(String, f64)> = board.clone().into_iter().collect();
+    check_board(db, GameKind::LongNardy, &now).await;
+    // A recount from the ratings finds the counts already right.
+    store.recount_buckets(GameKind::LongNardy).await.unwrap();
+    check_board(db, GameKind::LongNardy, &now).await;
+    let distinct: BTreeSet<_> = now.iter().map(|(_, r)| r.to_bits()).collect();
+    assert!(distinct.len() < now.len(), "the board has ties");
+}
