@@ -1683,7 +1683,10 @@ function renderOverlays() {
         h('button#confirm-no', { onclick: () => { S.confirm = null; render(); } }, t('btn.cancel')),
         h('button.danger#confirm-yes', { onclick: () => { S.confirm = null; c.onYes(); render(); } }, c.yes)))));
   }
-  if (S.screen === 'room' && S.view && S.showResult && (S.gameOver || (S.view.phase !== 'playing' && S.view.lastResult && S.ended))) {
+  // The result sheet once the game's end is known whole (gameEnded: why it
+  // ended, a timeout among others), not at `game_over`, which comes just
+  // before it and may wait behind the last steps' animation.
+  if (S.screen === 'room' && S.view && S.showResult && (S.ended || (S.gameOver && S.view.phase !== 'playing'))) {
     kids.push(gameOverSheet());
   }
   if (S.sheet) kids.push(sheet());
