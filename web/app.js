@@ -9,6 +9,7 @@ import { renderThud, thudTargets, parseThud, thudScore } from './boards/thud.js'
 import { sha256hex } from './sha256.js';
 import * as sound from './sound.js';
 import { t, setLang, lang, pickLang, LANGS, STRINGS, has as hasText } from './i18n.js';
+import { ServerClock, clockFigures, formatClock, WARN_MS, newPeriod, shouldAutoRoll, forcedPlay } from './clock.js';
 
 const GAME_KINDS = ['long_nardy', 'backgammon', 'thud'];
 const gameName = (g) => (GAME_KINDS.includes(g) ? t(`game.${g}`) : g);
@@ -71,6 +72,12 @@ function setPref(key, value) {
 
 /** Whether a dice turn waits for Done (with Undo until then); off: each step is sent at once. */
 const confirmTurns = () => pref('confirm', true);
+/** Roll for the player at the start of his turn (not when he may double). Off by default. */
+const autoRollOn = () => pref('autoRoll', false);
+/** Play for the player when only one play is legal. Off by default. */
+const autoPlayOn = () => pref('autoPlay', false);
+/** The time controls a game between people may be created with (docs/protocol.md, "Clocks"). */
+const TIME_CONTROLS = ['none', 'blitz', 'normal', 'long'];
 
 /** What a room screen starts from (also the app's initial values). */
 function roomState(invite) {
@@ -101,6 +108,15 @@ function roomState(invite) {
     log: [],
     hint: null,
     rematch: null,
+    // Clocks: which period runs (counted up whenever a new one starts), the
+    // one the player was warned in, Thud!'s rounds lost on time (round → seat).
+    periodId: 0,
+    clockWarned: null,
+    roundTimeouts: {},
+    // Whether the player may double this turn is known (its turnStarted was seen).
+    mayDoubleKnown: false,
+    autoPlayed: null,
+    autoMoving: 0,
   };
 }
 
@@ -109,7 +125,7 @@ const S = {
   conn: 'connecting',
   player: null,
   config: {},
-  lobby: { game: 'long_nardy', options: {}, matchLength: 1 },
+  lobby: { game: 'long_nardy', options: {}, matchLength: 1, timeControl: TIME_CONTROLS.includes(pref('timeControl', 'normal')) ? pref('timeControl', 'normal') : 'normal' },
   roomKey: null,
   ...roomState(null),
   stats: null,
@@ -128,6 +144,14 @@ const S = {
 };
 
 let net;
+/** The server's time as this device knows it (the offset from `state` and `pong`). */
+const serverClock = new ServerClock();
+const serverNow = () => serverClock.serverNow();
+/** When the last `ping` went out (for the round trip of its `pong`). */
+let pingAt = 0;
+function ping() {
+  if (net?.raw({ type: 'ping' })) pingAt = Date.now();
+}
 
 // ---- identity ---------------------------------------------------------------
 
@@ -331,6 +355,8 @@ async function createRoom(bot) {
   const body = { game: S.lobby.game, options: lobbyOptions() };
   if (S.lobby.game !== 'thud' && S.lobby.matchLength > 1) body.matchLength = S.lobby.matchLength;
   if (bot) body.bot = { level: bot };
+  // Between people: the clock chosen in the lobby (against the computer, none).
+  else body.timeControl = S.lobby.timeControl;
   try {
     const r = await api('POST', '/api/rooms', body, credHeaders());
     S.botLevel = bot || null;
@@ -347,7 +373,7 @@ async function quickMatch() {
   S.searching = ctl;
   render();
   try {
-    const r = await api('POST', '/api/quickmatch', { game: S.lobby.game, options: lobbyOptions() }, credHeaders(), ctl.signal);
+    const r = await api('POST', '/api/quickmatch', { game: S.lobby.game, options: lobbyOptions(), timeControl: S.lobby.timeControl }, credHeaders(), ctl.signal);
     S.searching = null;
     S.botLevel = r.bot || null;
     enterRoom(r.roomId, r.invite);
@@ -363,6 +389,7 @@ function enterRoom(key, invite) {
   clearSel();
   try {
     S.thudRounds = JSON.parse(sessionStorage.getItem(`tabula.rounds.${key}`) || '[]');
+    S.roundTimeouts = JSON.parse(sessionStorage.getItem(`tabula.roundTimeouts.${key}`) || '{}');
     // The move log of this room as this tab saw it (kept across a reload).
     S.log = JSON.parse(sessionStorage.getItem(`tabula.log.${key}`) || '[]');
   } catch {}
@@ -411,10 +438,35 @@ function resultSentence(res, seat) {
   const who = !seat ? (res.winner ? t('result.sideWon', { side: seatWord(res.winner) }) : t('result.draw'))
     : res.winner === seat ? t('result.youWon').replace(/!$/, '') : res.winner ? t('result.youLost') : t('result.draw');
   const pts = res.points ? t('result.points', { n: res.points }) : '';
-  const why = res.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver'
-    ? ` · ${res.reason === 'disconnected' && res.winner !== seat && seat ? t('reason.youDisconnected') : reasonName(res.reason)}`
-    : '';
+  const why = res.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonFor(res, seat)}` : '';
   return t('result.sentence', { who, kind: kindName(res.kind), pts, why });
+}
+
+/** Why a game ended, as its player (or a spectator) is told: "you did not come back in time", "your opponent ran out of time". */
+function reasonFor(res, seat) {
+  if (seat && res.winner && res.reason === 'disconnected' && res.winner !== seat) return t('reason.youDisconnected');
+  if (seat && res.winner && res.reason === 'timeout') return res.winner === seat ? t('reason.theyTimedOut') : t('reason.youTimedOut');
+  return reasonName(res.reason);
+}
+
+/**
+ * A game lost on time, said whole: who ran out (the viewer or his
+ * opponent; a spectator is told the side) and the kind of loss.
+ */
+function timeoutSentence(res, seat) {
+  const kind = kindName(res.kind).toLowerCase();
+  const pts = res.points ? t('result.points', { n: res.points }) : '';
+  const loser = res.winner ? other(res.winner) : null;
+  if (seat && loser === seat) return t('result.youTimedOut', { kind, pts });
+  if (seat && loser) return t('result.theyTimedOut', { kind, pts });
+  return `${t('result.timeout', { side: loser ? seatWord(loser) : '' })} — ${kind}${pts}.`;
+}
+
+/** Thud!: a round that ended on time, said for the viewer. */
+function roundTimeoutSentence(round, seat) {
+  if (S.seat && seat === S.seat) return t('thud.roundTimeoutYou', { round });
+  if (S.seat && seat) return t('thud.roundTimeoutThem', { round });
+  return t('thud.roundTimeoutSide', { round, side: seat ? seatWord(seat, 'thud') : '' });
 }
 
 // ---- room actions -------------------------------------------------------------
@@ -558,7 +610,8 @@ function pump() {
   while (!S.animating && S.queue.length) {
     const e = S.queue.shift();
     const ms = stepMs();
-    const animate = ms > 0 && e.type === 'moved' && e.seat !== S.seat && isDice() && !document.hidden;
+    // The player's own steps played for him (auto-play) slide too: he did not lay them out.
+    const animate = ms > 0 && e.type === 'moved' && (e.seat !== S.seat || S.autoMoving > 0) && isDice() && !document.hidden;
     // A player without a legal move sees his dice and "No moves" before the turn passes.
     const hold = ms > 0 && e.type === 'turnPassed' && !document.hidden ? 5 * ms : 0;
     const from = animate ? checkerRect(e.seat, e.from) : null;
@@ -570,6 +623,7 @@ function pump() {
       setTimeout(() => {
         S.animating = false;
         pump();
+        autoTurn();
         render();
       }, hold || ms + 40);
     }
@@ -809,8 +863,14 @@ function onMessage(m) {
       break;
     case 'state': {
       if (!S.roomKey) break;
+      // The server's clock, read on receipt; a ping refines it.
+      serverClock.sample(m.serverTime);
+      if (m.state.clock && Date.now() - pingAt > 30000) ping();
       const first = !S.view;
       if (first || m.state.version >= S.version) {
+        noteClock(S.view?.clock, m.state.clock);
+        // Whether this turn's player may double is said by its turnStarted only.
+        S.mayDoubleKnown = false;
         S.roomId = m.room;
         S.seat = m.yourSeat;
         // The room's recent chat comes with its state (kept across reopening).
@@ -851,7 +911,14 @@ function onMessage(m) {
       if (!S.view || m.version <= S.version) break;
       S.version = m.version;
       net.version = m.version;
-      enqueue(m.event);
+      // The clocks are the server's figures for now: shown at once, not
+      // behind the animation of steps already played.
+      if (m.event.type === 'clock') applyClock(m.event);
+      else enqueue(m.event);
+      break;
+    case 'pong':
+      if (pingAt && Date.now() - pingAt < 5000) serverClock.sample(m.serverTime, Date.now() - pingAt);
+      pingAt = 0;
       break;
     case 'preview':
       onPreview(m);
@@ -889,6 +956,12 @@ function onMessage(m) {
       // A refused command: a roll that was refused (rate limited, the
       // server briefly unavailable, …) must not block the next tap.
       S.rolling = null;
+      if (m.code === 'time_up') {
+        // Sent after the deadline, before the server said so: the result follows at once.
+        S.inflight = 0;
+        S.autoMoving = 0;
+        break;
+      }
       if (m.code === 'replaced') {
         // The same player opened the game in another window: do not fight over the seat.
         net.close();
@@ -928,7 +1001,111 @@ function onMessage(m) {
       break;
   }
   autoReady();
+  autoTurn();
   render();
+}
+
+// ---- clocks -----------------------------------------------------------------------
+
+/** Notes a new clock (state or event): a new period may be warned about again. */
+function noteClock(prev, next) {
+  if (newPeriod(prev?.running, next?.running)) {
+    S.periodId += 1;
+    const live = $('#clock-live');
+    if (live) live.textContent = '';
+  }
+}
+
+/** The `clock` event: it replaces state.clock. */
+function applyClock(e) {
+  if (!S.view) return;
+  const next = { delayMs: e.delayMs, reserveMs: e.reserveMs, reserve: e.reserve, running: e.running || null };
+  noteClock(S.view.clock, next);
+  S.view.clock = next;
+  if (!S.view.timeControl) S.view.timeControl = { delayMs: e.delayMs, reserveMs: e.reserveMs };
+}
+
+/** Fills a player's clock: free time then reserve while it runs ("0:12 +1:45"), the reserve while he waits ("+1:45"). */
+function fillClock(el, seat, now) {
+  const c = S.view?.clock;
+  if (!c) return;
+  const f = clockFigures(c, seat, now);
+  // The last seconds in red: the player's own clock (a spectator's: whichever runs).
+  const low = f.running && playing() && f.total <= WARN_MS && (seat === S.seat || !S.seat || Boolean(net.room?.spectate));
+  const free = f.running && f.free > 0 ? formatClock(f.free) : '';
+  const bank = `+${formatClock(f.bank)}`;
+  const key = `${free}|${bank}|${f.running}|${f.paused}|${low}`;
+  if (el.dataset.key === key) return;
+  el.dataset.key = key;
+  el.classList.toggle('running', f.running && !f.paused);
+  el.classList.toggle('paused', f.paused);
+  el.classList.toggle('spending', f.running && !f.paused && f.free === 0);
+  el.classList.toggle('low', low);
+  el.querySelector('.free').textContent = free;
+  el.querySelector('.bank').textContent = bank;
+  el.setAttribute('aria-label', f.running ? t('clock.running', { free: formatClock(f.free), bank: formatClock(f.bank) }) : t('clock.waiting', { bank: formatClock(f.bank) }));
+}
+
+function clockBox(seat) {
+  const el = h('span.clock', { 'data-seat': seat, role: 'timer' }, h('span.free'), h('span.bank'));
+  fillClock(el, seat, serverNow());
+  return el;
+}
+
+/**
+ * Every 200 ms in a room: the clocks and the away countdowns from the
+ * server's figures and time; the player's own last seconds warned once
+ * per period (colour, a live announcement, Telegram's haptic warning).
+ */
+function tickClocks() {
+  if (S.screen !== 'room' || !S.view) return;
+  const now = serverNow();
+  for (const el of document.querySelectorAll('#players .clock[data-seat]')) fillClock(el, el.dataset.seat, now);
+  for (const el of document.querySelectorAll('#players .away[data-deadline]')) {
+    el.textContent = t('room.away', { n: Math.max(0, Math.round((Number(el.dataset.deadline) - now) / 1000)) });
+  }
+  const c = S.view.clock;
+  const r = c?.running;
+  if (!r || !S.seat || r.seat !== S.seat || typeof r.since !== 'number' || !playing() || net.room?.spectate) return;
+  const f = clockFigures(c, S.seat, now);
+  if (f.total > WARN_MS || f.total <= 0 || S.clockWarned === S.periodId) return;
+  S.clockWarned = S.periodId;
+  const live = $('#clock-live');
+  if (live) live.textContent = t('clock.warn', { n: Math.ceil(f.total / 1000) });
+  tg.haptic('warning');
+}
+
+// ---- the automatic turn (settings) -----------------------------------------------
+
+/**
+ * Auto-roll: the player's roll at the start of his turn, unless he may
+ * offer the cube. Auto-play: the only legal play of a turn, sent as one
+ * `turn` (whether or not turns wait for Done). Only once the view has
+ * caught up with every event (nothing waiting to be drawn).
+ */
+function autoTurn() {
+  const v = S.view;
+  if (!v || S.screen !== 'room' || !isDice() || !myTurn() || v.paused || net.room?.spectate || S.animating || S.queue.length) return;
+  if (need() === 'roll') {
+    const mayDouble = S.mayDoubleKnown ? Boolean(S.mayDouble) : null;
+    const rolling = [...net.pending.values()].some((c) => c.type === 'rollDice');
+    if (!rolling && shouldAutoRoll({ on: autoRollOn(), toRoll: true, cube: v.cube, seat: S.seat, mayDouble })) roll();
+    return;
+  }
+  if (need() !== 'move' || !autoPlayOn() || S.inflight || v.moves?.seat !== S.seat) return;
+  const L = S.local;
+  if (L && (L.groups.length || L.asking || L.sent)) return;
+  const play = forcedPlay(v.moves);
+  if (!play || S.autoPlayed === S.version || [...net.pending.values()].some((c) => c.type === 'turn')) return;
+  S.autoPlayed = S.version;
+  const steps = parseSteps(game(), play);
+  S.local = null;
+  clearSel();
+  S.inflight = steps.length;
+  S.autoMoving = steps.length;
+  net.send({ type: 'turn', play });
+  toast(t('toast.autoPlayed', { play }), 'info', 2500);
+  tg.haptic('light');
 }
 
 /**
@@ -981,6 +1158,10 @@ function applyEvent(e) {
       S.summary = null;
       S.verify = null;
       S.lastMove = null;
+      S.roundTimeouts = {};
+      try {
+        sessionStorage.removeItem(`tabula.roundTimeouts.${S.roomKey}`);
+      } catch {}
       v.phase = 'playing';
       break;
     case 'openingRoll': {
@@ -997,6 +1178,7 @@ function applyEvent(e) {
       v.dice = null;
       v.moves = null;
       S.mayDouble = e.mayDouble && e.seat === S.seat;
+      S.mayDoubleKnown = true;
       S.rolling = null;
       clearSel();
       break;
@@ -1024,6 +1206,7 @@ function applyEvent(e) {
       if (e.seat === S.seat) {
         clearSel();
         S.inflight = Math.max(0, (S.inflight || 0) - 1);
+        S.autoMoving = Math.max(0, S.autoMoving - 1);
       }
       if (e.seat !== S.seat) tg.haptic('select');
       break;
@@ -1044,8 +1227,16 @@ function applyEvent(e) {
       break;
     case 'roundEnded':
       S.thudRounds[e.round - 1] = e.points;
+      if (e.reason === 'timeout') {
+        // Who ran out: the seat whose clock ran (the clock event that stops it comes after).
+        const who = v.clock?.running?.seat || v.toAct?.seat || null;
+        S.roundTimeouts[e.round] = who;
+        toast(roundTimeoutSentence(e.round, who), 'warn', 5000);
+        if (who && who === S.seat) tg.haptic('warning');
+      }
       try {
         sessionStorage.setItem(`tabula.rounds.${S.roomKey}`, JSON.stringify(S.thudRounds));
+        sessionStorage.setItem(`tabula.roundTimeouts.${S.roomKey}`, JSON.stringify(S.roundTimeouts));
       } catch {}
       break;
     case 'playerDisconnected':
@@ -1073,6 +1264,7 @@ function applyEvent(e) {
     case 'gameEnded':
       if (S.seat) sound.play(e.result?.winner === S.seat ? 'win' : e.result?.winner ? 'loss' : 'checker');
       S.local = null;
+      S.autoMoving = 0;
       S.ended = e;
       v.lastResult = e.result;
       v.score = e.matchScore;
@@ -1250,6 +1442,9 @@ function renderLobby(app) {
       h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${['easy', 'medium', 'hard'][l - 1]}`, { onclick: () => createRoom(l), title: t(`level.${l}.about`) }, levelName(l)))),
       h('p.levels-about', [1, 2, 3].map((l) => h('span', h('b', levelName(l)), ' — ', t(`level.${l}.about`))))),
     h('section.card', h('h2', t('lobby.person')),
+      // The clock of a game between people (quick match pairs equal clocks only).
+      h('label.row', h('span', t('lobby.clock')), h('select#time-control', { onchange: (e) => { L.timeControl = e.target.value; setPref('timeControl', e.target.value); } },
+        TIME_CONTROLS.map((tc) => h('option', { value: tc, selected: L.timeControl === tc }, timeControlName(tc))))),
       S.searching
         ? h('div.row', h('span.spin'), h('span', t('lobby.searching')), h('button#cancel-search', { onclick: () => S.searching?.abort() }, t('btn.cancel')))
         : h('div.row2', h('button.big#quick-match', { onclick: quickMatch }, t('lobby.quick')), h('button.big#create-room', { onclick: () => createRoom(null) }, t('lobby.invite'))),
@@ -1259,6 +1454,14 @@ function renderLobby(app) {
     h('footer.note#me', S.player ? t('lobby.signedIn', { name: playerName(S.player) }) : ''),
   );
   app.replaceChildren(page);
+}
+
+/** A time control's name with its figures. */
+function timeControlName(tc) {
+  if (tc === 'blitz') return t('tc.blitz');
+  if (tc === 'normal') return t('tc.normal');
+  if (tc === 'long') return t('tc.long');
+  return t('tc.none');
 }
 
 /** One card per paused game against the computer: game, level, score, the board as left. */
@@ -1322,6 +1525,8 @@ function ensureRoomSkeleton(app) {
     h('div#players'),
     h('div#board-wrap', { onpointerdown: boardPointerDown, onpointermove: boardPointerMove, onpointerup: boardPointerUp, onpointercancel: () => { drag?.ghost?.remove(); drag = null; } }, h('div#board')),
     h('div#status'),
+    // The clock's warning, said once per period to a screen reader.
+    h('div.sr-only#clock-live', { 'aria-live': 'assertive', role: 'status' }),
     h('div#controls'),
     h('div#info'),
     h('section.chat', h('div#chat'), chatForm),
@@ -1365,8 +1570,11 @@ function renderPlayers(box) {
     if (score) bits.push(h('span.tscore', { 'data-seat': seat }, t('room.pts', { n: v.board.dwarfs === seat ? score.dwarfs : score.trolls })));
     if (v.matchLength > 1) bits.push(h('span.score', `${v.score[seatIdx(seat)]}/${v.matchLength}`));
     if (v.phase === 'waiting_for_player' && s.ready) bits.push(h('span.ready-mark', t('room.ready')));
-    if (s.disconnectDeadline) bits.push(h('span.away', t('room.away', { n: Math.max(0, Math.round((s.disconnectDeadline - Date.now()) / 1000)) })));
-    return h(`div.player${turn ? '.turn' : ''}${seat === S.seat ? '.me' : ''}`, { 'data-seat': seat }, h('span.who', seatAvatar(seat), h('b', seatName(seat))), ...bits);
+    // The forfeit time is the server's: counted from its clock, not the device's.
+    if (s.disconnectDeadline) bits.push(h('span.away', { 'data-deadline': s.disconnectDeadline }, t('room.away', { n: Math.max(0, Math.round((s.disconnectDeadline - serverNow()) / 1000)) })));
+    // A clocked game: each player's clock beside his name (nothing at all without one).
+    const clock = v.clock ? clockBox(seat) : null;
+    return h(`div.player${turn ? '.turn' : ''}${seat === S.seat ? '.me' : ''}`, { 'data-seat': seat }, h('span.who', seatAvatar(seat), h('b', seatName(seat))), clock, ...bits);
   }));
 }
 
@@ -1525,6 +1733,10 @@ function info() {
     out.push(h('span#thud-round', t('room.round', { n: v.board.round })));
     if (r.length) out.push(h('span', t('room.round1', { mine: r[0][seatIdx(S.seat || 'a')], theirs: r[0][seatIdx(other(S.seat || 'a'))] })));
   }
+  // Thud!: a round that ended on time says so until the game is over.
+  for (const [round, seat] of Object.entries(S.roundTimeouts || {})) out.push(h('span.round-timeout', { 'data-round': round }, roundTimeoutSentence(Number(round), seat)));
+  const tc = v.timeControl || v.clock;
+  if (tc) out.push(h('span#time-control-info', t('room.clock', { delay: formatClock(tc.delayMs), reserve: formatClock(tc.reserveMs) })));
   // Thud! has no dice: nothing to say about their fairness.
   if (S.commitment && v.game !== 'thud') out.push(h('span.fair#commitment', { title: S.commitment }, t('room.fair', { c: S.commitment.slice(0, 12) })));
   if (S.invite || S.roomId) out.push(h('span.code', t('room.code', { code: S.invite || S.roomId })));
@@ -1596,6 +1808,8 @@ function settingsBody() {
   const out = [
     h('label.row', h('span', t('settings.language')), langSel),
     check('confirm-turns', 'confirm', true, t('settings.confirm'), () => { S.local = null; ensureLocal(); }),
+    check('auto-roll', 'autoRoll', false, t('settings.autoRoll')),
+    check('auto-play', 'autoPlay', false, t('settings.autoPlay')),
     check('sound-on', 'sound', true, t('settings.sound'), (on) => sound.setMuted(!on)),
     h('label.row', h('span', t('settings.speed')), speed),
   ];
@@ -1624,6 +1838,9 @@ function rulesBody(g) {
   const out = [h('h3', gameName(g))];
   for (const line of t(`rules.${g}`).split('\n')) out.push(h('p', line));
   if (g !== 'thud') out.push(h('h3', t('rules.cubeTitle')), h('p', t('rules.cube')));
+  // The clock: delay, reserve, and what running out costs in this game.
+  out.push(h('h3#rules-clock', t('rules.clockTitle')), h('p', t('rules.clock')),
+    h('p', g === 'thud' ? t('rules.clockThud') : g === 'backgammon' ? t('rules.clockBackgammon') : t('rules.clockNardy')));
   const terms = g === 'long_nardy' ? ['oin', 'mars', 'koks', 'head'] : g === 'backgammon' ? ['gammon', 'backgammon'] : [];
   if (terms.length) out.push(h('ul.terms', terms.map((k) => h('li', t(`term.${k}`)))));
   out.push(h('h3', t('rules.levelsTitle')), h('ul', [1, 2, 3].map((l) => h('li', h('b', levelName(l)), ' — ', t(`level.${l}.about`)))));
@@ -1713,8 +1930,13 @@ function gameOverSheet() {
   parts.push(h('div.result-players#result-players', [first, other(first)].map((seat) =>
     h('span.who', { 'data-seat': seat }, seatAvatar(seat), h('b', seatName(seat)), h('span.side', sideName(seat))))));
   const term = ['oin', 'mars', 'koks', 'gammon', 'backgammon'].includes(kind) ? t(`term.${kind}`) : null;
-  parts.push(h('p.kind#result-kind', { title: term }, `${kindName(kind)}${pts ? t('result.points', { n: pts }) : ''}${res?.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonName(res.reason)}` : ''}`));
+  parts.push(h('p.kind#result-kind', { title: term }, `${kindName(kind)}${pts ? t('result.points', { n: pts }) : ''}${res?.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonFor(res, S.seat)}` : ''}`));
   if (term) parts.push(h('p.term#result-term', term));
+  // Lost on time: who ran out, and what it cost.
+  if (res?.reason === 'timeout') parts.push(h('p.timeout#result-reason', timeoutSentence(res, S.seat)));
+  if (v.game === 'thud') {
+    for (const [round, seat] of Object.entries(S.roundTimeouts || {})) parts.push(h('p.round-timeout', { 'data-round': round }, roundTimeoutSentence(Number(round), seat)));
+  }
   if (go?.message) parts.push(h('p.msg', narrate(go) || go.message));
   if (res?.thudTotals) {
     // Thud!'s own wording: two rounds, decided on the totals.
@@ -1830,10 +2052,11 @@ async function main() {
   if (code && /^[A-Za-z0-9_-]{1,64}$/.test(code)) enterRoom(code);
   render();
   setInterval(() => {
-    // Keep-alive, and the disconnect countdowns.
-    net.raw({ type: 'ping' });
-    if (S.screen === 'room' && S.view?.seats?.some((s) => s.disconnectDeadline)) render();
+    // Keep-alive; its pong refines the server's clock.
+    ping();
   }, 15000);
+  // The clocks and the away countdowns, from the server's figures.
+  setInterval(tickClocks, 200);
 }
 
 main();

@@ -33,7 +33,7 @@ test('every text exists in English and Russian, and every key the app and the pr
   for (const l of [1, 2, 3]) used.add(`level.${l}`).add(`level.${l}.about`);
   for (const k of ['oin', 'mars', 'koks', 'single', 'gammon', 'backgammon', 'drop', 'thudTotals', 'draw']) used.add(`kind.${k}`);
   for (const k of ['oin', 'mars', 'koks', 'head', 'gammon', 'backgammon']) used.add(`term.${k}`);
-  for (const r of ['borneOff', 'resigned', 'stoodUp', 'disconnected', 'dropped', 'roundsOver']) used.add(`reason.${r}`);
+  for (const r of ['borneOff', 'resigned', 'stoodUp', 'disconnected', 'dropped', 'roundsOver', 'timeout']) used.add(`reason.${r}`);
   for (const v of ['normal', 'fast', 'off']) used.add(`settings.speed.${v}`);
   // The move log's notes (the cube, a resignation, Thud!'s end of a round), named by the action.
   for (const k of ['double', 'take', 'drop', 'timeOut', 'proposeEnd', 'acceptEnd', 'declineEnd', 'resign.resigned', 'resign.stoodUp', 'resign.disconnected', 'resign.timeout']) used.add(`log.${k}`);
