@@ -40,7 +40,8 @@ pub trait Games: Send + Sync + std::fmt::Debug + 'static {
 
     /// Up to `limit` (at most [`MAX_PAGE`]) rated games whose ratings are
     /// not applied yet, oldest first: what a ratings worker catches up on
-    /// after a restart.
+    /// after a restart. A game one of whose players has since deleted his
+    /// data is not listed (it can no longer be applied).
     fn pending_ratings(&self, limit: u32) -> StoreFuture<'_, Vec<GameKey>>;
 }
 

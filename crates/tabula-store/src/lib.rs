@@ -25,15 +25,28 @@
 //! The store computes no rating: `tabula-ratings` does, and hands the new
 //! figures to [`Ratings::apply_rated_game`].
 //!
+//! # Runtime
+//!
+//! [`Store::connect`] must be called inside a tokio runtime (a
+//! current-thread one is fine: actix's) that lives as long as the store:
+//! the pool's upkeep runs on it (SQLite's connections each run on a thread
+//! of their own). A call waits at most
+//! [`StoreConfig::acquire_timeout_ms`] for a connection, then fails with
+//! [`StoreError::Unavailable`]; the caller decides whether to retry, and
+//! every write may be retried.
+//!
 //! # Files
 //!
 //! `profiles.rs`, `games.rs`, `ratings.rs`: one trait each with its types
 //! (`ratings.rs` holds [`Leaderboards`] too). `sql/`: [`Store`] — `mod.rs`
 //! the connection, the migrations, the table list and what the backends
 //! share; one file per trait (`profiles.rs`, `games.rs`, `ratings.rs`,
-//! `leaderboard.rs`). `testing.rs`: [`testing::PgServer`], a throwaway
-//! PostgreSQL for tests. `migrations/`: the schema, one SQL text per
-//! migration for both backends.
+//! `leaderboard.rs`), and `bulk.rs` (loading for benchmarks and tests,
+//! the buckets' recount). `testing.rs`: [`testing::PgServer`], a
+//! throwaway PostgreSQL for tests. `migrations/`: the schema, one SQL text
+//! per migration for both backends. `tests/contract.rs`: every test
+//! against both backends. `examples/leaderboard.rs`: the leaderboard at a
+//! million players, timed.
 
 use futures_util::future::BoxFuture;
 

@@ -175,7 +175,16 @@ async fn delete_player_is_real(db: &Db) {
         3000,
         false,
     );
-    for g in [&vs_bob, &vs_bot, &bob_cid] {
+    // Rated, its ratings not applied yet when Ann deletes her data.
+    let unapplied = finished(
+        "r4",
+        1,
+        GameKind::LongNardy,
+        [player("tg:2"), player("tg:1")],
+        500,
+        true,
+    );
+    for g in [&vs_bob, &vs_bot, &bob_cid, &unapplied] {
         assert_eq!(store.archive(g).await.unwrap(), Archived::Stored);
     }
     let applied = store
@@ -196,12 +205,17 @@ async fn delete_player_is_real(db: &Db) {
         2
     );
 
+    assert_eq!(
+        store.pending_ratings(10).await.unwrap(),
+        vec![unapplied.key.clone()]
+    );
+
     let deleted = store.delete_player("tg:1").await.unwrap();
     assert_eq!(
         deleted,
         Deleted {
             profile: true,
-            games: 2,
+            games: 3,
             games_deleted: 1,
             ratings: 1
         }
@@ -239,9 +253,30 @@ async fn delete_player_is_real(db: &Db) {
         .await
         .unwrap();
     let keys: Vec<_> = bobs.entries.iter().map(|e| e.key.clone()).collect();
-    assert_eq!(keys, [bob_cid.key.clone(), vs_bob.key.clone()]);
+    assert_eq!(
+        keys,
+        [
+            bob_cid.key.clone(),
+            vs_bob.key.clone(),
+            unapplied.key.clone()
+        ]
+    );
     assert_eq!(bobs.entries[1].seats[0], Seat::Deleted);
     assert_eq!(bobs.entries[1].opponent, Opponent::Person);
+    assert_eq!(bobs.entries[2].seats[1], Seat::Deleted);
+    // A rated game with a deleted player can no longer be applied.
+    assert!(store.pending_ratings(10).await.unwrap().is_empty());
+    assert_eq!(
+        store
+            .apply_rated_game(
+                &unapplied.key,
+                &[update("tg:2", 1, 1500.0), update("tg:1", 1, 1500.0)]
+            )
+            .await,
+        Err(StoreError::WrongPlayers {
+            game: unapplied.key.clone()
+        })
+    );
     // Others are untouched; deleting again finds nothing.
     assert!(store.profile("tg:2").await.unwrap().is_some());
     assert_eq!(
@@ -260,7 +295,7 @@ async fn delete_player_is_real(db: &Db) {
 
     // Bob deletes his data too: the game he had with Ann has nobody left.
     let bob = store.delete_player("tg:2").await.unwrap();
-    assert_eq!((bob.games, bob.games_deleted, bob.ratings), (2, 1, 1));
+    assert_eq!((bob.games, bob.games_deleted, bob.ratings), (3, 2, 1));
     assert_eq!(store.game(&vs_bob.key).await.unwrap(), None);
     assert_eq!(store.top(GameKind::LongNardy, 100).await.unwrap(), vec![]);
     let cid = store.game(&bob_cid.key).await.unwrap().unwrap();
@@ -818,6 +853,87 @@ async fn concurrent_applications_of_one_game_apply_once(db: &Db) {
             .of,
         2
     );
+
+    // Two games of one player applied at once, both computed from his
+    // rating before either: one is applied, the other refused as stale
+    // (nothing lost), then recomputed and applied.
+    let g2 = finished(
+        "r2",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:3")],
+        2000,
+        true,
+    );
+    let g3 = finished(
+        "r3",
+        1,
+        GameKind::LongNardy,
+        [player("tg:4"), player("tg:1")],
+        2000,
+        true,
+    );
+    store.archive(&g2).await.unwrap();
+    store.archive(&g3).await.unwrap();
+    let runs: Vec<_> = [
+        (
+            g2.key.clone(),
+            [update("tg:1", 1, 1600.0), update("tg:3", 0, 1400.0)],
+        ),
+        (
+            g3.key.clone(),
+            [update("tg:4", 0, 1450.0), update("tg:1", 1, 1590.0)],
+        ),
+    ]
+    .into_iter()
+    .map(|(key, updates)| {
+        let store = store.clone();
+        tokio::spawn(async move { (key.clone(), store.apply_rated_game(&key, &updates).await) })
+    })
+    .collect();
+    let mut refused = Vec::new();
+    for run in runs {
+        match run.await.unwrap() {
+            (_, Ok(Applied::Applied)) => {}
+            (key, Err(StoreError::RatingConflict { player, games })) => {
+                assert_eq!((player.as_str(), games), ("tg:1", 2));
+                refused.push(key);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(refused.len(), 1);
+    assert_eq!(store.pending_ratings(10).await.unwrap(), refused);
+    let ann = store
+        .rating("tg:1", GameKind::LongNardy)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ann.games, 2);
+    let retry = if refused[0] == g2.key {
+        [update("tg:1", 2, 1610.0), update("tg:3", 0, 1400.0)]
+    } else {
+        [update("tg:4", 0, 1450.0), update("tg:1", 2, 1610.0)]
+    };
+    assert_eq!(
+        store.apply_rated_game(&refused[0], &retry).await.unwrap(),
+        Applied::Applied
+    );
+    let ann = store
+        .rating("tg:1", GameKind::LongNardy)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((ann.rating, ann.games), (1610.0, 3));
+    assert_eq!(
+        store
+            .standing("tg:1", GameKind::LongNardy)
+            .await
+            .unwrap()
+            .unwrap()
+            .of,
+        4
+    );
 }
 
 async fn games_of(db: &Db, player: &str) -> u32 {
@@ -896,7 +1012,12 @@ async fn leaderboard_order_and_rank_with_ties(db: &Db) {
             last_rated_ms: 1,
         },
     });
+    // COPY's text format escapes these; SQLite's JSON quotes them.
+    profiles[1].display_name = "Tab\there, back\\slash\nnew line \\N ☃".into();
     store.bulk_load(&profiles, &seeds).await.unwrap();
+    let odd = store.profile(&profiles[1].player).await.unwrap().unwrap();
+    assert_eq!(odd.display_name, profiles[1].display_name);
+    assert_eq!(odd.username, profiles[1].username);
     check_board(db, GameKind::LongNardy, &ratings).await;
     let thud = store.top(GameKind::Thud, 10).await.unwrap();
     assert_eq!(

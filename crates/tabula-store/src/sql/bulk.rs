@@ -4,12 +4,12 @@
 //! [`Ratings::apply_rated_game`](crate::Ratings::apply_rated_game).
 //!
 //! The one place where the backends' SQL differs: PostgreSQL is fed with
-//! `COPY … FROM STDIN` (one statement per table), SQLite with one
-//! prepared `INSERT` per row in a single transaction (in-process, so as
-//! fast as a copy).
+//! `COPY … FROM STDIN`, SQLite with `INSERT … SELECT … FROM json_each($1)`
+//! (a JSON array of rows per statement), in one transaction each.
 
 use std::collections::BTreeSet;
 
+use serde_json::json;
 use tabula_room::GameKind;
 
 use super::{BeginWrite, Pools, Store, name_of, now_ms, on_pool, to_i64};
@@ -29,11 +29,13 @@ pub struct SeedRating {
 
 const PROFILE_SQLITE: &str = "\
 INSERT INTO players (id, display_name, username, photo_url, language, created_ms, updated_ms)
-VALUES ($1, $2, $3, $4, $5, $6, $6)";
+SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, $2, $2 FROM json_each($1)";
 
 const RATING_SQLITE: &str = "\
 INSERT INTO ratings (player_id, game_kind, rating, deviation, volatility, games, last_rated_ms, bucket)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
+    value ->> 7
+FROM json_each($1)";
 
 const PROFILE_COPY: &str = "\
 COPY players (id, display_name, username, photo_url, language, created_ms, updated_ms) FROM STDIN";
@@ -41,6 +43,9 @@ COPY players (id, display_name, username, photo_url, language, created_ms, updat
 const RATING_COPY: &str = "\
 COPY ratings (player_id, game_kind, rating, deviation, volatility, games, last_rated_ms, bucket) \
 FROM STDIN";
+
+/// Rows per statement.
+const CHUNK: usize = 20_000;
 
 const CLEAR_BUCKETS: &str = "DELETE FROM rating_buckets WHERE game_kind = $1";
 
@@ -101,27 +106,41 @@ impl Store {
         match &self.pools {
             Pools::Sqlite(pool) => {
                 let mut tx = pool.begin_write().await?;
-                for p in profiles {
+                for chunk in profiles.chunks(CHUNK) {
+                    let rows: Vec<_> = chunk
+                        .iter()
+                        .map(|p| {
+                            json!([
+                                p.player,
+                                p.display_name,
+                                p.username,
+                                p.photo_url,
+                                p.language
+                            ])
+                        })
+                        .collect();
                     sqlx::query(PROFILE_SQLITE)
-                        .bind(p.player.as_str())
-                        .bind(p.display_name.as_str())
-                        .bind(p.username.as_deref())
-                        .bind(p.photo_url.as_deref())
-                        .bind(p.language.as_deref())
+                        .bind(serde_json::Value::Array(rows).to_string())
                         .bind(now)
                         .execute(&mut *tx)
                         .await?;
                 }
-                for r in ratings {
+                for chunk in ratings.chunks(CHUNK) {
+                    let mut rows = Vec::with_capacity(chunk.len());
+                    for r in chunk {
+                        rows.push(json!([
+                            r.player,
+                            name_of(&r.kind)?,
+                            r.rating.rating,
+                            r.rating.deviation,
+                            r.rating.volatility,
+                            r.rating.games,
+                            r.rating.last_rated_ms,
+                            bucket(r.rating.rating)
+                        ]));
+                    }
                     sqlx::query(RATING_SQLITE)
-                        .bind(r.player.as_str())
-                        .bind(name_of(&r.kind)?)
-                        .bind(r.rating.rating)
-                        .bind(r.rating.deviation)
-                        .bind(r.rating.volatility)
-                        .bind(i64::from(r.rating.games))
-                        .bind(to_i64("last_rated_ms", r.rating.last_rated_ms)?)
-                        .bind(bucket(r.rating.rating))
+                        .bind(serde_json::Value::Array(rows).to_string())
                         .execute(&mut *tx)
                         .await?;
                 }
@@ -130,7 +149,7 @@ impl Store {
             Pools::Postgres(pool) => {
                 let mut tx = pool.begin_write().await?;
                 let now = now.to_string();
-                for chunk in profiles.chunks(50_000) {
+                for chunk in profiles.chunks(CHUNK) {
                     let mut text = String::new();
                     for p in chunk {
                         copy_row(
@@ -150,7 +169,7 @@ impl Store {
                     copy.send(text.as_bytes()).await?;
                     copy.finish().await?;
                 }
-                for chunk in ratings.chunks(50_000) {
+                for chunk in ratings.chunks(CHUNK) {
                     let mut text = String::new();
                     for r in chunk {
                         let kind = name_of(&r.kind)?;

@@ -54,7 +54,7 @@ const HISTORY: &str = concat!(
 
 const PENDING: &str = "\
 SELECT room_id, game_number FROM games
-WHERE rated AND ratings_applied_ms IS NULL
+WHERE rated AND ratings_applied_ms IS NULL AND a_player IS NOT NULL AND b_player IS NOT NULL
 ORDER BY finished_ms, room_id, game_number
 LIMIT $1";
 

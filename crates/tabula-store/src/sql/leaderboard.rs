@@ -10,7 +10,9 @@ use crate::{
     LeaderboardEntry, Leaderboards, MAX_LEADERBOARD, Result, Standing, StoreError, StoreFuture,
 };
 
-const TOP: &str = "\
+/// The top of a board: `$1` the game kind, `$2` the page size. (Public,
+/// as [`STANDING`], for `examples/leaderboard.rs`, which prints its plan.)
+pub const TOP: &str = "\
 SELECT r.player_id, r.rating, r.deviation, r.volatility, r.games, r.last_rated_ms,
     COALESCE(p.chosen_name, p.display_name) AS name, p.photo_url
 FROM ratings r LEFT JOIN players p ON p.id = r.player_id
@@ -20,8 +22,9 @@ LIMIT $2";
 
 /// 1 + the players in the buckets above his + those above him in his
 /// bucket (`rating < bucket + 1` bounds the range to it) + those with his
-/// rating and a smaller id; and the board's size.
-const STANDING: &str = "\
+/// rating and a smaller id; and the board's size. `$1` the player, `$2`
+/// the game kind.
+pub const STANDING: &str = "\
 WITH me AS (
     SELECT rating, deviation, volatility, games, last_rated_ms, bucket
     FROM ratings WHERE player_id = $1 AND game_kind = $2
@@ -31,7 +34,8 @@ SELECT me.rating, me.deviation, me.volatility, me.games, me.last_rated_ms,
     + (SELECT CAST(COALESCE(SUM(b.players), 0) AS BIGINT) FROM rating_buckets b
         WHERE b.game_kind = $2 AND b.bucket > me.bucket)
     + (SELECT COUNT(*) FROM ratings r
-        WHERE r.game_kind = $2 AND r.rating > me.rating AND r.rating < CAST(me.bucket + 1 AS DOUBLE PRECISION))
+        WHERE r.game_kind = $2 AND r.rating > me.rating
+            AND r.rating < CAST(me.bucket + 1 AS DOUBLE PRECISION))
     + (SELECT COUNT(*) FROM ratings r
         WHERE r.game_kind = $2 AND r.rating = me.rating AND r.player_id < $1)
     AS rank,

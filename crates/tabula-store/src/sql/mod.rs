@@ -73,7 +73,8 @@
 //!   game_number) < (…)`, the first page below `(i64::MAX, '', 0)`, which
 //!   no archived game reaches), the filters as `($n IS NULL OR col = $n)`,
 //!   joined to `games`, `LIMIT` one more than the page to know whether
-//!   another follows. Pending ratings: the partial index, oldest first.
+//!   another follows. Pending ratings: the partial index, oldest first,
+//!   without games a player of which has deleted his data.
 //! - **Ratings** (`ratings.rs`). Apply: one write transaction — `UPDATE
 //!   games SET ratings_applied_ms … WHERE` the key, `rated` and not yet
 //!   applied, `RETURNING` its kind, players and end (no row: unknown,
@@ -95,6 +96,16 @@
 //!   the bucket table (a few thousand rows), whatever the rank; at
 //!   1,000,000 players both queries take well under 10 ms (the figures
 //!   and method: `examples/leaderboard.rs`).
+//!
+//! # Later: "this week"
+//!
+//! A weekly board reads `rating_history` through `rating_history_week`
+//! (the kind's rows since the week began: each player's change over the
+//! week, or the players active in it ranked by their rating) — a range of
+//! one week's rows, not of every player. If that grows too large to sort
+//! per request, a table of weekly bucket counts kept by
+//! `apply_rated_game`, as `rating_buckets` is for all time, gives the same
+//! rank query; both are migrations that only add.
 
 use std::future::Future;
 use std::str::FromStr;
@@ -113,7 +124,8 @@ use crate::{Result, StoreError};
 
 mod bulk;
 mod games;
-mod leaderboard;
+#[doc(hidden)]
+pub mod leaderboard;
 mod profiles;
 mod ratings;
 
