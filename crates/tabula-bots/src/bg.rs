@@ -213,6 +213,19 @@ pub(crate) fn hard_static(after: &Position) -> f64 {
 /// Index into `finals` (positions after each distinct play, mover still on
 /// roll) of the play `level` picks.
 pub fn pick(level: Level, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {
+    pick_with(level, rng, finals, true)
+}
+
+/// The equity for the mover of every play in `finals` by the bear-off
+/// database (gammons counted), when every one of them leaves both sides
+/// bearing off (else `None`): Hard's and the hints' scores there.
+pub(crate) fn bearoff_scores(finals: &[Position]) -> Option<Vec<f64>> {
+    finals.iter().map(crate::bearoff::bg_equity).collect()
+}
+
+/// [`pick`], Hard using the bear-off database (`bearoff`) once both sides
+/// are bearing off.
+pub fn pick_with(level: Level, rng: &mut ChaCha8Rng, finals: &[Position], bearoff: bool) -> usize {
     if finals.len() <= 1 {
         return 0;
     }
@@ -225,6 +238,9 @@ pub fn pick(level: Level, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {
         Level::Hard => {
             if let Some(i) = (0..finals.len()).find(|&i| finals[i].is_over()) {
                 return i;
+            }
+            if bearoff && let Some(s) = bearoff_scores(finals) {
+                return argmax(&s, rng).unwrap_or(0);
             }
             let s: Vec<f64> = finals.iter().map(hard_static).collect();
             let mut order: Vec<usize> = (0..finals.len()).collect();
@@ -244,6 +260,17 @@ pub fn pick(level: Level, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {
 /// The whole turn `level` plays, as `(from, to)` steps in the mover's
 /// numbering (25 = bar, 0 = off); empty when nothing is legal.
 pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) -> Vec<(u8, u8)> {
+    choose_with(level, rng, pos, dice, true)
+}
+
+/// [`choose`], Hard using the bear-off database (`bearoff`) or not.
+pub fn choose_with(
+    level: Level,
+    rng: &mut ChaCha8Rng,
+    pos: &Position,
+    dice: Dice,
+    bearoff: bool,
+) -> Vec<(u8, u8)> {
     if pos.is_over() {
         return Vec::new();
     }
@@ -252,7 +279,7 @@ pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) ->
         return Vec::new();
     }
     let finals: Vec<Position> = plays.iter().map(|(_, p)| *p).collect();
-    let i = pick(level, rng, &finals);
+    let i = pick_with(level, rng, &finals, bearoff);
     plays[i]
         .0
         .steps()

@@ -17,6 +17,14 @@
 //! long nardy, that of a single game at that probability. Deterministic
 //! for a seed; budgets are counts.
 //!
+//! Once every play leaves both sides bearing off (all checkers of each in
+//! his home board), the ranking is the bear-off database's
+//! ([`crate::bearoff`]), as Hard's play is: each play's score and equity
+//! the race equity (gammons / mars counted where the scoring counts them;
+//! backgammon always with gammons, as the network), its win the race's
+//! win probability, and nothing is rolled out (`rollouts` 0): the
+//! database is exact where a rollout would only estimate.
+//!
 //! The `_after` functions (the server's) take a cancel flag, looked at
 //! before each rollout: once it is set they return nothing, so a hint
 //! whose asker left stops costing CPU within one rollout (a few ms)
@@ -244,6 +252,24 @@ fn rank_backgammon(
     cancel: &AtomicBool,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
     use tabula_backgammon::Scoring;
+    if let Some(exact) = crate::bg::bearoff_scores(&finals) {
+        let (order, scores) = hard_order(&exact, |i| exact[i]);
+        return rank(
+            &plays,
+            order,
+            &scores,
+            |i| {
+                let r = crate::bearoff::bg_after(&finals[i]).unwrap_or_default();
+                (r.win, scores[i])
+            },
+            Rollouts {
+                count: 0,
+                seed,
+                cancel,
+            },
+            |_, _, _| 0,
+        );
+    }
     let statics: Vec<f64> = finals.iter().map(crate::bg::hard_static).collect();
     let (order, scores) = hard_order(&statics, |i| crate::bg::hard_score(&finals[i]));
     let me = pos.turn();
@@ -363,6 +389,25 @@ fn rank_long(
     cancel: &AtomicBool,
 ) -> Vec<Hint<Vec<tabula_long::Step>>> {
     let me = pos.turn();
+    if let Some(exact) = crate::long::bearoff_scores(me, &finals) {
+        let (order, scores) = hard_order(&exact, |i| exact[i]);
+        return rank(
+            &plays,
+            order,
+            &scores,
+            |i| match (finals[i].outcome(), crate::bearoff::long_race(&finals[i])) {
+                (Some(o), _) => (if o.winner == me { 1.0 } else { 0.0 }, scores[i]),
+                (None, Some(r)) => (1.0 - r.win, scores[i]),
+                (None, None) => (0.5, scores[i]),
+            },
+            Rollouts {
+                count: 0,
+                seed,
+                cancel,
+            },
+            |_, _, _| 0,
+        );
+    }
     let statics: Vec<f64> = finals
         .iter()
         .map(|f| crate::long::evaluate(f, me, &crate::long::HARD))

@@ -27,7 +27,11 @@
 //!   route, stacking, mobility, rearmost checker) and an expectimax over
 //!   the opponent's 21 rolls; short nardy: a neural network trained by
 //!   self-play ([`bg_net`]) and the same one-roll look-ahead.
-//!   Thud: iterative-deepening alpha-beta with a node budget.
+//!   Once both sides are bearing off (every checker of each in his home
+//!   board, so no contact is left), Hard in both nardy games plays by the
+//!   exact one-sided bear-off database instead ([`bearoff`]): the play
+//!   with the best race equity, gammons / mars counted where the scoring
+//!   counts them. Thud: iterative-deepening alpha-beta with a node budget.
 //!
 //! An immediate win is always taken at Medium and Hard.
 
@@ -38,6 +42,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tabula_dice::Dice;
 
+pub mod bearoff;
 pub mod bg;
 pub mod bg_net;
 pub mod hint;
@@ -127,6 +132,7 @@ impl FromStr for Level {
 pub struct Bot {
     level: Level,
     rng: ChaCha8Rng,
+    bearoff: bool,
 }
 
 impl Bot {
@@ -135,7 +141,21 @@ impl Bot {
         Bot {
             level,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            bearoff: true,
         }
+    }
+
+    /// The same bot without the bear-off database: Hard then plays bear-offs
+    /// by its ordinary evaluation, as it did before the database (for
+    /// measuring what the database is worth; `tabula bearoff --race`).
+    pub fn without_bearoff(mut self) -> Bot {
+        self.bearoff = false;
+        self
+    }
+
+    /// Whether Hard plays bear-offs by the database (the default).
+    pub fn uses_bearoff(&self) -> bool {
+        self.bearoff
     }
 
     /// The bot's level.
@@ -151,14 +171,14 @@ impl Bot {
         pos: &tabula_long::Position,
         dice: Dice,
     ) -> Vec<tabula_long::Step> {
-        long::choose(self.level, &mut self.rng, pos, dice)
+        long::choose_with(self.level, &mut self.rng, pos, dice, self.bearoff)
     }
 
     /// Short nardy (backgammon): the whole turn as steps `(from, to)` in the
     /// mover's own numbering (25 = bar, 0 = off), in an order playable step
     /// by step; empty when no play is legal.
     pub fn backgammon(&mut self, pos: &tabula_backgammon::Position, dice: Dice) -> Vec<(u8, u8)> {
-        bg::choose(self.level, &mut self.rng, pos, dice)
+        bg::choose_with(self.level, &mut self.rng, pos, dice, self.bearoff)
     }
 
     /// Thud!: a legal move for the side to move, `None` when there is none.
@@ -172,7 +192,7 @@ impl Bot {
         match self.level {
             Level::Easy => false,
             _ => {
-                let p = long::win_probability(pos, pos.turn());
+                let p = self.long_win(pos, pos.turn());
                 (0.70..0.93).contains(&p)
             }
         }
@@ -183,7 +203,7 @@ impl Bot {
     pub fn accept_double_long(&mut self, pos: &tabula_long::Position) -> bool {
         match self.level {
             Level::Easy => true,
-            _ => long::win_probability(pos, pos.turn().other()) >= 0.25,
+            _ => self.long_win(pos, pos.turn().other()) >= 0.25,
         }
     }
 
@@ -193,7 +213,7 @@ impl Bot {
         match self.level {
             Level::Easy => false,
             _ => {
-                let p = bg::win_probability(pos, true);
+                let p = self.bg_win(pos, true);
                 (0.70..0.93).contains(&p)
             }
         }
@@ -204,7 +224,38 @@ impl Bot {
     pub fn accept_double_backgammon(&mut self, pos: &tabula_backgammon::Position) -> bool {
         match self.level {
             Level::Easy => true,
-            _ => bg::win_probability(pos, false) >= 0.25,
+            _ => self.bg_win(pos, false) >= 0.25,
+        }
+    }
+
+    /// The chance `c` wins `pos` for a cube decision: Hard's from the
+    /// bear-off database once both sides are bearing off, else the
+    /// evaluation's ([`long::win_probability`]).
+    fn long_win(&self, pos: &tabula_long::Position, c: tabula_long::Color) -> f64 {
+        match bearoff::long_race(pos) {
+            Some(r) if self.level == Level::Hard && self.bearoff => {
+                if pos.turn() == c {
+                    r.win
+                } else {
+                    1.0 - r.win
+                }
+            }
+            _ => long::win_probability(pos, c),
+        }
+    }
+
+    /// [`Bot::long_win`] for backgammon: the chance the side on roll
+    /// (`on_roll`) or the other wins.
+    fn bg_win(&self, pos: &tabula_backgammon::Position, on_roll: bool) -> f64 {
+        match bearoff::bg_race(pos) {
+            Some(r) if self.level == Level::Hard && self.bearoff => {
+                if on_roll {
+                    r.win
+                } else {
+                    1.0 - r.win
+                }
+            }
+            _ => bg::win_probability(pos, on_roll),
         }
     }
 

@@ -214,6 +214,28 @@ pub(crate) fn hard_score(after: &Position, me: Color) -> f64 {
 
 /// Index into `finals` of the play `level` picks.
 pub fn pick(level: Level, rng: &mut ChaCha8Rng, pos: &Position, finals: &[Position]) -> usize {
+    pick_with(level, rng, pos, finals, true)
+}
+
+/// The race equity for the mover of every play in `finals` by the bear-off
+/// database, when every one of them leaves both sides bearing off (else
+/// `None`): Hard's and the hints' scores there.
+pub(crate) fn bearoff_scores(me: Color, finals: &[Position]) -> Option<Vec<f64>> {
+    finals
+        .iter()
+        .map(|f| crate::bearoff::long_equity(f, me))
+        .collect()
+}
+
+/// [`pick`], Hard using the bear-off database (`bearoff`) once both sides
+/// are bearing off.
+pub fn pick_with(
+    level: Level,
+    rng: &mut ChaCha8Rng,
+    pos: &Position,
+    finals: &[Position],
+    bearoff: bool,
+) -> usize {
     if finals.len() <= 1 {
         return 0;
     }
@@ -228,6 +250,9 @@ pub fn pick(level: Level, rng: &mut ChaCha8Rng, pos: &Position, finals: &[Positi
             let s: Vec<f64> = finals.iter().map(|f| evaluate(f, me, &HARD)).collect();
             if let Some(i) = (0..finals.len()).find(|&i| finals[i].is_game_over()) {
                 return i;
+            }
+            if bearoff && let Some(s) = bearoff_scores(me, finals) {
+                return argmax(&s, rng).unwrap_or(0);
             }
             let mut order: Vec<usize> = (0..finals.len()).collect();
             order.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
@@ -244,6 +269,17 @@ pub fn pick(level: Level, rng: &mut ChaCha8Rng, pos: &Position, finals: &[Positi
 
 /// The whole turn `level` plays (empty for a pass or a finished game).
 pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) -> Vec<Step> {
+    choose_with(level, rng, pos, dice, true)
+}
+
+/// [`choose`], Hard using the bear-off database (`bearoff`) or not.
+pub fn choose_with(
+    level: Level,
+    rng: &mut ChaCha8Rng,
+    pos: &Position,
+    dice: Dice,
+    bearoff: bool,
+) -> Vec<Step> {
     if pos.is_game_over() {
         return Vec::new();
     }
@@ -251,7 +287,7 @@ pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) ->
     if finals.is_empty() {
         return Vec::new();
     }
-    let i = pick(level, rng, pos, &finals);
+    let i = pick_with(level, rng, pos, &finals, bearoff);
     sequence_to(pos, dice, &finals[i]).unwrap_or_default()
 }
 
@@ -295,4 +331,18 @@ pub fn win_probability(pos: &Position, c: Color) -> f64 {
     e += if pos.turn() == c { 4.0 } else { -4.0 };
     let pips = f64::from(pos.pip_count(Color::White) + pos.pip_count(Color::Black));
     sigmoid(1.7 * e / (2.0 * pips.sqrt()).max(4.0))
+}
+
+/// No contact is left: every checker of each side is in the half of the
+/// route that ends in his home (route indices 12..=23: white on points
+/// 1–12, black on 13–24), so each side has passed all of the other's
+/// checkers and neither can ever stand in the other's way again (nor can
+/// a six-block of either hold anyone back). The converse holds too: a
+/// checker of either side in the first half of its route still has some
+/// opponent checker ahead of it, or one of the opponent's still has it
+/// ahead.
+pub fn no_contact(pos: &Position) -> bool {
+    [Color::White, Color::Black]
+        .into_iter()
+        .all(|c| (0..12).all(|r| pos.checkers(c, point_of(c, r)) == 0))
 }
