@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod analyse;
 mod arena;
 mod backgammon;
+mod bearoff;
 mod long;
 mod record;
 mod thud;
@@ -58,6 +59,10 @@ enum Command {
     /// Train the backgammon evaluation network by TD(λ) self-play and
     /// write its weights (`crates/tabula-bots/nets/bg.bin` is made so).
     TrainBg(backgammon::TrainArgs),
+    /// The exact one-sided bear-off database: write it in GNU Backgammon's
+    /// format (`--out`), show a position (`--board`), or measure it in
+    /// races (`--race`).
+    Bearoff(bearoff::BearoffArgs),
 }
 
 /// `tabula hint`.
@@ -236,6 +241,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Verify(a) => record::verify(&a, out),
         Command::Analyse(a) => analyse::run(&a, out),
         Command::TrainBg(a) => backgammon::train(&a, out),
+        Command::Bearoff(a) => bearoff::run(&a, out),
         Command::Hint(a) => match a.game {
             Game::Backgammon => backgammon::hint(&a, out),
             Game::LongNardy => long::hint(&a, out),
