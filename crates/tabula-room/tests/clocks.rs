@@ -463,3 +463,28 @@ fn a_room_without_a_time_control_has_no_clock_and_never_times_out() {
             .any(|e| matches!(*e.event, Event::Clock { .. }))
     );
 }
+
+#[test]
+fn with_both_players_disconnected_the_clock_of_the_player_to_act_keeps_running() {
+    // Given a clocked game between people whose disconnect grace is longer
+    // than the mover's 40 s
+    let mut t = Table::started(RoomConfig {
+        grace_ms: 100_000,
+        ..long_clocked(&[[6, 5]])
+    });
+    assert_eq!(running(&t), Some((SeatId::A, Some(41_400))));
+    // When both drop 2 s in
+    at(&mut t, 3_400);
+    t.ok(alice(), Command::Disconnected);
+    t.ok(bob(), Command::Disconnected);
+    // Then nothing paused: the mover's deadline stands and comes first
+    assert!(!t.room.paused());
+    assert_eq!(running(&t), Some((SeatId::A, Some(41_400))));
+    assert_eq!(t.room.next_deadline(), Some(41_400));
+    // And at it he loses on time, not by disconnection
+    let ev = tick(&mut t, 41_400);
+    assert_eq!(
+        ended(&ev),
+        Some((Some(SeatId::B), ResultKind::Mars, EndReason::Timeout, 2))
+    );
+}
