@@ -331,8 +331,8 @@ impl Clocks {
 
     /// The seat whose time is up at `now`, if any.
     pub(crate) fn expire(&self, now: u64) -> Option<SeatId> {
-        let d = self.deadline()?;
-        (d <= now).then(|| self.running.map(|r| r.seat))?
+        let seat = self.running?.seat;
+        (self.deadline()? <= now).then_some(seat)
     }
 
     /// The current game's periods, for its record.
