@@ -250,11 +250,12 @@ test('screenshots of a game in progress at 320×568 and 1280×800; bearing off: 
       await page.ctx.close();
     }
     // Bearing off (short nardy, every checker home): the tray is a target with its own marking.
+    // One white checker on each home point, so every roll (4-4 too) may bear off at once.
     for (const [w, h, scheme] of [[390, 844, 'light'], [844, 390, 'dark']]) {
       const room = await api(node.base, 'POST', '/api/rooms', {
         game: 'backgammon',
         bot: { level: 'easy' },
-        startPosition: { turn: 'white', white: { 1: 2, 2: 2, 3: 3, 5: 2 }, black: { 1: 3, 2: 3, 4: 3, 6: 3 }, bar: { white: 0, black: 1 }, off: { white: 6, black: 2 } },
+        startPosition: { turn: 'white', white: { 1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1 }, black: { 1: 3, 2: 3, 4: 3, 6: 3 }, bar: { white: 0, black: 1 }, off: { white: 9, black: 2 } },
       });
       const page = await phone(`${node.base}/?join=${room.roomId}`, w, h, scheme);
       await ready(page);
