@@ -8,6 +8,14 @@
 //! A player's profile (what others see of him: his name) is kept in two
 //! parts, each written alone so neither overwrites the other: what his
 //! last Telegram login said, and the name he chose.
+//!
+//! The **archive queue** holds each finished game on its way to the
+//! durable store (`tabula-store`): the room queues the game when it ends
+//! (the whole entry, record included, so the queue needs nothing else
+//! that may expire); an archiver takes the oldest, stores them and only
+//! then takes each off with [`Archive::archived`]. The queue never
+//! expires: a game waits there, whatever happens to its room, until it is
+//! archived.
 
 use std::time::Duration;
 
@@ -46,6 +54,22 @@ pub trait Archive: Send + Sync + std::fmt::Debug + 'static {
     /// [`MAX_UNFINISHED`], in no particular order.
     fn unfinished(&self, player: &str) -> BoxFuture<'_, Result<Vec<String>>>;
 
+    /// Queues a finished game for the durable store: `entry` (opaque
+    /// JSON) under `key` (the game's `room#number`). Queuing a key again
+    /// replaces its entry and keeps its place. Nothing in the queue
+    /// expires.
+    fn queue_archive(&self, key: &str, entry: String) -> BoxFuture<'_, Result<()>>;
+
+    /// Up to `limit` queued games, oldest first, as `(key, entry)`.
+    fn archive_queue(&self, limit: usize) -> BoxFuture<'_, Result<Vec<(String, String)>>>;
+
+    /// Takes `key` off the queue: it is archived (a key not queued is not
+    /// an error).
+    fn archived(&self, key: &str) -> BoxFuture<'_, Result<()>>;
+
+    /// How many games wait in the queue, and since when the oldest.
+    fn archive_backlog(&self) -> BoxFuture<'_, Result<ArchiveBacklog>>;
+
     /// `player`'s stored profile (both parts `None` when nothing is stored
     /// or its keep ran out).
     fn profile(&self, player: &str) -> BoxFuture<'_, Result<StoredProfile>>;
@@ -71,6 +95,16 @@ pub trait Archive: Send + Sync + std::fmt::Debug + 'static {
     /// Keeps `player`'s stored profile, if any, for `keep` from now (a
     /// returning player's); nothing is written when none is stored.
     fn keep_profile(&self, player: &str, keep: Duration) -> BoxFuture<'_, Result<()>>;
+}
+
+/// The archive queue's length, as [`Archive::archive_backlog`] reads it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ArchiveBacklog {
+    /// Games waiting.
+    pub games: u64,
+    /// When the oldest was queued (ms since the epoch); `None` when none
+    /// waits.
+    pub oldest_ms: Option<u64>,
 }
 
 /// A part of a player's stored profile, each opaque to the store.

@@ -40,7 +40,9 @@ mod store;
 
 pub mod redis;
 
-pub use archive::{Archive, MAX_PROFILES, MAX_UNFINISHED, ProfilePart, StoredProfile};
+pub use archive::{
+    Archive, ArchiveBacklog, MAX_PROFILES, MAX_UNFINISHED, ProfilePart, StoredProfile,
+};
 pub use bus::{Inbound, NodeBus};
 pub use in_process::InProcess;
 pub use lobby::{Lobby, Ticket};

@@ -127,6 +127,18 @@ impl Archive for Parts {
     fn records(&self, room: &str) -> BoxFuture<'_, Result<Vec<String>>> {
         self.archive.records(room)
     }
+    fn queue_archive(&self, key: &str, entry: String) -> BoxFuture<'_, Result<()>> {
+        self.archive.queue_archive(key, entry)
+    }
+    fn archive_queue(&self, limit: usize) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
+        self.archive.archive_queue(limit)
+    }
+    fn archived(&self, key: &str) -> BoxFuture<'_, Result<()>> {
+        self.archive.archived(key)
+    }
+    fn archive_backlog(&self) -> BoxFuture<'_, Result<crate::ArchiveBacklog>> {
+        self.archive.archive_backlog()
+    }
     fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, Result<()>> {
         self.archive.record_stats(player, delta)
     }

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use redis::Commands;
 use tabula_backplane::{
-    Archive, BackplaneError, InProcess, Inbound, Lease, Lobby, MAX_UNFINISHED, NodeBus,
-    ProfilePart, RedisBackplane, RedisConfig, RoomAppend, RoomEntry, RoomStore, StoredProfile,
-    StoredRoom, Ticket,
+    Archive, ArchiveBacklog, BackplaneError, InProcess, Inbound, Lease, Lobby, MAX_UNFINISHED,
+    NodeBus, ProfilePart, RedisBackplane, RedisConfig, RoomAppend, RoomEntry, RoomStore,
+    StoredProfile, StoredRoom, Ticket,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;
@@ -320,6 +320,9 @@ async fn idle_scenario(a: &RedisBackplane, rooms: [(&str, &str); 2]) {
             .await
             .unwrap();
         a.save_record(id, 1, "g1".into()).await.unwrap();
+        a.queue_archive(&format!("{id}#1"), format!("e-{id}"))
+            .await
+            .unwrap();
         // Only the owner at its epoch may release it.
         assert!(matches!(
             a.release_idle(id, l.epoch + 1, keep).await,
@@ -344,6 +347,41 @@ async fn idle_scenario(a: &RedisBackplane, rooms: [(&str, &str); 2]) {
     );
     assert!(a.load_snapshot(kept).await.unwrap().is_some());
     assert_eq!(a.records(kept).await.unwrap(), vec!["g1"]);
+    archive_queue_scenario(a, gone, kept).await;
+}
+
+/// The archive queue outlives a forgotten room; oldest first, a second
+/// queuing replaces the entry in its place, `archived` takes it off.
+async fn archive_queue_scenario(a: &RedisBackplane, gone: &str, kept: &str) {
+    let (g, k) = (format!("{gone}#1"), format!("{kept}#1"));
+    let q = a.archive_queue(10).await.unwrap();
+    assert_eq!(
+        q,
+        vec![
+            (g.clone(), format!("e-{gone}")),
+            (k.clone(), format!("e-{kept}"))
+        ]
+    );
+    let b = a.archive_backlog().await.unwrap();
+    assert_eq!(b.games, 2);
+    assert!(b.oldest_ms.is_some_and(|ms| ms > 1_700_000_000_000));
+    a.queue_archive(&g, "again".into()).await.unwrap();
+    assert_eq!(
+        a.archive_queue(1).await.unwrap(),
+        vec![(g.clone(), "again".into())]
+    );
+    a.archived(&g).await.unwrap();
+    a.archived("never#1").await.unwrap();
+    assert_eq!(
+        a.archive_queue(10).await.unwrap(),
+        vec![(k.clone(), format!("e-{kept}"))]
+    );
+    a.archived(&k).await.unwrap();
+    assert!(a.archive_queue(10).await.unwrap().is_empty());
+    assert_eq!(
+        a.archive_backlog().await.unwrap(),
+        ArchiveBacklog::default()
+    );
 }
 
 #[tokio::test]

@@ -7,7 +7,9 @@ use futures_util::future::BoxFuture;
 use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 
 use super::{InProcess, State, ready};
-use crate::{Archive, MAX_PROFILES, MAX_UNFINISHED, ProfilePart, Result, StoredProfile};
+use crate::{
+    Archive, ArchiveBacklog, MAX_PROFILES, MAX_UNFINISHED, ProfilePart, Result, StoredProfile,
+};
 
 /// `keep` from `now`, or a century when that does not fit an `Instant`.
 fn until(now: Instant, keep: Duration) -> Instant {
@@ -47,6 +49,52 @@ impl Archive for InProcess {
                 .insert(game, record)
         });
         ready(Ok(()))
+    }
+
+    fn queue_archive(&self, key: &str, entry: String) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| {
+            if let Some(e) = s.archive.get_mut(key) {
+                e.1 = entry;
+                return;
+            }
+            let place = s.archive_next;
+            s.archive_next += 1;
+            s.archive_order.insert(place, key.to_string());
+            s.archive
+                .insert(key.to_string(), (place, entry, super::now_ms()));
+        });
+        ready(Ok(()))
+    }
+
+    fn archive_queue(&self, limit: usize) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
+        ready(Ok(self.with(|s| {
+            s.archive_order
+                .values()
+                .take(limit)
+                .filter_map(|k| s.archive.get(k).map(|e| (k.clone(), e.1.clone())))
+                .collect()
+        })))
+    }
+
+    fn archived(&self, key: &str) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| {
+            if let Some((place, ..)) = s.archive.remove(key) {
+                s.archive_order.remove(&place);
+            }
+        });
+        ready(Ok(()))
+    }
+
+    fn archive_backlog(&self) -> BoxFuture<'_, Result<ArchiveBacklog>> {
+        ready(Ok(self.with(|s| ArchiveBacklog {
+            games: s.archive.len() as u64,
+            oldest_ms: s
+                .archive_order
+                .values()
+                .next()
+                .and_then(|k| s.archive.get(k))
+                .map(|e| e.2),
+        })))
     }
 
     fn records(&self, room: &str) -> BoxFuture<'_, Result<Vec<String>>> {

@@ -54,6 +54,12 @@ struct State {
     taken: HashSet<u64>,
     delivered: HashMap<u64, String>,
     records: ByRoom<BTreeMap<u32, String>>,
+    /// The archive queue: key → (place, entry, queued at ms) …
+    archive: HashMap<String, (u64, String, u64)>,
+    /// … and the keys by place, oldest first.
+    archive_order: BTreeMap<u64, String>,
+    /// The next place in the archive queue.
+    archive_next: u64,
     /// Rooms released idle, by when they are deleted, oldest first (a
     /// node's `keep` is fixed, so release order is deadline order).
     forget: VecDeque<(Instant, RoomId)>,
@@ -172,4 +178,12 @@ impl InProcess {
 
 fn ready<'a, T: Send + 'a>(v: T) -> BoxFuture<'a, T> {
     Box::pin(std::future::ready(v))
+}
+
+/// Wall-clock milliseconds since the epoch (the archive queue's times).
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
 }

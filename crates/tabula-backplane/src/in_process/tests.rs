@@ -6,7 +6,7 @@ use std::task::{Context, Poll, Waker};
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, Room, RoomConfig};
 
 use super::*;
-use crate::{Archive, Lobby, NodeBus, RoomAppend, RoomStore};
+use crate::{Archive, ArchiveBacklog, Lobby, NodeBus, RoomAppend, RoomStore};
 
 /// The in-process futures are ready at once.
 fn block_on<T>(mut f: BoxFuture<'_, T>) -> T {
@@ -73,6 +73,7 @@ fn a_room_released_idle_is_forgotten_after_its_keep_unless_claimed_again() {
         let l = block_on(b.claim(id)).unwrap();
         block_on(b.save_snapshot(id, l.epoch, stored(id, invite))).unwrap();
         block_on(b.save_record(id, 1, "{}".into())).unwrap();
+        block_on(b.queue_archive(&format!("{id}#1"), format!("e-{id}"))).unwrap();
         // Only the owner at its epoch may release it.
         assert!(matches!(
             block_on(b.release_idle(id, l.epoch + 1, keep)),
@@ -97,6 +98,34 @@ fn a_room_released_idle_is_forgotten_after_its_keep_unless_claimed_again() {
     );
     assert!(block_on(b.load_snapshot("r2")).unwrap().is_some());
     assert_eq!(block_on(b.records("r2")).unwrap().len(), 1);
+    // The archive queue outlives the forgotten room: oldest first, a
+    // second queuing replaces the entry in its place, `archived` takes
+    // it off.
+    let q = block_on(b.archive_queue(10)).unwrap();
+    assert_eq!(
+        q,
+        vec![
+            ("r1#1".into(), "e-r1".into()),
+            ("r2#1".into(), "e-r2".into())
+        ]
+    );
+    assert_eq!(block_on(b.archive_backlog()).unwrap().games, 2);
+    block_on(b.queue_archive("r1#1", "again".into())).unwrap();
+    assert_eq!(
+        block_on(b.archive_queue(1)).unwrap(),
+        vec![("r1#1".into(), "again".into())]
+    );
+    block_on(b.archived("r1#1")).unwrap();
+    block_on(b.archived("never#1")).unwrap();
+    assert_eq!(
+        block_on(b.archive_queue(10)).unwrap(),
+        vec![("r2#1".into(), "e-r2".into())]
+    );
+    block_on(b.archived("r2#1")).unwrap();
+    assert_eq!(
+        block_on(b.archive_backlog()).unwrap(),
+        ArchiveBacklog::default()
+    );
     // The forgotten room's id and invite are free again
     block_on(b.register(entry("r1", "INV1"))).unwrap();
 }

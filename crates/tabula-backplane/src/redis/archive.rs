@@ -1,7 +1,9 @@
 //! [`Archive`] on Redis: a room's records are a hash in the room's slot
 //! (so they expire with it); a player's statistics are one JSON string,
 //! updated by compare-and-set; his unfinished games and his profile are
-//! one hash each.
+//! one hash each. The archive queue is a hash of entries and a sorted set
+//! of their order, both in the `{archive}` slot (one script writes both),
+//! with no expiry.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -11,7 +13,7 @@ use futures_util::future::BoxFuture;
 use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 
 use super::{CAS_RETRIES, RedisBackplane, corrupt, now_ms, parse, to_json, unavailable};
-use crate::{Archive, MAX_UNFINISHED, ProfilePart, Result, StoredProfile};
+use crate::{Archive, ArchiveBacklog, MAX_UNFINISHED, ProfilePart, Result, StoredProfile};
 
 /// An unfinished game's field value: `until_ms|json`.
 fn listed(value: &str) -> Option<(u64, &str)> {
@@ -166,6 +168,79 @@ impl Archive for RedisBackplane {
         Box::pin(async move {
             self.q::<()>(redis::cmd("HSET").arg(&key).arg(game).arg(record))
                 .await
+        })
+    }
+
+    fn queue_archive(&self, key: &str, entry: String) -> BoxFuture<'_, Result<()>> {
+        let key = key.to_string();
+        Box::pin(async move {
+            let keys = [self.archive_entries_key(), self.archive_order_key()];
+            let _: i64 = self
+                .eval(
+                    &self.scripts.queue_archive,
+                    &[&keys[0], &keys[1]],
+                    &[&key, &entry, &now_ms().to_string()],
+                )
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn archive_queue(&self, limit: usize) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
+        Box::pin(async move {
+            if limit == 0 {
+                return Ok(Vec::new());
+            }
+            let keys: Vec<String> = self
+                .q(redis::cmd("ZRANGE")
+                    .arg(self.archive_order_key())
+                    .arg(0)
+                    .arg(limit.saturating_sub(1)))
+                .await?;
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let entries: Vec<Option<String>> = self
+                .q(redis::cmd("HMGET")
+                    .arg(self.archive_entries_key())
+                    .arg(&keys))
+                .await?;
+            // The script writes both together, so a key without its entry
+            // is only one being taken off right now: skipped.
+            Ok(keys
+                .into_iter()
+                .zip(entries)
+                .filter_map(|(k, e)| e.map(|e| (k, e)))
+                .collect())
+        })
+    }
+
+    fn archived(&self, key: &str) -> BoxFuture<'_, Result<()>> {
+        let key = key.to_string();
+        Box::pin(async move {
+            let keys = [self.archive_entries_key(), self.archive_order_key()];
+            let _: i64 = self
+                .eval(&self.scripts.archived, &[&keys[0], &keys[1]], &[&key])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn archive_backlog(&self) -> BoxFuture<'_, Result<ArchiveBacklog>> {
+        Box::pin(async move {
+            let order = self.archive_order_key();
+            let games: u64 = self.q(redis::cmd("ZCARD").arg(&order)).await?;
+            let first: Vec<(String, f64)> = self
+                .q(redis::cmd("ZRANGE")
+                    .arg(&order)
+                    .arg(0)
+                    .arg(0)
+                    .arg("WITHSCORES"))
+                .await?;
+            Ok(ArchiveBacklog {
+                games,
+                oldest_ms: first.first().map(|(_, ms)| *ms as u64),
+            })
         })
     }
 

@@ -30,6 +30,8 @@
 //! | `P:stats:{player}` | string | PlayerStats JSON |
 //! | `P:unfinished:{player}` | hash | room → `until_ms|game JSON`: the player's games waiting for him; the key expires with its latest entry, older entries are dropped when read or written past their `until_ms` |
 //! | `P:profile:{player}` | hash | `tg` (what the player's latest Telegram login said, the node's JSON), `name` (the name he chose): each field written alone; the key expires its keep after the latest write or [`keep_profile`](crate::Archive::keep_profile) |
+//! | `P:{archive}:entries` | hash | `room#number` → a finished game waiting for the durable store (the node's JSON); no expiry |
+//! | `P:{archive}:order` | sorted set | `room#number` → when it was queued (ms): the queue's order |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
 //! A room released idle ([`RoomStore::release_idle`]) has its three keys
@@ -273,6 +275,12 @@ impl RedisBackplane {
     }
     fn profile_key(&self, player: &str) -> String {
         format!("{}:profile:{{{player}}}", self.prefix)
+    }
+    fn archive_entries_key(&self) -> String {
+        format!("{}:{{archive}}:entries", self.prefix)
+    }
+    fn archive_order_key(&self) -> String {
+        format!("{}:{{archive}}:order", self.prefix)
     }
     fn inbox_channel(&self, node: &str) -> String {
         format!("{}:inbox:{{{node}}}", self.prefix)

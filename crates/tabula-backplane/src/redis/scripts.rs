@@ -16,6 +16,8 @@ pub(super) struct Scripts {
     pub(super) match_or_wait: Script,
     pub(super) cancel: Script,
     pub(super) cas: Script,
+    pub(super) queue_archive: Script,
+    pub(super) archived: Script,
 }
 
 impl Scripts {
@@ -155,6 +157,23 @@ return n",
 local cur = redis.call('GET', KEYS[1]) or ''
 if cur ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
+return 1",
+            ),
+            // KEYS[1] the archive queue's entries (a hash), KEYS[2] its
+            // order (a sorted set by queued ms; one slot: `{archive}`);
+            // ARGV: key, entry, now ms. The entry is replaced, the place
+            // kept. → 1.
+            queue_archive: Script::new(
+                r"
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
+return 1",
+            ),
+            // KEYS as queue_archive's; ARGV: key. Takes it off both. → 1.
+            archived: Script::new(
+                r"
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
 return 1",
             ),
         }
