@@ -107,6 +107,9 @@ pub struct RoomView {
     /// there are some).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<Action>,
+    /// The room's games count for ratings (absent when casual).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// The room's time control (absent without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<crate::clock::TimeControl>,
@@ -312,6 +315,7 @@ impl Room {
             rematch: self.rematch_offers(),
             match_number: self.match_number(),
             actions: game.map(|g| g.actions().to_vec()).unwrap_or_default(),
+            rated: self.config().rated && self.config().bot.is_none(),
             time_control: self.config().time_control,
             clock: self.clock(),
         }

@@ -12,6 +12,42 @@ use crate::record::GameRecord;
 use crate::types::SeatId;
 
 impl Room {
+    /// Each seat's statistics for a game that ended with `r`, as the
+    /// `stats` event gives them (the seats as they are now).
+    pub fn deltas(&self, r: &GameResult) -> Vec<PlayerDelta> {
+        SeatId::BOTH
+            .into_iter()
+            .map(|seat| {
+                let occ = self.seats[seat.index()].as_ref();
+                let other = self.seats[seat.other().index()].as_ref();
+                let result = match r.winner {
+                    None => PlayerResult::Draw,
+                    Some(w) if w == seat => PlayerResult::Win,
+                    Some(_) => PlayerResult::Lose,
+                };
+                PlayerDelta {
+                    seat,
+                    player: occ.and_then(Occupant::player).cloned(),
+                    bot_level: occ.and_then(Occupant::bot_level),
+                    opponent_bot_level: other.and_then(Occupant::bot_level),
+                    result,
+                    points_won: if result == PlayerResult::Win {
+                        r.points
+                    } else {
+                        0
+                    },
+                    points_lost: if result == PlayerResult::Lose {
+                        r.points
+                    } else {
+                        0
+                    },
+                    mars: r.kind.is_mars(),
+                    game: Some(self.config.options.game),
+                }
+            })
+            .collect()
+    }
+
     pub(super) fn next_setup(&self) -> GameSetup {
         let n = self.game_number + 1;
         GameSetup {
@@ -110,37 +146,7 @@ impl Room {
             },
         ));
         // Statistics (seeds 001, 002).
-        let players = SeatId::BOTH
-            .into_iter()
-            .map(|seat| {
-                let occ = self.seats[seat.index()].as_ref();
-                let other = self.seats[seat.other().index()].as_ref();
-                let result = match r.winner {
-                    None => PlayerResult::Draw,
-                    Some(w) if w == seat => PlayerResult::Win,
-                    Some(_) => PlayerResult::Lose,
-                };
-                PlayerDelta {
-                    seat,
-                    player: occ.and_then(Occupant::player).cloned(),
-                    bot_level: occ.and_then(Occupant::bot_level),
-                    opponent_bot_level: other.and_then(Occupant::bot_level),
-                    result,
-                    points_won: if result == PlayerResult::Win {
-                        r.points
-                    } else {
-                        0
-                    },
-                    points_lost: if result == PlayerResult::Lose {
-                        r.points
-                    } else {
-                        0
-                    },
-                    mars: r.kind.is_mars(),
-                    game: Some(self.config.options.game),
-                }
-            })
-            .collect();
+        let players = self.deltas(&r);
         out.push((
             Audience::Host,
             Event::Stats {

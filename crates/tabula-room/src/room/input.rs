@@ -48,6 +48,12 @@ pub struct RoomConfig {
     /// what a snapshot written before clocks reads as).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<TimeControl>,
+    /// The room's games count for ratings (issue 24: quick match between
+    /// people; an invite when its creator asks). Nothing in the rules
+    /// depends on it; a game with a bot in a seat is never rated,
+    /// whatever this says. A snapshot without it reads as casual.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 /// What a snapshot without `pauseVsBot` was played under.
@@ -71,6 +77,7 @@ impl Default for RoomConfig {
             dice_script: None,
             pause_vs_bot: true,
             time_control: None,
+            rated: false,
         }
     }
 }
