@@ -10,6 +10,7 @@ import { sha256hex } from './sha256.js';
 import * as sound from './sound.js';
 import { t, setLang, lang, pickLang, LANGS, STRINGS, has as hasText } from './i18n.js';
 import { ServerClock, clockFigures, formatClock, WARN_MS, newPeriod, shouldAutoRoll, forcedPlay } from './clock.js';
+import * as pl from './players.js';
 
 const GAME_KINDS = ['long_nardy', 'backgammon', 'thud'];
 const gameName = (g) => (GAME_KINDS.includes(g) ? t(`game.${g}`) : g);
@@ -860,6 +861,7 @@ function onMessage(m) {
         profiles.set(m.player, m.profile);
       }
       if (S.screen === 'lobby') loadStats();
+      pl.onWelcome();
       break;
     case 'state': {
       if (!S.roomKey) break;
@@ -1393,6 +1395,7 @@ function render() {
   if (!app) return;
   document.documentElement.dataset.screen = S.screen;
   if (S.screen === 'lobby') renderLobby(app);
+  else if (pl.SCREENS.has(S.screen)) pl.render(app);
   else renderRoom(app);
   renderOverlays();
   telegramChrome();
@@ -1437,6 +1440,8 @@ function renderLobby(app) {
     S.error ? h('p.error#lobby-error', S.error) : null,
     S.toast ? h(`p.toast.${S.toast.kind}#toast`, S.toast.text) : null,
     continueCards(),
+    // Profile, history, leaderboards (players.js).
+    pl.lobbyNav(),
     h('section.card', h('h2', t('lobby.game')), h('div.segs', gameButtons), variantRows, h('button.link#rules', { onclick: () => openSheet('rules', L.game) }, t('btn.rules'))),
     h('section.card', h('h2', t('lobby.computer')),
       h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${['easy', 'medium', 'hard'][l - 1]}`, { onclick: () => createRoom(l), title: t(`level.${l}.about`) }, levelName(l)))),
@@ -1894,7 +1899,7 @@ function renderOverlays() {
   const kids = [];
   if (S.confirm) {
     const c = S.confirm;
-    kids.push(h('div.overlay#confirm', h('div.sheet',
+    kids.push(h('div.overlay#confirm', { role: 'alertdialog', 'aria-modal': 'true', 'aria-label': c.text }, h('div.sheet',
       h('p', c.text),
       h('div.row2',
         h('button#confirm-no', { onclick: () => { S.confirm = null; render(); } }, t('btn.cancel')),
@@ -1992,7 +1997,7 @@ function telegramChrome() {
   const inRoom = S.screen === 'room';
   tg.closingConfirmation(inRoom && playing() && Boolean(S.seat));
   tg.verticalSwipes(!inRoom);
-  tg.backButton(inRoom ? leave : null);
+  tg.backButton(inRoom ? leave : pl.SCREENS.has(S.screen) ? pl.back : null);
   const v = S.view;
   const mine = S.seat && v ? v.seats[seatIdx(S.seat)] : null;
   const vsBot = inRoom && mine && v.seats.some((s) => s.bot);
@@ -2005,6 +2010,11 @@ function telegramChrome() {
 // ---- start ------------------------------------------------------------------------
 
 async function main() {
+  // The profile, history and leaderboard screens share the app's helpers.
+  pl.setup({
+    S, h, header, render, credHeaders, gameName, levelName, kindName, reasonFor, seatWord, avatar, photoOf, gameStats, statsTable, ask, toast, loadStats,
+    tgActive: () => tg.active(),
+  });
   applyStoredTheme();
   sound.setMuted(!pref('sound', true));
   matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', applyStoredTheme);
@@ -2017,6 +2027,8 @@ async function main() {
       render();
       return;
     }
+    // The replay's keys (arrows, Home, End).
+    if (pl.onKey(ev)) return;
     if (ev.key !== 'Enter' && ev.key !== ' ') return;
     const tgt = ev.target.closest?.('#board [data-point],#board [data-sq]');
     if (!tgt) return;
@@ -2049,7 +2061,9 @@ async function main() {
   };
   net.connect();
   const code = tg.startParam() || params.get('join') || params.get('startapp');
+  const replay = pl.replayParam(params.get('replay'));
   if (code && /^[A-Za-z0-9_-]{1,64}$/.test(code)) enterRoom(code);
+  else if (replay) pl.open('replay', replay);
   render();
   setInterval(() => {
     // Keep-alive; its pong refines the server's clock.

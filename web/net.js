@@ -273,6 +273,7 @@ export async function api(method, path, body, headers = {}, signal) {
     const msg = data?.error?.message || `${r.status} ${r.statusText}`;
     const e = new Error(msg);
     e.status = r.status;
+    e.code = data?.error?.code;
     throw e;
   }
   return data;

@@ -31,6 +31,24 @@ function freePort() {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// Each node's durable store: a SQLite file of its own, named by its port, so
+// a restart on the same port finds what it archived.
+let storeDir = null;
+
+/**
+ * Each node's durable store (history, ratings): an SQLite file of its own
+ * in a temporary directory, kept for a node restarted on the same port,
+ * never the checkout's `tabula.db`; removed when the tests end.
+ */
+const stores = new Map();
+process.on('exit', () => {
+  for (const dir of stores.values()) rmSync(dir, { recursive: true, force: true });
+});
+function storeUrl(port) {
+  if (!stores.has(port)) stores.set(port, mkdtempSync(path.join(tmpdir(), 'tabula-web-store-')));
+  return `sqlite://${path.join(stores.get(port), 'tabula.db')}?mode=rwc`;
+}
+
 /** Starts a node; `port` reuses a port (a restart). Resolves when /healthz answers. */
 export async function startNode(port, extraEnv = {}) {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run cargo build -p tabula-server first`);
@@ -43,7 +61,11 @@ export async function startNode(port, extraEnv = {}) {
     TABULA__WEB__DIR: path.join(ROOT, 'web'),
     TABULA__SERVER__RATE_PER_SEC: '1000',
     TABULA__SERVER__RATE_BURST: '1000',
+    TABULA__STORE__URL: `sqlite://${(storeDir ||= mkdtempSync(path.join(tmpdir(), 'tabula-web-store-')))}/node-${port}.db?mode=rwc`,
     RUST_LOG: process.env.RUST_LOG || 'warn',
+    TABULA__STORE__URL: storeUrl(port),
+    // Finished games reach the store (history, ratings) within a tenth of a second.
+    TABULA__STORE__ARCHIVE_INTERVAL_MS: '100',
     ...extraEnv,
   };
   const child = spawn(BIN, [], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
