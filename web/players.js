@@ -279,7 +279,8 @@ const outcomeText = (o) => (o === 'win' ? t('pl.won') : o === 'lose' ? t('pl.los
 /** "Mars · 2 points · resigned", from the viewer's seat. */
 function resultText(res, seat) {
   if (!res) return '';
-  let s = `${C.kindName(res.kind)}${res.points ? t('result.points', { n: res.points }) : ''}`;
+  // Thud! is decided on the totals: its one "point" says nothing.
+  let s = `${C.kindName(res.kind)}${res.points && !res.thudTotals ? t('result.points', { n: res.points }) : ''}`;
   if (res.thudTotals) {
     const me = seat === 'b' ? 1 : 0;
     s += ` · ${res.thudTotals[me]} : ${res.thudTotals[1 - me]}`;
@@ -422,15 +423,16 @@ function historyRow(g) {
   const res = resultText(g.result, g.seat);
   const when = dateText(g.finishedMs);
   const match = g.matchLength > 1 ? t('pl.match', { n: g.matchLength }) : '';
-  const label = [outcomeText(g.outcome), C.gameName(g.game), t('pl.vs', { name: opp }), res, match, g.rated ? t('pl.ratedMark') : t('pl.casual'), when].filter(Boolean).join(', ');
+  // The row's text is its accessible name: spaces between the parts, "casual" said, not shown.
   return h('li', h('button.history-row', {
-    'data-room': g.room, 'data-game-number': String(g.gameNumber), 'data-outcome': g.outcome, 'aria-label': label,
+    'data-room': g.room, 'data-game-number': String(g.gameNumber), 'data-outcome': g.outcome,
     onclick: () => open('replay', { room: g.room, gameNumber: g.gameNumber }),
   },
-  h('span.h-line', h(`b.outcome.${g.outcome || 'none'}`, outcomeText(g.outcome)), h('span.h-game', C.gameName(g.game)), g.rated ? h('span.badge.rated', t('pl.ratedMark')) : null),
-  h('span.h-line.h-opp', t('pl.vs', { name: opp })),
-  h('span.h-line.h-res', [res, match].filter(Boolean).join(' · ')),
-  h('span.h-line.h-when', when)));
+  h('span.h-line', h(`b.outcome.${g.outcome || 'none'}`, outcomeText(g.outcome)), ' ', h('span.h-game', C.gameName(g.game)), ' ',
+    g.rated ? h('span.badge.rated', t('pl.ratedMark')) : h('span.sr-only.casual', t('pl.casual'))),
+  ' ', h('span.h-line.h-opp', t('pl.vs', { name: opp })),
+  ' ', h('span.h-line.h-res', [res, match].filter(Boolean).join(' · ')),
+  ' ', h('span.h-line.h-when', when)));
 }
 
 // ---- replay ---------------------------------------------------------------------------------
@@ -502,7 +504,7 @@ function replayPage() {
   })));
   const res = d.result;
   const verdict = me ? (res?.winner === me ? t('pl.won') : res?.winner ? t('pl.lost') : t('result.draw'))
-    : res?.winner ? t('result.sideWon', { side: sideOf(d.game, res.winner, frames[last]?.board) }) : t('result.draw');
+    : res?.winner ? t('result.sideWon', { side: seatText(d.seats?.[res.winner === 'b' ? 1 : 0], { you: false }) }) : t('result.draw');
   out.push(h('p.replay-meta#replay-meta', [dateText(d.finishedMs), `${verdict} — ${resultText(res, me || 'a')}`, d.matchLength > 1 ? t('pl.match', { n: d.matchLength }) : null, d.rated ? t('pl.ratedMark') : t('pl.casual')].filter(Boolean).join(' · ')));
   // The turn: its number, the mover, his dice and the notation.
   const counter = r.frame === 0 ? t('pl.turnStart', { n: last }) : t(d.game === 'thud' ? 'pl.plyOf' : 'pl.turnOf', { i: r.frame, n: last });

@@ -125,7 +125,7 @@ test('a finished game against the computer is in the history; its replay steps t
     assert.match(text, /Oin|Mars|Koks/);
     assert.match(text, /point/);
     assert.equal(await first.locator('.badge.rated').count(), 0, 'a game against the computer is not rated');
-    assert.match(await first.getAttribute('aria-label'), /Casual/);
+    assert.equal(await first.locator('.casual').textContent(), 'Casual', 'said to a screen reader');
     await screenshot(page, 'players-history');
     // Filters: by opponent and by game.
     await page.selectOption('#history-opponent', 'person');
