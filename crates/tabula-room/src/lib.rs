@@ -13,7 +13,8 @@
 //! * [`Command`] in, [`Envelope`]s ([`Event`] + version + [`Audience`])
 //!   out; a refused command returns a [`RoomError`] and changes nothing.
 //! * [`fair`]: the provably-fair dice derivation; [`GameRecord`] and
-//!   [`verify`] (the library behind `tabula verify`).
+//!   [`verify`] (the library behind `tabula verify`); [`replay()`]: a
+//!   finished game's positions as [`Frame`]s to step through.
 //! * [`PlayerStats`]: statistics aggregated from the `stats` events.
 //!
 //! # Flow of a dice game
@@ -43,6 +44,7 @@ mod game;
 mod narration;
 mod policy;
 mod record;
+pub mod replay;
 mod room;
 mod stake;
 mod stats;
@@ -67,6 +69,7 @@ pub use policy::{
     hint_seed,
 };
 pub use record::{GameRecord, PlayedTurn, VerifiedGame, VerifyError, played_turns, verify};
+pub use replay::{Frame, played_turn_frames, replay, turn_notation};
 pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};
 pub use stake::{MAX_STAKE_AMOUNT, StakeError};
 pub use stats::{LevelStats, PlayerStats};
