@@ -73,6 +73,7 @@ export function open(screen, arg) {
   }
   st.screen = screen;
   P().focusTitle = true;
+  P().openedAt = Date.now();
   if (screen === 'profile') loadProfile();
   // From the lobby the list starts again (a game may have ended since); back from a replay it stays as it was.
   if (screen === 'history') loadHistory(true);
@@ -294,7 +295,8 @@ function resultText(res, seat) {
 export function render(app) {
   const st = S();
   const active = document.activeElement;
-  const keep = active && app.contains(active) && active.id ? active.id : null;
+  // The focus, to give back after the redraw: a control by its id, or the title.
+  const keep = active && app.contains(active) ? active.id || (active.tagName === 'H1' ? 'h1' : null) : null;
   let page;
   if (st.screen === 'profile') page = profilePage();
   else if (st.screen === 'history') page = historyPage();
@@ -306,6 +308,8 @@ export function render(app) {
     P().focusTitle = false;
     $('h1', page)?.focus({ preventScroll: true });
     window.scrollTo(0, 0);
+  } else if (keep === 'h1') {
+    $('h1', page)?.focus({ preventScroll: true });
   } else if (keep) {
     document.getElementById(keep)?.focus({ preventScroll: true });
   }
@@ -338,7 +342,9 @@ export function lobbyNav() {
 function profilePage() {
   const pr = P().profile;
   const out = [top(t('pl.profile'))];
-  if (S().toast) out.push(h(`p.toast.${S().toast.kind}#toast`, { role: 'status' }, S().toast.text));
+  // A toast of this screen (not one the room left behind).
+  const toast = S().toast;
+  if (toast && toast.at >= (P().openedAt || 0)) out.push(h(`p.toast.${toast.kind}#toast`, { role: 'status' }, toast.text));
   if (!pr || (pr.loading && !pr.data)) {
     out.push(status(t('pl.loading')));
     return h('main.players.profile', out);
@@ -466,11 +472,13 @@ function sideOf(game, seat, board) {
 }
 
 /** "White · 6–3 · 24-18,18-15" for a frame (a pass: "no moves"). */
-function frameMove(game, fr) {
-  if (!fr?.seat) return t('pl.startPosition');
+function frameMove(game, fr, i) {
+  // Thud!'s second round starts as a frame of its own, as the game does.
+  if (!fr?.seat) return i > 0 && game === 'thud' ? t('pl.roundStart', { n: fr?.board?.round || 2 }) : t('pl.startPosition');
   const bits = [sideOf(game, fr.seat, fr.board)];
   if (fr.dice) bits.push(`${fr.dice[0]}–${fr.dice[1]}`);
-  bits.push(fr.notation || t('log.pass'));
+  // No notation: a roll with no legal play, or (Thud!) a round ended by agreement or on time.
+  bits.push(fr.notation || (game === 'thud' ? t('pl.roundEnd', { n: fr.board?.round || 1 }) : t('log.pass')));
   return bits.join(' · ');
 }
 
@@ -509,7 +517,7 @@ function replayPage() {
   // The turn: its number, the mover, his dice and the notation.
   const counter = r.frame === 0 ? t('pl.turnStart', { n: last }) : t(d.game === 'thud' ? 'pl.plyOf' : 'pl.turnOf', { i: r.frame, n: last });
   side.append(h('div.replay-turn#replay-turn', { 'aria-live': 'polite', 'aria-atomic': 'true' },
-    h('b#replay-counter', counter), h('span#replay-move', frameMove(d.game, fr))));
+    h('b#replay-counter', counter), h('span#replay-move', frameMove(d.game, fr, r.frame))));
   const nav = (id, icon, key, to, off) => h(`button.nav-btn#${id}`, { 'aria-label': t(key), title: t(key), disabled: off, onclick: () => step(to) }, navIcon(icon));
   side.append(h('div.replay-nav#replay-nav', { role: 'group', 'aria-label': t('pl.replayNav') },
     nav('replay-first', 'first', 'pl.first', -Infinity, r.frame === 0),
@@ -616,7 +624,8 @@ function analysisPart(r, d) {
           h('span.t-n', `${x.turn}.`),
           h('span.t-who', `${C.seatWord(x.seat, d.game)}${x.dice ? ` ${x.dice[0]}–${x.dice[1]}` : ''}`),
           h('span.t-play', x.played || t('log.pass')),
-          h('span.t-lost', best ? t('pl.bestMark') : `−${equity(x.equityLost)}`),
+          // Equity given up, with a minus once it shows in three decimals.
+          h('span.t-lost', best ? t('pl.bestMark') : x.equityLost >= 0.0005 ? `−${equity(x.equityLost)}` : equity(0)),
           blunder ? h('span.badge.blunder-mark', t('pl.blunder')) : null,
           best || !x.best ? null : h('span.t-best', t('pl.bestWas', { best: x.best }))));
     })));
@@ -678,7 +687,7 @@ function boardPage() {
     const row = (e, me) => h(`tr${me ? '.me' : ''}`, { 'data-rank': String(e.rank), 'data-player-row': me ? 'me' : null, 'aria-current': me ? 'true' : null },
       h('td.rank', String(e.rank)),
       h('td.name', h('span.who', C.avatar(e.name || '', C.photoOf(e)), h('span.lb-name', e.name || t('seat.opponent')), me ? h('span.badge.you', t('seat.you')) : null)),
-      h('td.rating', String(Math.round(e.rating))),
+      h('td.rating', ratingText(e), e.provisional ? h('span.sr-only', ` (${t('pl.provisional')})`) : null),
       h('td', String(e.games ?? '')));
     const rows = topList.map((e) => row(e, e.player === mine));
     if (you?.rank && !inTop) {
@@ -701,6 +710,7 @@ function boardPage() {
     else if (you) line = t('pl.notRankedProvisional', { rating: ratingText({ ...you, provisional: true }), games: you.games ?? 0 });
     else line = t(b.period === 'week' ? 'pl.notRankedWeek' : 'pl.notRankedNone', { game: C.gameName(b.game) });
     out.push(h(`p.lb-you#lb-you${you?.rank ? '.ranked' : ''}`, { role: 'status' }, line));
+    if (topList.some((e) => e.provisional) || you?.provisional) out.push(h('p.note.left#lb-provisional', t('pl.provisionalShort')));
   }
   return h('main.players.leaderboard', out);
 }
