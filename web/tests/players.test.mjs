@@ -268,7 +268,7 @@ async function checkBoard(page, board, me) {
   return you;
 }
 
-test('a rated game between two people (quick match): both have a provisional rating in the profile and are not ranked yet on the leaderboard', { timeout: 180000 }, async () => {
+test('a rated game between two people (quick match): both have a provisional rating in the profile, the history row is rated, the leaderboard shows the node\u2019s standings with provisional ratings marked', { timeout: 180000 }, async () => {
   const node = await startNode(undefined, { TABULA__MATCHMAKING__BOT_AFTER_MS: '15000' });
   try {
     const ann = await phone(node.base, { guest: 'ann' });
