@@ -61,6 +61,8 @@ pub fn cluster_node<'a>(
         .env("TABULA__REDIS__LEASE_MS", LEASE_MS.to_string())
         .env("TABULA__REDIS__TIMEOUT_MS", "300")
         .env("TABULA__BOTS__DELAY_MS", "0")
+        // No durable store unless the test sets one.
+        .env("TABULA__STORE__URL", "")
         .env(
             "TABULA__AUTH__SESSION_SECRET",
             "cluster-test-secret-0123456789abcdef",

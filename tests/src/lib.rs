@@ -113,7 +113,17 @@ pub fn test_settings() -> Settings {
     s.quotas.player_rooms_burst = 100_000;
     s.quotas.player_rooms_per_minute = 100_000;
     s.server.max_sockets_per_address = 1_000_000;
+    // No durable store unless a test gives one (`with_store`): most tests
+    // are about the rooms.
+    s.store.url = String::new();
     s
+}
+
+/// `settings` with a durable store in a fresh SQLite file under `dir`.
+pub fn with_store(mut settings: Settings, dir: &std::path::Path) -> Settings {
+    settings.store.url = format!("sqlite://{}/tabula.db?mode=rwc", dir.display());
+    settings.store.archive_interval_ms = 100;
+    settings
 }
 
 /// A node in this process on a free port, with the default services.

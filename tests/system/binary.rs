@@ -37,6 +37,14 @@ fn spawn(port: u16) -> Server {
         .current_dir(root)
         .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
         .env("TABULA__BOTS__DELAY_MS", "0")
+        // The default store (SQLite), in a file of the test's own.
+        .env(
+            "TABULA__STORE__URL",
+            format!(
+                "sqlite://{}/tabula-binary-{port}.db?mode=rwc",
+                std::env::temp_dir().display()
+            ),
+        )
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())

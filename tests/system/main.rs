@@ -17,6 +17,7 @@ mod cluster;
 mod games;
 mod node_proc;
 mod partition;
+mod players;
 mod profiles;
 mod quotas;
 mod rematch;

@@ -31,6 +31,7 @@ impl NodeProc {
         cmd.current_dir(common::ROOT)
             .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
             .env("RUST_LOG", "warn")
+            .env("TABULA__STORE__URL", "")
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         for (k, v) in env {
@@ -67,6 +68,7 @@ impl NodeProc {
             .current_dir(common::ROOT)
             .env("TABULA__SERVER__LISTEN", format!("127.0.0.1:{port}"))
             .env("RUST_LOG", "warn")
+            .env("TABULA__STORE__URL", "")
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         for (k, v) in env {

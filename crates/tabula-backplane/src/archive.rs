@@ -39,6 +39,9 @@ pub trait Archive: Send + Sync + std::fmt::Debug + 'static {
     /// A player's statistics (empty if none).
     fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>>;
 
+    /// Deletes a player's statistics (his "delete my data").
+    fn forget_stats(&self, player: &str) -> BoxFuture<'_, Result<()>>;
+
     /// Lists `room` among `player`'s unfinished games with `game` (opaque
     /// JSON), replacing what was listed for it, for `keep`; `None` takes it
     /// off the list.

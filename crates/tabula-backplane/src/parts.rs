@@ -142,6 +142,9 @@ impl Archive for Parts {
     fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, Result<()>> {
         self.archive.record_stats(player, delta)
     }
+    fn forget_stats(&self, player: &str) -> BoxFuture<'_, Result<()>> {
+        self.archive.forget_stats(player)
+    }
     fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>> {
         self.archive.stats(player)
     }

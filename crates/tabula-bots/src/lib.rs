@@ -42,6 +42,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tabula_dice::Dice;
 
+pub mod analysis;
 pub mod bearoff;
 pub mod bg;
 pub mod bg_net;

@@ -1,11 +1,15 @@
 //! `tabula analyse`: replay analysis of a finished long nardy or backgammon
-//! game record. Every turn is replayed from its start; the hint function
-//! (`tabula_bots::hint`) ranks every legal play for that roll, and the play
-//! made is marked with the equity it lost against the best one.
+//! game record, through [`tabula_bots::analysis::analyse`]: every turn is
+//! replayed from its start; the hint function (`tabula_bots::hint`) ranks
+//! every legal play for that roll, and the play made is marked with the
+//! equity it lost against the best one. Turns are numbered as the replay's
+//! frames (`tabula_room::replay`), so a pass has a number and no line.
 //!
 //! `--json` prints `{"game","turns":[{"turn","seat","dice","played",
 //! "best","rank","plays","equity_lost"}],"per_seat":{"a":{"turns",
-//! "equity_lost","mean_equity_lost","best_play_rate"},"b":{...}}}`.
+//! "equity_lost","mean_equity_lost","best_play_rate"},"b":{...}}}` (the
+//! CLI's snake_case keys; the node's `…/analysis` answers the library's
+//! camelCase form).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,8 +17,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 use serde_json::json;
-use tabula_bots::hint::{self, Hint};
-use tabula_room::{GameRecord, PlayedTurn, SeatId};
+use tabula_bots::analysis::{AnalysisError, SeatSummary};
+use tabula_room::{GameRecord, SeatId};
 
 /// `tabula analyse`.
 #[derive(Debug, Args)]
@@ -34,51 +38,13 @@ pub struct AnalyseArgs {
     pub json: bool,
 }
 
-/// One analysed turn.
-struct Marked {
-    seat: SeatId,
-    dice: [u8; 2],
-    played: String,
-    best: String,
-    /// 1-based rank of the play made among the hints (0: not found).
-    rank: usize,
-    plays: usize,
-    lost: f64,
-}
-
-/// Marks the play made (`played`) among `hints`, matched by final
-/// position (`finish`; different step orders reach the same one): its
-/// rank and the equity it lost against the first hint.
-fn mark<P>(
-    seat: SeatId,
-    dice: tabula_dice::Dice,
-    hints: &[Hint<P>],
-    played: &P,
-    finish: impl Fn(&P) -> Option<String>,
-    name: impl Fn(&P) -> String,
-) -> Marked {
-    // The best play is the hints' first (Hard's ranking, re-ranked by
-    // rollouts when there are any); a play the estimates like better than
-    // it loses nothing.
-    let best = hints.first().map_or(0.0, |h| h.equity);
-    let found = finish(played).and_then(|end| {
-        hints
-            .iter()
-            .position(|h| finish(&h.play).as_ref() == Some(&end))
-    });
-    let (rank, lost) = match found {
-        Some(i) => (i + 1, (best - hints[i].equity).max(0.0)),
-        None => (0, 0.0),
-    };
-    Marked {
-        seat,
-        dice: [dice.first(), dice.second()],
-        played: name(played),
-        best: hints.first().map(|h| name(&h.play)).unwrap_or_default(),
-        rank,
-        plays: hints.len(),
-        lost,
-    }
+fn seat_json(s: &SeatSummary) -> serde_json::Value {
+    json!({
+        "turns": s.turns,
+        "equity_lost": s.equity_lost,
+        "mean_equity_lost": s.mean_equity_lost,
+        "best_play_rate": s.best_play_rate,
+    })
 }
 
 pub fn run(a: &AnalyseArgs, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -86,109 +52,58 @@ pub fn run(a: &AnalyseArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         .with_context(|| format!("cannot read {}", a.record.display()))?;
     let record: GameRecord = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a game record", a.record.display()))?;
-    let turns = tabula_room::played_turns(&record).context("the record does not verify")?;
-    if turns.is_empty() {
-        anyhow::bail!("no dice turns to analyse (Thud! records have none)");
+    let analysis = match tabula_bots::analysis::analyse(&record, a.rollouts, a.seed) {
+        Ok(analysis) => analysis,
+        Err(AnalysisError::NotDiceGame(_)) => {
+            anyhow::bail!("no dice turns to analyse (Thud! records have none)")
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if analysis.turns.is_empty() {
+        anyhow::bail!("no turns to analyse: nobody finished a turn");
     }
-    let mut marked = Vec::new();
-    for turn in &turns {
-        let m = match turn {
-            PlayedTurn::LongNardy {
-                seat,
-                dice,
-                start,
-                steps,
-            } => mark(
-                *seat,
-                *dice,
-                &hint::long_nardy(start, *dice, a.rollouts, a.seed),
-                steps,
-                |play| {
-                    let mut t = start.turn_with(*dice);
-                    for s in play {
-                        t.play_step(*s).ok()?;
-                    }
-                    t.finish().ok().map(|p| p.to_string())
-                },
-                |play| hint::long_notation(play),
-            ),
-            PlayedTurn::Backgammon {
-                seat,
-                dice,
-                start,
-                steps,
-            } => mark(
-                *seat,
-                *dice,
-                &hint::backgammon(start, *dice, a.rollouts, a.seed),
-                steps,
-                |play| {
-                    let mut t = tabula_backgammon::Turn::new(start, *dice);
-                    for &(f, to) in play {
-                        t.step_to(f, to).ok()?;
-                    }
-                    t.finish().ok().map(|p| p.gnubg_id())
-                },
-                |play| hint::bg_notation(play),
-            ),
-            _ => anyhow::bail!("unknown kind of turn"),
-        };
-        marked.push(m);
-    }
-    let per_seat = |seat: SeatId| {
-        let mine: Vec<&Marked> = marked.iter().filter(|m| m.seat == seat).collect();
-        let n = mine.len().max(1) as f64;
-        let lost: f64 = mine.iter().map(|m| m.lost).sum();
-        let best = mine.iter().filter(|m| m.rank == 1).count() as f64;
-        json!({
-            "turns": mine.len(),
-            "equity_lost": lost,
-            "mean_equity_lost": lost / n,
-            "best_play_rate": best / n,
-        })
+    let per_seat = |seat: SeatId| match seat {
+        SeatId::A => &analysis.per_seat.a,
+        SeatId::B => &analysis.per_seat.b,
     };
     if a.json {
-        let list: Vec<serde_json::Value> = marked
+        let list: Vec<serde_json::Value> = analysis
+            .turns
             .iter()
-            .enumerate()
-            .map(|(i, m)| {
+            .map(|m| {
                 json!({
-                    "turn": i + 1,
+                    "turn": m.turn,
                     "seat": m.seat,
                     "dice": m.dice,
                     "played": m.played,
                     "best": m.best,
                     "rank": m.rank,
                     "plays": m.plays,
-                    "equity_lost": m.lost,
+                    "equity_lost": m.equity_lost,
                 })
             })
             .collect();
         let v = json!({
             "game": record.game,
             "turns": list,
-            "per_seat": {"a": per_seat(SeatId::A), "b": per_seat(SeatId::B)},
+            "per_seat": {"a": seat_json(per_seat(SeatId::A)), "b": seat_json(per_seat(SeatId::B))},
         });
         writeln!(out, "{v}")?;
         return Ok(());
     }
-    for (i, m) in marked.iter().enumerate() {
+    for m in &analysis.turns {
         let verdict = if m.rank == 1 {
             "best".to_string()
         } else {
             format!(
                 "#{} of {}, best {}, lost {:.3}",
-                m.rank, m.plays, m.best, m.lost
+                m.rank, m.plays, m.best, m.equity_lost
             )
         };
         writeln!(
             out,
             "{:>3}. {:?} {}-{}  {:<28} {verdict}",
-            i + 1,
-            m.seat,
-            m.dice[0],
-            m.dice[1],
-            m.played
+            m.turn, m.seat, m.dice[0], m.dice[1], m.played
         )?;
     }
     for seat in SeatId::BOTH {
@@ -196,10 +111,10 @@ pub fn run(a: &AnalyseArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(
             out,
             "seat {seat:?}: {} turns, equity lost {:.3} ({:.4} per turn), best play {:.0}%",
-            s["turns"],
-            s["equity_lost"].as_f64().unwrap_or(0.0),
-            s["mean_equity_lost"].as_f64().unwrap_or(0.0),
-            100.0 * s["best_play_rate"].as_f64().unwrap_or(0.0)
+            s.turns,
+            s.equity_lost,
+            s.mean_equity_lost,
+            100.0 * s.best_play_rate
         )?;
     }
     Ok(())

@@ -114,6 +114,15 @@ pub enum ErrorCode {
     /// A name refused by `POST /api/me/name` (empty, too long, or with a
     /// control or invisible character); nothing changed.
     BadName,
+    /// A rated room that cannot be rated (`rated` with a bot).
+    BadRated,
+    /// The node runs without a durable store (`store.url` empty):
+    /// history, ratings and leaderboards are not kept.
+    NoStore,
+    /// No archived game under that room and number.
+    GameNotFound,
+    /// Thud! games have no move analysis.
+    NoAnalysis,
     /// Something went wrong on the node.
     Internal,
 }
@@ -172,6 +181,10 @@ impl ErrorCode {
             ErrorCode::TimeUp => "time_up",
             ErrorCode::BadTimeControl => "bad_time_control",
             ErrorCode::BadName => "bad_name",
+            ErrorCode::BadRated => "bad_rated",
+            ErrorCode::NoStore => "no_store",
+            ErrorCode::GameNotFound => "game_not_found",
+            ErrorCode::NoAnalysis => "no_analysis",
             ErrorCode::Internal => "internal",
         }
     }

@@ -130,6 +130,10 @@ pub struct CreateRoom {
     /// computer, the node's `rooms.default_time_control` between people.
     #[serde(default)]
     pub time_control: Option<TimeControlSpec>,
+    /// The room's games count for ratings (default: casual). Refused
+    /// (`bad_rated`) with a bot.
+    #[serde(default)]
+    pub rated: bool,
     /// Test-only: every game of the room starts from this position (long
     /// nardy: seed 000's JSON form; backgammon: `{"turn","white","black",
     /// "bar","off"}`). Accepted only with `testing.allow_start_position`.

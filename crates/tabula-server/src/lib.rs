@@ -27,6 +27,7 @@
 //! `/healthz`, `/readyz`, `/metrics`; the Mini App (`web.dir`) at `/`.
 //! See `docs/protocol.md`.
 
+pub mod archiver;
 pub mod auth;
 pub mod bot;
 pub mod cluster;
@@ -97,6 +98,9 @@ pub struct AppState {
     pub quotas: quotas::Quotas,
     /// When the node started (the quotas' clock).
     pub started: std::time::Instant,
+    /// The durable store (finished games, history, ratings), once
+    /// connected ([`archiver`]).
+    pub durable: Arc<archiver::Durable>,
 }
 
 /// Services a node can be given instead of the defaults (tests, and the
@@ -109,6 +113,9 @@ pub struct Services {
     pub bots: Option<Arc<dyn BotFactory>>,
     /// Authentication (default: [`auth::from_settings`]).
     pub auth: Option<Box<dyn Authenticator>>,
+    /// The durable store (default: connected from `store.url` by the
+    /// archiver).
+    pub durable: Option<Arc<dyn tabula_store::DurableStore>>,
 }
 
 /// Why the node stopped abnormally.
@@ -158,6 +165,18 @@ pub async fn run_with(
         }
         None => Arc::new(InProcess::new(node)),
     };
+    let durable = Arc::new(match services.durable {
+        Some(store) => archiver::Durable::with(store),
+        None => archiver::Durable::new(settings.store.enabled()),
+    });
+    if settings.store.enabled()
+        && settings.cluster.backplane == "redis"
+        && settings.store.scheme() == "sqlite"
+    {
+        tracing::warn!(
+            "a Redis cluster with a SQLite store: each node archives the games it takes into its own file; give every node the same PostgreSQL (store.url)"
+        );
+    }
     let deps = RoomDeps {
         backplane: backplane.clone(),
         metrics: metrics.clone(),
@@ -172,6 +191,7 @@ pub async fn run_with(
         forget_after: Duration::from_millis(settings.rooms.forget_after_ms),
         paused_forget_after: Duration::from_millis(settings.rooms.paused_forget_after_ms),
         registry: RoomMap::default(),
+        durable: durable.clone(),
     };
     let arbiters: Vec<Arbiter> = (0..settings.server.room_arbiters)
         .map(|_| Arbiter::new())
@@ -193,6 +213,7 @@ pub async fn run_with(
         },
         quotas: quotas::Quotas::new(&settings.quotas),
         started: std::time::Instant::now(),
+        durable,
         settings: settings.clone(),
         backplane,
         metrics,
@@ -265,6 +286,7 @@ pub async fn run_with(
     actix_rt::spawn(cluster::beat_loop(state.clone()));
     actix_rt::spawn(cluster::watch_loop(state.clone()));
     actix_rt::spawn(peers::cut_off_loop(state.clone()));
+    actix_rt::spawn(archiver::run(state.clone()));
     shutdown.await;
     let started = std::time::Instant::now();
     tracing::info!(rooms = state.rooms.all().len(), "draining");

@@ -56,6 +56,20 @@ pub struct Metrics {
     pub cut_off: IntGauge,
     /// Times this node found itself alone cut off from the store.
     pub cut_offs: IntCounter,
+    /// Finished games waiting in the archive queue (as this node's
+    /// archiver last read it).
+    pub archive_backlog: IntGauge,
+    /// Age of the oldest game waiting in the archive queue, seconds (0
+    /// when none waits).
+    pub archive_lag: prometheus::Gauge,
+    /// Games taken off the archive queue, by outcome (`stored`,
+    /// `already_stored`, `refused`).
+    pub archived: IntCounterVec,
+    /// Durable store errors, by operation.
+    pub store_errors: IntCounterVec,
+    /// Rated games whose ratings were applied, by outcome (`applied`,
+    /// `already_applied`, `conflict`).
+    pub ratings_applied: IntCounterVec,
 }
 
 const FAST: &[f64] = &[
@@ -187,6 +201,31 @@ impl Metrics {
             "Times this node found itself alone cut off from the store and closed its sockets",
         )
         .expect("metric");
+        let archive_backlog = IntGauge::new(
+            "tabula_archive_backlog_games",
+            "Finished games waiting in the archive queue for the durable store",
+        )
+        .expect("metric");
+        let archive_lag = prometheus::Gauge::new(
+            "tabula_archive_lag_seconds",
+            "Age of the oldest finished game waiting in the archive queue (0: none waits)",
+        )
+        .expect("metric");
+        let archived = counter(
+            "tabula_archived_total",
+            "Finished games taken off the archive queue, by outcome",
+            &["outcome"],
+        );
+        let store_errors = counter(
+            "tabula_store_errors_total",
+            "Durable store errors by operation",
+            &["op"],
+        );
+        let ratings_applied = counter(
+            "tabula_ratings_applied_total",
+            "Rated games whose ratings were applied, by outcome",
+            &["outcome"],
+        );
         for c in [
             Box::new(connections.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(rooms.clone()),
@@ -209,6 +248,11 @@ impl Metrics {
             Box::new(backplane_errors.clone()),
             Box::new(cut_off.clone()),
             Box::new(cut_offs.clone()),
+            Box::new(archive_backlog.clone()),
+            Box::new(archive_lag.clone()),
+            Box::new(archived.clone()),
+            Box::new(store_errors.clone()),
+            Box::new(ratings_applied.clone()),
         ] {
             registry.register(c).expect("unique metric names");
         }
@@ -235,6 +279,11 @@ impl Metrics {
             backplane_errors,
             cut_off,
             cut_offs,
+            archive_backlog,
+            archive_lag,
+            archived,
+            store_errors,
+            ratings_applied,
         }
     }
 

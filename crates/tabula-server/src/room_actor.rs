@@ -88,6 +88,9 @@ pub struct RoomDeps {
     pub paused_forget_after: Duration,
     /// The node's room actors, which a stopping actor leaves.
     pub registry: RoomMap,
+    /// The durable store's handle: whether finished games are queued for
+    /// it, and the archiver's bell.
+    pub durable: Arc<crate::archiver::Durable>,
 }
 
 /// A hint being computed: its future in the actor, and the flag its
@@ -143,6 +146,7 @@ impl RoomActor {
             unload_after: deps.unload_after,
             takeover_grace: deps.takeover_grace,
             hint_rollouts_per_minute: deps.hint_rollouts_per_minute,
+            archive: deps.durable.configured(),
         };
         // Counted from here to `stopped` (made before its arbiter starts it).
         deps.metrics

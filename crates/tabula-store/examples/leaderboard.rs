@@ -53,11 +53,16 @@
 use std::time::{Duration, Instant};
 
 use tabula_room::GameKind;
-use tabula_store::sql::SeedRating;
+use tabula_store::sql::{SeedHistory, SeedRating};
 use tabula_store::testing::PgServer;
-use tabula_store::{Leaderboards, ProfileUpdate, Rating, Store, StoreConfig};
+use tabula_store::{Leaderboards, ProfileUpdate, Rating, Store, StoreConfig, week_start_ms};
 
 const KIND: GameKind = GameKind::LongNardy;
+
+const DAY_MS: u64 = 86_400_000;
+
+/// The measured week: Monday 2024-03-11 00:00 UTC.
+const WEEK: u64 = 1_710_115_200_000;
 
 struct Args {
     players: u64,
@@ -65,6 +70,9 @@ struct Args {
     lookups: usize,
     pages: usize,
     explain: bool,
+    active: u64,
+    week_lookups: usize,
+    week_pages: usize,
 }
 
 fn args() -> Result<Args, String> {
@@ -74,6 +82,9 @@ fn args() -> Result<Args, String> {
         lookups: 2000,
         pages: 500,
         explain: false,
+        active: 50_000,
+        week_lookups: 300,
+        week_pages: 100,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -84,6 +95,9 @@ fn args() -> Result<Args, String> {
             "--lookups" => a.lookups = number()? as usize,
             "--pages" => a.pages = number()? as usize,
             "--explain" => a.explain = number()? != 0,
+            "--active" => a.active = number()?,
+            "--week-lookups" => a.week_lookups = number()? as usize,
+            "--week-pages" => a.week_pages = number()? as usize,
             "--backend" => {
                 a.backends = match value.as_str() {
                     "both" => vec!["sqlite", "postgres"],
@@ -120,6 +134,56 @@ impl Rng {
         let v = self.unit();
         (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
+}
+
+/// The rating history: every player with 1 or 2 rated games in the year
+/// before the week, and `active` players drawn (seeded) from `ratings`
+/// with 1 to 5 more in the week; each rating's `last_rated_ms` is his
+/// last game's end, as `apply_rated_game` keeps it. The active players'
+/// indexes, sorted, and the rows.
+fn week(ratings: &mut [SeedRating], active: u64) -> (Vec<usize>, Vec<SeedHistory>) {
+    assert_eq!(week_start_ms(WEEK + 3 * DAY_MS), WEEK);
+    let mut rng = Rng(99);
+    let n = ratings.len();
+    let mut chosen = vec![false; n];
+    let mut picked = 0;
+    while picked < active.min(n as u64) {
+        let i = (rng.next() % n as u64) as usize;
+        if !std::mem::replace(&mut chosen[i], true) {
+            picked += 1;
+        }
+    }
+    let mut rows = Vec::new();
+    let mut actives = Vec::new();
+    for (i, r) in ratings.iter_mut().enumerate() {
+        // Everyone: 1 or 2 games in the year before the week.
+        let mut ends = Vec::new();
+        for _ in 0..1 + rng.next() % 2 {
+            ends.push(WEEK - 364 * DAY_MS + rng.next() % (364 * DAY_MS));
+        }
+        if chosen[i] {
+            actives.push(i);
+            for _ in 0..1 + rng.next() % 5 {
+                ends.push(WEEK + rng.next() % (7 * DAY_MS));
+            }
+        }
+        ends.sort_unstable();
+        ends.dedup();
+        r.rating.last_rated_ms = *ends.last().unwrap_or(&WEEK);
+        for (j, end) in ends.iter().enumerate() {
+            rows.push(SeedHistory {
+                player: r.player.clone(),
+                kind: KIND,
+                rated_ms: *end,
+                room: format!("w{i}"),
+                game: j as u32 + 1,
+                rating: r.rating.rating,
+                deviation: r.rating.deviation,
+                volatility: r.rating.volatility,
+            });
+        }
+    }
+    (actives, rows)
 }
 
 fn population(players: u64) -> (Vec<ProfileUpdate>, Vec<SeedRating>) {
@@ -165,6 +229,56 @@ fn summary(what: &str, mut times: Vec<Duration>) {
         ms(at(0.99)),
         ms(times[times.len() - 1])
     );
+}
+
+/// The plans of the weekly standing (of `worst`) and top queries.
+async fn explain_week(url: &str, worst: &str) -> Result<(), String> {
+    use sqlx::{AssertSqlSafe, Row};
+    use tabula_store::sql::leaderboard::{STANDING_SINCE, TOP_SINCE};
+    let e = |e: sqlx::Error| e.to_string();
+    let kind = "long_nardy";
+    let since = WEEK as i64;
+    let sqlite = url.starts_with("sqlite:");
+    let prefix = if sqlite {
+        "EXPLAIN QUERY PLAN "
+    } else {
+        "EXPLAIN (ANALYZE, BUFFERS) "
+    };
+    for (what, sql) in [("week rank", STANDING_SINCE), ("week top 100", TOP_SINCE)] {
+        println!("  plan of {what}:");
+        let text = AssertSqlSafe(format!("{prefix}{sql}"));
+        let lines: Vec<String> = if sqlite {
+            let pool = sqlx::SqlitePool::connect(url).await.map_err(e)?;
+            let q = sqlx::query(text).bind(kind).bind(since);
+            let q = if what == "week rank" {
+                q.bind(worst)
+            } else {
+                q.bind(100i64)
+            };
+            let rows = q.fetch_all(&pool).await.map_err(e)?;
+            pool.close().await;
+            rows.iter()
+                .map(|r| r.try_get::<String, _>("detail").map_err(e))
+                .collect::<Result<_, _>>()?
+        } else {
+            let pool = sqlx::PgPool::connect(url).await.map_err(e)?;
+            let q = sqlx::query(text).bind(kind).bind(since);
+            let q = if what == "week rank" {
+                q.bind(worst)
+            } else {
+                q.bind(100i64)
+            };
+            let rows = q.fetch_all(&pool).await.map_err(e)?;
+            pool.close().await;
+            rows.iter()
+                .map(|r| r.try_get::<String, _>(0).map_err(e))
+                .collect::<Result<_, _>>()?
+        };
+        for line in lines {
+            println!("    {line}");
+        }
+    }
+    Ok(())
 }
 
 /// The plans of the standing (of `worst`) and top queries, as the
@@ -218,6 +332,7 @@ async fn bench(
     store: &Store,
     profiles: &[ProfileUpdate],
     ratings: &[SeedRating],
+    (actives, history): (&[usize], &[SeedHistory]),
     a: &Args,
 ) -> Result<(), String> {
     let e = |e: tabula_store::StoreError| e.to_string();
@@ -304,13 +419,113 @@ async fn bench(
     if a.explain {
         explain(url, &sorted[sorted.len() - 1].player).await?;
     }
+    bench_week(url, store, ratings, (actives, history), a).await
+}
+
+/// This week's board: `actives` players with `history` rows.
+async fn bench_week(
+    url: &str,
+    store: &Store,
+    ratings: &[SeedRating],
+    (actives, history): (&[usize], &[SeedHistory]),
+    a: &Args,
+) -> Result<(), String> {
+    let e = |e: tabula_store::StoreError| e.to_string();
+    let in_week = history.iter().filter(|h| h.rated_ms >= WEEK).count();
+    println!(
+        "  this week: {} active players, {} history rows ({in_week} this week)",
+        actives.len(),
+        history.len()
+    );
+    let t = Instant::now();
+    store.bulk_load_history(history).await.map_err(e)?;
+    store.analyze().await.map_err(e)?;
+    println!(
+        "  loaded and analysed in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let mut sorted: Vec<&SeedRating> = actives.iter().map(|i| &ratings[*i]).collect();
+    if sorted.is_empty() {
+        return Ok(());
+    }
+    sorted.sort_by(|x, y| {
+        y.rating
+            .rating
+            .total_cmp(&x.rating.rating)
+            .then_with(|| x.player.cmp(&y.player))
+    });
+    for (what, i) in [
+        ("best", 0),
+        ("median", sorted.len() / 2),
+        ("worst", sorted.len() - 1),
+    ] {
+        let s = store
+            .standing_since(&sorted[i].player, KIND, WEEK)
+            .await
+            .map_err(e)?
+            .ok_or("an active player is not on the week's board")?;
+        if s.rank != i as u64 + 1 || s.of != sorted.len() as u64 {
+            return Err(format!(
+                "week {what}: rank {} of {}, expected {}",
+                s.rank,
+                s.of,
+                i + 1
+            ));
+        }
+    }
+    let top = store.top_since(KIND, WEEK, 100).await.map_err(e)?;
+    if top.len() != sorted.len().min(100)
+        || top.iter().zip(&sorted).any(|(x, y)| x.player != y.player)
+    {
+        return Err("the week's top differs from the sort".into());
+    }
+    let mut rng = Rng(11);
+    for _ in 0..20 {
+        let p = &ratings[actives[(rng.next() % actives.len() as u64) as usize]].player;
+        store.standing_since(p, KIND, WEEK).await.map_err(e)?;
+        store.top_since(KIND, WEEK, 100).await.map_err(e)?;
+    }
+    let mut random = Vec::with_capacity(a.week_lookups);
+    for _ in 0..a.week_lookups {
+        let p = &ratings[actives[(rng.next() % actives.len() as u64) as usize]].player;
+        let t = Instant::now();
+        store.standing_since(p, KIND, WEEK).await.map_err(e)?;
+        random.push(t.elapsed());
+    }
+    summary("week rank, random active", random);
+    for (what, i) in [
+        ("week rank, the best", 0),
+        ("week rank, the worst", sorted.len() - 1),
+    ] {
+        let mut times = Vec::new();
+        for _ in 0..50 {
+            let t = Instant::now();
+            store
+                .standing_since(&sorted[i].player, KIND, WEEK)
+                .await
+                .map_err(e)?;
+            times.push(t.elapsed());
+        }
+        summary(what, times);
+    }
+    let mut pages = Vec::with_capacity(a.week_pages);
+    for _ in 0..a.week_pages {
+        let t = Instant::now();
+        store.top_since(KIND, WEEK, 100).await.map_err(e)?;
+        pages.push(t.elapsed());
+    }
+    summary("week top 100 (with names)", pages);
+    if a.explain {
+        explain_week(url, &sorted[sorted.len() - 1].player).await?;
+    }
     Ok(())
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), String> {
     let a = args()?;
-    let (profiles, ratings) = population(a.players);
+    let (profiles, mut ratings) = population(a.players);
+    let (actives, history) = week(&mut ratings, a.active);
     for backend in &a.backends {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let server;
@@ -327,7 +542,16 @@ async fn main() -> Result<(), String> {
         })
         .await
         .map_err(|e| e.to_string())?;
-        bench(backend, &url, &store, &profiles, &ratings, &a).await?;
+        bench(
+            backend,
+            &url,
+            &store,
+            &profiles,
+            &ratings,
+            (&actives, &history),
+            &a,
+        )
+        .await?;
         store.close().await;
     }
     Ok(())

@@ -8,6 +8,18 @@
 //! rated, end time) and the whole record, `tabula_room::GameRecord` as it
 //! serialises, which `tabula verify` checks and a replay steps through.
 //!
+//! The same transaction adds the game's statistics deltas
+//! ([`FinishedGame::deltas`], the room's `stats`) to each player's
+//! statistics, `tabula_room::PlayerStats` accumulated by
+//! `PlayerStats::record` (the room's one definition): only when the game
+//! is newly stored, so a retried archive counts a game once
+//! ([`Games::stats`]).
+//!
+//! An analysis of an archived game (the analyser's JSON, at most
+//! [`MAX_ANALYSIS_BYTES`]) may be cached beside it
+//! ([`Games::save_analysis`], [`Games::analysis`]); it is deleted with
+//! its game.
+//!
 //! A player's history is read newest first, a page at a time, each page
 //! continuing after the last entry of the one before ([`HistoryCursor`]:
 //! keyset pagination on (end time, room, game number), so pages neither
@@ -16,7 +28,9 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use tabula_room::{BotLevel, GameKind, GameRecord, GameResult, PlayerResult, SeatId};
+use tabula_room::{
+    BotLevel, GameKind, GameRecord, GameResult, PlayerDelta, PlayerResult, PlayerStats, SeatId,
+};
 
 use crate::profiles::{MAX_ID_BYTES, check_id};
 use crate::{StoreError, StoreFuture};
@@ -24,12 +38,20 @@ use crate::{StoreError, StoreFuture};
 /// The largest history page.
 pub const MAX_PAGE: u32 = 100;
 
+/// The largest analysis [`Games::save_analysis`] accepts: 1 MiB of JSON.
+pub const MAX_ANALYSIS_BYTES: usize = 1 << 20;
+
 /// Finished games.
 pub trait Games: Send + Sync + std::fmt::Debug + 'static {
     /// Archives a finished game, with a history entry for each player
-    /// seated in it, in one transaction. [`Archived::AlreadyStored`] when
-    /// the key was archived before (nothing is written: the first archive
-    /// wins).
+    /// seated in it, and its [`deltas`](FinishedGame::deltas) added to
+    /// the players' statistics, in one transaction.
+    /// [`Archived::AlreadyStored`] when the key was archived before
+    /// (nothing is written, statistics included: the first archive wins).
+    /// Refused with [`StoreError::Invalid`], nothing written: a game
+    /// [`FinishedGame`] does not allow (see its fields), a delta whose
+    /// player is not the one in its seat, two deltas for one seat, a
+    /// delta of another game kind.
     fn archive<'a>(&'a self, game: &'a FinishedGame) -> StoreFuture<'a, Archived>;
 
     /// One archived game, with its record.
@@ -43,6 +65,22 @@ pub trait Games: Send + Sync + std::fmt::Debug + 'static {
     /// after a restart. A game one of whose players has since deleted his
     /// data is not listed (it can no longer be applied).
     fn pending_ratings(&self, limit: u32) -> StoreFuture<'_, Vec<GameKey>>;
+
+    /// `player`'s statistics: every delta of his in the games archived
+    /// so far, each counted once; `None` before his first.
+    fn stats<'a>(&'a self, player: &'a str) -> StoreFuture<'a, Option<PlayerStats>>;
+
+    /// The analysis cached for the archived game `key`, if any.
+    fn analysis<'a>(&'a self, key: &'a GameKey) -> StoreFuture<'a, Option<String>>;
+
+    /// Caches `json` as the analysis of the archived game `key`, replacing
+    /// any cached before (the latest save wins, so an improved analyser's
+    /// figures supersede old ones). Refused: a game not archived (or
+    /// deleted meanwhile) with [`StoreError::UnknownGame`]; JSON over
+    /// [`MAX_ANALYSIS_BYTES`], or text that is not JSON, with
+    /// [`StoreError::Invalid`]. Deleted with its game (a game left with no
+    /// player, [`Profiles::delete_player`](crate::Profiles::delete_player)).
+    fn save_analysis<'a>(&'a self, key: &'a GameKey, json: &'a str) -> StoreFuture<'a, ()>;
 }
 
 /// A game's key: its room and its number in the room's match.
@@ -146,6 +184,12 @@ pub struct FinishedGame {
     pub finished_ms: u64,
     /// The whole record: `tabula_room::GameRecord` as it serialises.
     pub record: serde_json::Value,
+    /// The room's statistics deltas for this game (its `stats` event), one
+    /// per seat; those with a player are added to his statistics when the
+    /// game is archived. Each names the seat its player sits in here; one
+    /// without a game kind counts as this game's. Not stored with the
+    /// game: [`Games::game`] reads it back empty.
+    pub deltas: Vec<PlayerDelta>,
 }
 
 impl FinishedGame {
@@ -170,6 +214,7 @@ impl FinishedGame {
             rated,
             finished_ms,
             record: json,
+            deltas: Vec::new(),
         })
     }
 
@@ -201,7 +246,47 @@ impl FinishedGame {
         if i64::try_from(self.finished_ms).is_err() || self.finished_ms == i64::MAX as u64 {
             return Err(StoreError::Invalid("finished_ms is out of range".into()));
         }
+        let mut seen = [false; 2];
+        for d in &self.deltas {
+            let i = d.seat as usize;
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(StoreError::Invalid(format!(
+                    "two statistics deltas for seat {}",
+                    d.seat
+                )));
+            }
+            if let Some(player) = &d.player
+                && self.seats[i].player() != Some(player.0.as_str())
+            {
+                return Err(StoreError::Invalid(format!(
+                    "a statistics delta names {player}, who is not seated in seat {}",
+                    d.seat
+                )));
+            }
+            if d.game.is_some_and(|k| k != self.kind) {
+                return Err(StoreError::Invalid(
+                    "a statistics delta of another game kind".into(),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The deltas to add to each player's statistics, by player id (the
+    /// lock order), each with this game's kind. Checked by `check`.
+    pub(crate) fn player_deltas(&self) -> Vec<(&str, PlayerDelta)> {
+        let mut out: Vec<(&str, PlayerDelta)> = self
+            .deltas
+            .iter()
+            .filter_map(|d| {
+                let player = d.player.as_ref()?;
+                let mut d = d.clone();
+                d.game.get_or_insert(self.kind);
+                Some((player.0.as_str(), d))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(b.0));
+        out
     }
 }
 

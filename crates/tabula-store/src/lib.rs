@@ -11,11 +11,14 @@
 //! - [`Profiles`] — a player's profile, refreshed at each login; his chosen
 //!   name; the deletion of everything stored about him;
 //! - [`Games`] — finished games archived idempotently by (room, game
-//!   number); one game with its record; a player's history, newest first,
-//!   keyset-paginated and filtered; rated games whose ratings wait;
+//!   number), each adding its statistics deltas to its players'
+//!   statistics once; one game with its record; a player's history,
+//!   newest first, keyset-paginated and filtered; rated games whose
+//!   ratings wait; a player's statistics; a game's cached analysis;
 //! - [`Ratings`] — a player's rating per game kind, and one rated game's
 //!   two new ratings applied atomically and at most once;
-//! - [`Leaderboards`] — the top of a game kind and a player's own rank.
+//! - [`Leaderboards`] — the top of a game kind and a player's own rank,
+//!   all time or over a period ("this week": [`week_start_ms`]).
 //!
 //! [`Store`] implements all four on SQL: [`Store::connect`] takes a
 //! `sqlite://path?mode=rwc` or `postgres://…` URL and runs the migrations.
@@ -59,12 +62,12 @@ pub mod testing;
 
 pub use games::{
     Archived, FinishedGame, GameKey, Games, HistoryCursor, HistoryEntry, HistoryPage, HistoryQuery,
-    MAX_PAGE, Opponent, Seat, StoredGame,
+    MAX_ANALYSIS_BYTES, MAX_PAGE, Opponent, Seat, StoredGame,
 };
 pub use profiles::{Deleted, Profile, ProfileUpdate, Profiles};
 pub use ratings::{
-    Applied, LeaderboardEntry, Leaderboards, MAX_LEADERBOARD, Rating, RatingUpdate, Ratings,
-    Standing,
+    Applied, LeaderboardEntry, Leaderboards, MAX_LEADERBOARD, PROVISIONAL_DEVIATION, Rating,
+    RatingUpdate, Ratings, Standing, week_start_ms,
 };
 pub use sql::{Backend, Store, StoreConfig};
 

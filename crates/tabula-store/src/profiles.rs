@@ -8,8 +8,8 @@
 //! login's when shown ([`Profile::name`]).
 //!
 //! [`Profiles::delete_player`] is the player's "delete my data": his
-//! profile, his side of every game and his ratings are deleted, not
-//! hidden.
+//! profile, his side of every game, his ratings and his statistics are
+//! deleted, not hidden.
 
 use crate::{StoreError, StoreFuture};
 
@@ -38,11 +38,12 @@ pub trait Profiles: Send + Sync + std::fmt::Debug + 'static {
     fn profile<'a>(&'a self, player: &'a str) -> StoreFuture<'a, Option<Profile>>;
 
     /// Deletes everything stored about `player`, in one transaction: his
-    /// profile, his ratings and their history, and his side of every game
-    /// (the game leaves his history; an opponent keeps it, with this seat
-    /// shown as [`Seat::Deleted`](crate::Seat::Deleted); a game left with
-    /// no player in it is deleted whole). Deleting a player with nothing
-    /// stored is not an error.
+    /// profile, his ratings and their history, his statistics, and his
+    /// side of every game (the game leaves his history; an opponent keeps
+    /// it, with this seat shown as [`Seat::Deleted`](crate::Seat::Deleted);
+    /// a game left with no player in it is deleted whole, its cached
+    /// analysis with it). Deleting a player with nothing stored is not an
+    /// error.
     fn delete_player<'a>(&'a self, player: &'a str) -> StoreFuture<'a, Deleted>;
 }
 
@@ -101,6 +102,8 @@ pub struct Deleted {
     pub games_deleted: u64,
     /// Ratings deleted (one per game kind he was rated in).
     pub ratings: u64,
+    /// Whether there were statistics.
+    pub stats: bool,
 }
 
 /// Checks a player id.

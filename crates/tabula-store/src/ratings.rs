@@ -11,7 +11,10 @@
 //! is refused with [`StoreError::RatingConflict`] and recomputed.
 //!
 //! A leaderboard is a game kind's rated players by rating, highest first,
-//! ties by player id; a rank is a position in it (1-based).
+//! ties by player id; a rank is a position in it (1-based). A period's
+//! board ("this week": [`Leaderboards::top_since`] from [`week_start_ms`])
+//! is the same order restricted to the players with a rated game of the
+//! kind ending in the period, each at his current rating.
 //!
 //! [`StoreError::RatingConflict`]: crate::StoreError::RatingConflict
 
@@ -21,6 +24,28 @@ use crate::{GameKey, StoreError, StoreFuture};
 
 /// The largest leaderboard page.
 pub const MAX_LEADERBOARD: u32 = 100;
+
+/// A rating is provisional while its deviation is at least this: lichess's
+/// rule, as `tabula_ratings::lichess::PROVISIONAL_DEVIATION` (110) states
+/// it; repeated here because the store does not depend on
+/// `tabula-ratings`.
+pub const PROVISIONAL_DEVIATION: f64 = 110.0;
+
+/// One day, in ms.
+const DAY_MS: u64 = 86_400_000;
+
+/// The start of the ISO week holding `now_ms` (ms since the epoch):
+/// Monday 00:00 UTC, the `since_ms` of a "this week" board. The epoch's
+/// week began on Monday 1969-12-29, before the epoch: for the first four
+/// days of 1970 this is 0.
+pub fn week_start_ms(now_ms: u64) -> u64 {
+    let days = now_ms / DAY_MS;
+    // Day 0, 1970-01-01, was a Thursday: 3 days after a Monday.
+    match (days + 3) / 7 {
+        0 => 0,
+        weeks => (weeks * 7 - 3) * DAY_MS,
+    }
+}
 
 /// The largest rating magnitude the store accepts (ratings are hundreds
 /// to a few thousand; this only keeps the bucket arithmetic exact).
@@ -66,6 +91,27 @@ pub trait Leaderboards: Send + Sync + std::fmt::Debug + 'static {
     /// Where `player` stands in `kind`, if he is rated in it.
     fn standing<'a>(&'a self, player: &'a str, kind: GameKind)
     -> StoreFuture<'a, Option<Standing>>;
+
+    /// The best `limit` (1 to [`MAX_LEADERBOARD`]) players of `kind`
+    /// among those with an applied rated game of it that ended at or after
+    /// `since_ms` (ms since the epoch; "this week": [`week_start_ms`]),
+    /// ranked by their current rating as [`Leaderboards::top`] ranks (ties
+    /// by player id).
+    fn top_since(
+        &self,
+        kind: GameKind,
+        since_ms: u64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<LeaderboardEntry>>;
+
+    /// Where `player` stands on the board of [`Leaderboards::top_since`]
+    /// (`of`: how many players it ranks), if he is on it.
+    fn standing_since<'a>(
+        &'a self,
+        player: &'a str,
+        kind: GameKind,
+        since_ms: u64,
+    ) -> StoreFuture<'a, Option<Standing>>;
 }
 
 /// A stored rating.
@@ -81,6 +127,17 @@ pub struct Rating {
     pub games: u32,
     /// When it was last rated: the end of the latest game applied.
     pub last_rated_ms: u64,
+}
+
+impl Rating {
+    /// Whether the rating is provisional at its stored deviation (at
+    /// least [`PROVISIONAL_DEVIATION`], or not a number). The deviation
+    /// grows with the days since [`Rating::last_rated_ms`]:
+    /// `tabula-ratings` computes the live one, which may be provisional
+    /// when this is not.
+    pub fn provisional(&self) -> bool {
+        self.deviation.is_nan() || self.deviation >= PROVISIONAL_DEVIATION
+    }
 }
 
 /// One player's new rating after a rated game.
@@ -162,4 +219,73 @@ pub struct LeaderboardEntry {
     pub photo_url: Option<String>,
     /// His rating.
     pub rating: Rating,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2024-01-01T00:00:00Z, a Monday (ISO week 1 of 2024).
+    const MONDAY: u64 = 1_704_067_200_000;
+
+    #[test]
+    fn a_week_starts_on_monday_at_midnight_utc() {
+        // Every instant of that week, to its last millisecond.
+        for offset in [0, 1, 12 * 3_600_000, DAY_MS, 3 * DAY_MS + 1, 7 * DAY_MS - 1] {
+            assert_eq!(week_start_ms(MONDAY + offset), MONDAY, "+{offset} ms");
+        }
+        // The next Monday starts the next week.
+        assert_eq!(week_start_ms(MONDAY + 7 * DAY_MS), MONDAY + 7 * DAY_MS);
+        // The Sunday before (2023-12-31, ISO week 52 of 2023) is in the
+        // week of Monday 2023-12-25, across the year's end.
+        assert_eq!(week_start_ms(MONDAY - 1), 1_703_462_400_000);
+        assert_eq!(week_start_ms(MONDAY - 7 * DAY_MS), 1_703_462_400_000);
+        // 2026-03-01 12:00 UTC is a Sunday: its week began 2026-02-23.
+        assert_eq!(week_start_ms(1_772_366_400_000), 1_771_804_800_000);
+        // A leap day: Thursday 2024-02-29 is in the week of 2024-02-26.
+        assert_eq!(week_start_ms(1_709_164_800_000 + 5), 1_708_905_600_000);
+    }
+
+    #[test]
+    fn the_epochs_first_days_start_at_zero() {
+        // 1970-01-01 was a Thursday; its Monday was before the epoch.
+        for t in [0, 1, DAY_MS, 4 * DAY_MS - 1] {
+            assert_eq!(week_start_ms(t), 0);
+        }
+        // Monday 1970-01-05.
+        assert_eq!(week_start_ms(4 * DAY_MS), 4 * DAY_MS);
+        assert_eq!(week_start_ms(11 * DAY_MS - 1), 4 * DAY_MS);
+        assert_eq!(week_start_ms(11 * DAY_MS), 11 * DAY_MS);
+    }
+
+    #[test]
+    fn every_week_start_is_a_monday_and_within_a_week() {
+        let mut t = 0u64;
+        while t < 4_000_000_000_000 {
+            let w = week_start_ms(t);
+            assert!(w == 0 || (w <= t && t - w < 7 * DAY_MS), "{t}");
+            assert_eq!(w % DAY_MS, 0);
+            // Days since the epoch's Thursday: a Monday is 4 mod 7.
+            assert!(w == 0 || (w / DAY_MS) % 7 == 4, "{t}");
+            assert_eq!(week_start_ms(w), w);
+            t += 7_777_777_777;
+        }
+        assert_eq!(week_start_ms(u64::MAX) % DAY_MS, 0);
+    }
+
+    #[test]
+    fn provisional_from_a_deviation_of_110() {
+        let r = |deviation| Rating {
+            rating: 1500.0,
+            deviation,
+            volatility: 0.06,
+            games: 3,
+            last_rated_ms: 0,
+        };
+        assert!(r(350.0).provisional());
+        assert!(r(110.0).provisional());
+        assert!(!r(109.99).provisional());
+        assert!(!r(45.0).provisional());
+        assert!(r(f64::NAN).provisional());
+    }
 }

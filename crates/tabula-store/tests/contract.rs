@@ -5,13 +5,14 @@
 
 mod support;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use tabula_room::{GameKind, GameRecord, PlayerResult, SeatId};
+use tabula_room::{GameKind, GameRecord, PlayerDelta, PlayerId, PlayerResult, PlayerStats, SeatId};
 use tabula_store::sql::SeedRating;
 use tabula_store::{
     Applied, Archived, Deleted, FinishedGame, GameKey, Games, HistoryCursor, HistoryQuery,
-    Leaderboards, Opponent, Profiles, Rating, RatingUpdate, Ratings, Seat, StoreError,
+    Leaderboards, MAX_ANALYSIS_BYTES, Opponent, Profiles, Rating, RatingUpdate, Ratings, Seat,
+    StoreError, week_start_ms,
 };
 
 use support::{Db, finished, login, player, resigned_record};
@@ -53,6 +54,11 @@ contract!(
     rating_application_is_atomic_and_idempotent,
     concurrent_applications_of_one_game_apply_once,
     leaderboard_order_and_rank_with_ties,
+    stats_are_added_once_per_game,
+    concurrent_archives_of_one_players_games_all_count,
+    stats_are_deleted_with_the_player,
+    weekly_board_ranks_only_players_rated_since,
+    analysis_cache_round_trip_and_cascade,
 );
 
 fn update(player: &str, previous_games: u32, rating: f64) -> RatingUpdate {
@@ -75,7 +81,10 @@ async fn migrations_twice_are_harmless(db: &Db) {
     again.migrate().await.unwrap();
     assert_eq!(
         again.migrations().await.unwrap(),
-        vec![(1, "init".to_owned(), true)]
+        vec![
+            (1, "init".to_owned(), true),
+            (2, "stats_and_analyses".to_owned(), true)
+        ]
     );
     let ann = again.profile("tg:1").await.unwrap().unwrap();
     assert_eq!(ann.display_name, "Ann");
@@ -217,7 +226,8 @@ async fn delete_player_is_real(db: &Db) {
             profile: true,
             games: 3,
             games_deleted: 1,
-            ratings: 1
+            ratings: 1,
+            stats: false
         }
     );
     // Gone: profile, history, ratings, his place on the board.
@@ -1106,4 +1116,604 @@ async fn leaderboard_order_and_rank_with_ties(db: &Db) {
     check_board(db, GameKind::LongNardy, &now).await;
     let distinct: BTreeSet<_> = now.iter().map(|(_, r)| r.to_bits()).collect();
     assert!(distinct.len() < now.len(), "the board has ties");
+}
+
+/// One seat's statistics delta; `player` `None` for a bot's seat.
+fn delta(seat: SeatId, player: Option<&str>, result: PlayerResult, points: u32) -> PlayerDelta {
+    PlayerDelta {
+        seat,
+        player: player.map(PlayerId::new),
+        bot_level: None,
+        opponent_bot_level: None,
+        result,
+        points_won: if result == PlayerResult::Win {
+            points
+        } else {
+            0
+        },
+        points_lost: if result == PlayerResult::Lose {
+            points
+        } else {
+            0
+        },
+        mars: points >= 2,
+        game: None,
+    }
+}
+
+/// The deltas of a game between two players won by seat A.
+fn a_beats_b(game: &mut FinishedGame, points: u32) {
+    let a = game.seats[0].player().map(str::to_owned);
+    let b = game.seats[1].player().map(str::to_owned);
+    game.deltas = vec![
+        delta(SeatId::A, a.as_deref(), PlayerResult::Win, points),
+        delta(SeatId::B, b.as_deref(), PlayerResult::Lose, points),
+    ];
+}
+
+/// What `PlayerStats::record` makes of `deltas` (each of `kind`).
+fn expected_stats<'d>(
+    kind: GameKind,
+    deltas: impl IntoIterator<Item = &'d PlayerDelta>,
+) -> PlayerStats {
+    let mut stats = PlayerStats::default();
+    for d in deltas {
+        let mut d = d.clone();
+        d.game = Some(kind);
+        stats.record(&d);
+    }
+    stats
+}
+
+async fn stats_are_added_once_per_game(db: &Db) {
+    let store = &db.store;
+    assert_eq!(store.stats("tg:1").await.unwrap(), None);
+    // Against the computer: the bot's delta names no player.
+    let mut vs_bot = finished(
+        "r1",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), Seat::Bot(2)],
+        1000,
+        false,
+    );
+    let mut ann = delta(SeatId::A, Some("tg:1"), PlayerResult::Win, 2);
+    ann.opponent_bot_level = Some(2);
+    let mut bot = delta(SeatId::B, None, PlayerResult::Lose, 2);
+    bot.bot_level = Some(2);
+    vs_bot.deltas = vec![ann.clone(), bot];
+    assert_eq!(store.archive(&vs_bot).await.unwrap(), Archived::Stored);
+    let once = store.stats("tg:1").await.unwrap().unwrap();
+    assert_eq!(once, expected_stats(GameKind::LongNardy, [&ann]));
+    assert_eq!((once.games, once.wins, once.mars_wins), (1, 2, 1));
+    assert_eq!(once.by_bot_level[&2].wins, 1);
+    assert_eq!(once.by_game[&GameKind::LongNardy].games, 1);
+    // Archived again, or again with other deltas: nothing added.
+    assert_eq!(
+        store.archive(&vs_bot).await.unwrap(),
+        Archived::AlreadyStored
+    );
+    let mut other = vs_bot.clone();
+    other.deltas[0].points_won = 64;
+    assert_eq!(
+        store.archive(&other).await.unwrap(),
+        Archived::AlreadyStored
+    );
+    assert_eq!(store.stats("tg:1").await.unwrap(), Some(once.clone()));
+    // The deltas are not read back with the game.
+    let stored = store.game(&vs_bot.key).await.unwrap().unwrap();
+    assert!(stored.game.deltas.is_empty());
+
+    // A game between two players counts for both; Ann, in seat B, loses.
+    let mut vs_bob = finished(
+        "r2",
+        1,
+        GameKind::Backgammon,
+        [player("tg:2"), player("tg:1")],
+        2000,
+        false,
+    );
+    a_beats_b(&mut vs_bob, 1);
+    assert_eq!(store.archive(&vs_bob).await.unwrap(), Archived::Stored);
+    let both = store.stats("tg:1").await.unwrap().unwrap();
+    assert_eq!(
+        both,
+        expected_stats(GameKind::LongNardy, [&ann])
+            .tap_record(GameKind::Backgammon, &vs_bob.deltas[1])
+    );
+    assert_eq!((both.games, both.wins, both.losses), (2, 2, 1));
+    assert_eq!(both.by_game[&GameKind::Backgammon].losses, 1);
+    assert_eq!(
+        store.stats("tg:2").await.unwrap().unwrap(),
+        expected_stats(GameKind::Backgammon, [&vs_bob.deltas[0]])
+    );
+    // A game without deltas (or with only a bot's) adds nothing.
+    let quiet = finished(
+        "r3",
+        1,
+        GameKind::Thud,
+        [player("tg:1"), Seat::Bot(1)],
+        3000,
+        false,
+    );
+    store.archive(&quiet).await.unwrap();
+    assert_eq!(store.stats("tg:1").await.unwrap(), Some(both.clone()));
+
+    // Refused, nothing written (not the game, not a statistic): a delta
+    // for someone not in its seat, for a bot's seat, two for one seat, a
+    // delta of another kind.
+    let base = finished(
+        "bad",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:2")],
+        4000,
+        false,
+    );
+    let mut stranger = base.clone();
+    stranger.deltas = vec![delta(SeatId::B, Some("tg:3"), PlayerResult::Lose, 1)];
+    let mut swapped = base.clone();
+    swapped.deltas = vec![delta(SeatId::B, Some("tg:1"), PlayerResult::Lose, 1)];
+    let mut on_bot = vs_bot.clone();
+    on_bot.key = base.key.clone();
+    on_bot.deltas = vec![delta(SeatId::B, Some("tg:1"), PlayerResult::Lose, 1)];
+    let mut twice = base.clone();
+    a_beats_b(&mut twice, 1);
+    twice.deltas[1].seat = SeatId::A;
+    twice.deltas[1].player = Some(PlayerId::new("tg:1"));
+    let mut other_kind = base.clone();
+    a_beats_b(&mut other_kind, 1);
+    other_kind.deltas[0].game = Some(GameKind::Thud);
+    for bad in [&stranger, &swapped, &on_bot, &twice, &other_kind] {
+        assert!(
+            matches!(store.archive(bad).await, Err(StoreError::Invalid(_))),
+            "{:?}",
+            bad.deltas
+        );
+    }
+    assert_eq!(store.game(&base.key).await.unwrap(), None);
+    assert_eq!(store.stats("tg:3").await.unwrap(), None);
+    assert_eq!(store.stats("tg:1").await.unwrap(), Some(both));
+    // A delta that names its kind is counted as it says.
+    let mut named = base.clone();
+    a_beats_b(&mut named, 1);
+    named.deltas[0].game = Some(GameKind::LongNardy);
+    assert_eq!(store.archive(&named).await.unwrap(), Archived::Stored);
+    let after = store.stats("tg:1").await.unwrap().unwrap();
+    assert_eq!(after.by_game[&GameKind::LongNardy].games, 2);
+}
+
+/// `record` as a builder, for the expectations.
+trait TapRecord {
+    fn tap_record(self, kind: GameKind, d: &PlayerDelta) -> Self;
+}
+
+impl TapRecord for PlayerStats {
+    fn tap_record(mut self, kind: GameKind, d: &PlayerDelta) -> PlayerStats {
+        let mut d = d.clone();
+        d.game = Some(kind);
+        self.record(&d);
+        self
+    }
+}
+
+async fn concurrent_archives_of_one_players_games_all_count(db: &Db) {
+    let store = &db.store;
+    // Eight games of Ann against four opponents, in both seats, each
+    // archived twice at once: every game counted once, none lost.
+    let mut games = Vec::new();
+    for i in 0..8u32 {
+        let opponent = format!("tg:{}", 2 + i % 4);
+        let seats = if i % 2 == 0 {
+            [player("tg:1"), player(&opponent)]
+        } else {
+            [player(&opponent), player("tg:1")]
+        };
+        let mut g = finished(
+            &format!("c{i}"),
+            1,
+            GameKind::LongNardy,
+            seats,
+            1000 + u64::from(i),
+            false,
+        );
+        a_beats_b(&mut g, 1 + i % 3);
+        games.push(g);
+    }
+    let runs: Vec<_> = games
+        .iter()
+        .chain(&games)
+        .map(|g| {
+            let store = store.clone();
+            let g = g.clone();
+            tokio::spawn(async move { store.archive(&g).await })
+        })
+        .collect();
+    let mut stored = 0;
+    for run in runs {
+        if run.await.unwrap().unwrap() == Archived::Stored {
+            stored += 1;
+        }
+    }
+    assert_eq!(stored, games.len());
+    let mut want: BTreeMap<String, Vec<&PlayerDelta>> = BTreeMap::new();
+    for g in &games {
+        for d in &g.deltas {
+            want.entry(d.player.clone().unwrap().0).or_default().push(d);
+        }
+    }
+    for (p, deltas) in &want {
+        let got = store.stats(p).await.unwrap().unwrap();
+        assert_eq!(
+            got,
+            expected_stats(GameKind::LongNardy, deltas.iter().copied()),
+            "{p}"
+        );
+    }
+    let ann = store.stats("tg:1").await.unwrap().unwrap();
+    assert_eq!(ann.games, 8);
+    assert_eq!(
+        ann.wins + ann.losses,
+        (0..8).map(|i| 1 + i % 3).sum::<u32>()
+    );
+}
+
+async fn stats_are_deleted_with_the_player(db: &Db) {
+    let store = &db.store;
+    let mut g = finished(
+        "r1",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:2")],
+        1000,
+        false,
+    );
+    a_beats_b(&mut g, 2);
+    store.archive(&g).await.unwrap();
+    assert!(store.stats("tg:1").await.unwrap().is_some());
+    let deleted = store.delete_player("tg:1").await.unwrap();
+    assert_eq!(
+        deleted,
+        Deleted {
+            profile: false,
+            games: 1,
+            games_deleted: 0,
+            ratings: 0,
+            stats: true
+        }
+    );
+    assert_eq!(store.stats("tg:1").await.unwrap(), None);
+    // His opponent keeps his own.
+    assert_eq!(store.stats("tg:2").await.unwrap().unwrap().losses, 2);
+    assert_eq!(
+        store.delete_player("tg:1").await.unwrap(),
+        Deleted::default()
+    );
+    assert!(store.delete_player("tg:2").await.unwrap().stats);
+    assert_eq!(store.stats("tg:2").await.unwrap(), None);
+}
+
+/// Monday 2024-01-01 00:00 UTC.
+const WEEK: u64 = 1_704_067_200_000;
+const HOUR: u64 = 3_600_000;
+
+/// Archives a rated game of `kind` ending at `at` and applies its new
+/// ratings; keeps `model` (player → current rating, ends of his rated
+/// games) in step.
+#[allow(clippy::too_many_arguments)]
+async fn rated_game(
+    db: &Db,
+    model: &mut BTreeMap<String, (f64, Vec<u64>)>,
+    room: &str,
+    kind: GameKind,
+    (a, b): (&str, &str),
+    at: u64,
+    (ra, rb): (f64, f64),
+) {
+    let store = &db.store;
+    let g = finished(room, 1, kind, [player(a), player(b)], at, true);
+    store.archive(&g).await.unwrap();
+    let games = |p: &str| {
+        let store = store.clone();
+        let p = p.to_owned();
+        async move { store.rating(&p, kind).await.unwrap().map_or(0, |r| r.games) }
+    };
+    let ups = [update(a, games(a).await, ra), update(b, games(b).await, rb)];
+    assert_eq!(
+        store.apply_rated_game(&g.key, &ups).await.unwrap(),
+        Applied::Applied
+    );
+    if kind == GameKind::LongNardy {
+        for (p, r) in [(a, ra), (b, rb)] {
+            let entry = model.entry(p.to_owned()).or_insert((r, Vec::new()));
+            entry.0 = r;
+            entry.1.push(at);
+        }
+    }
+}
+
+/// The period's board against the model: the players rated since `since`
+/// by current rating, ties by id; every one's standing; and `absent`
+/// players not on it.
+async fn check_week(
+    db: &Db,
+    model: &BTreeMap<String, (f64, Vec<u64>)>,
+    since: u64,
+    absent: &[&str],
+) -> Vec<String> {
+    let store = &db.store;
+    let kind = GameKind::LongNardy;
+    let mut want: Vec<(&str, f64)> = model
+        .iter()
+        .filter(|(_, (_, ends))| ends.iter().any(|t| *t >= since))
+        .map(|(p, (r, _))| (p.as_str(), *r))
+        .collect();
+    want.sort_by(|x, y| y.1.total_cmp(&x.1).then_with(|| x.0.cmp(y.0)));
+    let top = store.top_since(kind, since, 100).await.unwrap();
+    let got: Vec<(u64, &str, f64)> = top
+        .iter()
+        .map(|e| (e.rank, e.player.as_str(), e.rating.rating))
+        .collect();
+    let expect: Vec<(u64, &str, f64)> = (1u64..)
+        .zip(&want)
+        .map(|(rank, (p, r))| (rank, *p, *r))
+        .collect();
+    assert_eq!(got, expect, "since {since}");
+    for (rank, (p, r)) in (1u64..).zip(&want) {
+        let s = store.standing_since(p, kind, since).await.unwrap().unwrap();
+        assert_eq!(
+            (s.rank, s.of, s.rating.rating),
+            (rank, want.len() as u64, *r),
+            "{p} since {since}"
+        );
+    }
+    for p in absent {
+        assert_eq!(
+            store.standing_since(p, kind, since).await.unwrap(),
+            None,
+            "{p} since {since}"
+        );
+    }
+    want.iter().map(|(p, _)| (*p).to_owned()).collect()
+}
+
+async fn weekly_board_ranks_only_players_rated_since(db: &Db) {
+    let store = &db.store;
+    let kind = GameKind::LongNardy;
+    assert_eq!(week_start_ms(WEEK + 3 * 24 * HOUR), WEEK);
+    let mut model = BTreeMap::new();
+    let m = &mut model;
+    for p in ["p1", "p2", "p3", "p5", "p6"] {
+        store
+            .upsert_profile(&login(p, &format!("N{p}")))
+            .await
+            .unwrap();
+    }
+    // Last week only: p1 (who plays again this week) and p2.
+    rated_game(
+        db,
+        m,
+        "g1",
+        kind,
+        ("p1", "p2"),
+        WEEK - 24 * HOUR,
+        (1600.0, 1400.0),
+    )
+    .await;
+    // This week, the first at its very first millisecond; p5 and p6 tie.
+    rated_game(
+        db,
+        m,
+        "g2",
+        kind,
+        ("p3", "p4"),
+        WEEK + HOUR,
+        (1550.0, 1450.0),
+    )
+    .await;
+    rated_game(db, m, "g3", kind, ("p5", "p6"), WEEK, (1500.0, 1500.0)).await;
+    rated_game(
+        db,
+        m,
+        "g4",
+        kind,
+        ("p7", "p1"),
+        WEEK + 2 * HOUR,
+        (1480.0, 1620.0),
+    )
+    .await;
+    // A game of last week's last millisecond applied late: p8 is not
+    // this week's, p3's current rating (this week's board shows) moves.
+    rated_game(db, m, "g5", kind, ("p3", "p8"), WEEK - 1, (1590.0, 1410.0)).await;
+    // Not on the long nardy board: another kind's game, a casual game, a
+    // rated game whose ratings wait.
+    rated_game(
+        db,
+        m,
+        "g6",
+        GameKind::Backgammon,
+        ("p2", "p9"),
+        WEEK + HOUR,
+        (1700.0, 1300.0),
+    )
+    .await;
+    let casual = finished(
+        "g7",
+        1,
+        kind,
+        [player("p2"), player("p8")],
+        WEEK + HOUR,
+        false,
+    );
+    store.archive(&casual).await.unwrap();
+    let waiting = finished(
+        "g8",
+        1,
+        kind,
+        [player("p10"), player("p11")],
+        WEEK + HOUR,
+        true,
+    );
+    store.archive(&waiting).await.unwrap();
+
+    // What the period's board reads: each rating's last_rated_ms is the
+    // latest end of the games applied to it (g5, applied last, ended
+    // before g2), so "last rated since" is "a rated game since".
+    for (p, (_, ends)) in &model {
+        let rating = store.rating(p, kind).await.unwrap().unwrap();
+        assert_eq!(Some(&rating.last_rated_ms), ends.iter().max(), "{p}");
+    }
+    let absent = ["p2", "p8", "p9", "p10", "p11", "nobody"];
+    let board = check_week(db, &model, WEEK, &absent).await;
+    assert_eq!(board, ["p1", "p3", "p5", "p6", "p7", "p4"]);
+    // Names come with the page, as on the all-time board.
+    let top = store.top_since(kind, WEEK, 100).await.unwrap();
+    assert_eq!(top[0].name.as_deref(), Some("Np1"));
+    assert_eq!(top[4].name, None);
+    assert_eq!(
+        store
+            .standing_since("p6", kind, WEEK)
+            .await
+            .unwrap()
+            .unwrap()
+            .rating,
+        store.rating("p6", kind).await.unwrap().unwrap()
+    );
+    // A page is the board's head.
+    let two = store.top_since(kind, WEEK, 2).await.unwrap();
+    assert_eq!(two, top[..2]);
+    // Other periods: from this week's second hour; from the epoch (the
+    // all-time board); from after every game (empty).
+    let later = check_week(db, &model, WEEK + HOUR + 1, &["p3", "p4", "p5"]).await;
+    assert_eq!(later, ["p1", "p7"]);
+    let all = check_week(db, &model, 0, &["p9"]).await;
+    let all_time: Vec<String> = store
+        .top(kind, 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.player)
+        .collect();
+    assert_eq!(all, all_time);
+    assert!(check_week(db, &model, u64::MAX, &["p1"]).await.is_empty());
+    // Another kind's week is its own.
+    let bg = store
+        .top_since(GameKind::Backgammon, WEEK, 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        bg.iter()
+            .map(|e| (e.rank, e.player.as_str()))
+            .collect::<Vec<_>>(),
+        [(1, "p2"), (2, "p9")]
+    );
+    assert_eq!(
+        store
+            .standing_since("p2", GameKind::Backgammon, WEEK)
+            .await
+            .unwrap()
+            .map(|s| (s.rank, s.of)),
+        Some((1, 2))
+    );
+    for limit in [0, 101] {
+        assert!(matches!(
+            store.top_since(kind, WEEK, limit).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    // A player who deletes his data leaves the week's board.
+    store.delete_player("p5").await.unwrap();
+    model.remove("p5");
+    let board = check_week(db, &model, WEEK, &["p5"]).await;
+    assert_eq!(board, ["p1", "p3", "p6", "p7", "p4"]);
+    // Provisional at a deviation of 110 or more (these: 200).
+    assert!(top[0].rating.provisional());
+}
+
+async fn analysis_cache_round_trip_and_cascade(db: &Db) {
+    let store = &db.store;
+    let vs_bot = finished(
+        "r1",
+        1,
+        GameKind::Backgammon,
+        [player("tg:1"), Seat::Bot(3)],
+        1000,
+        false,
+    );
+    let vs_bob = finished(
+        "r2",
+        1,
+        GameKind::Backgammon,
+        [player("tg:1"), player("tg:2")],
+        2000,
+        false,
+    );
+    store.archive(&vs_bot).await.unwrap();
+    store.archive(&vs_bob).await.unwrap();
+    assert_eq!(store.analysis(&vs_bot.key).await.unwrap(), None);
+    let first = r#"{"moves":[{"ply":1,"equityLost":0.012}],"engine":"hard"}"#;
+    store.save_analysis(&vs_bot.key, first).await.unwrap();
+    assert_eq!(
+        store.analysis(&vs_bot.key).await.unwrap().as_deref(),
+        Some(first)
+    );
+    // Saved again: the latest replaces it. Another game is apart.
+    let second = r#"{"moves":[],"engine":"hard-2","note":"ünïcødé ☃"}"#;
+    store.save_analysis(&vs_bot.key, second).await.unwrap();
+    assert_eq!(
+        store.analysis(&vs_bot.key).await.unwrap().as_deref(),
+        Some(second)
+    );
+    assert_eq!(store.analysis(&vs_bob.key).await.unwrap(), None);
+    store.save_analysis(&vs_bob.key, first).await.unwrap();
+    // Up to 1 MiB is kept; more, or text that is not JSON, is refused.
+    let big = format!("\"{}\"", "x".repeat(MAX_ANALYSIS_BYTES - 2));
+    assert_eq!(big.len(), MAX_ANALYSIS_BYTES);
+    store.save_analysis(&vs_bob.key, &big).await.unwrap();
+    assert_eq!(
+        store.analysis(&vs_bob.key).await.unwrap().map(|j| j.len()),
+        Some(MAX_ANALYSIS_BYTES)
+    );
+    let too_big = format!("\"{}\"", "x".repeat(MAX_ANALYSIS_BYTES - 1));
+    for bad in [too_big.as_str(), "not json", "{\"open\":", ""] {
+        assert!(matches!(
+            store.save_analysis(&vs_bot.key, bad).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    assert_eq!(
+        store.analysis(&vs_bot.key).await.unwrap().as_deref(),
+        Some(second)
+    );
+    // Only for an archived game.
+    let unknown = GameKey::new("nowhere", 1);
+    assert_eq!(
+        store.save_analysis(&unknown, first).await,
+        Err(StoreError::UnknownGame(unknown.clone()))
+    );
+    assert_eq!(store.analysis(&unknown).await.unwrap(), None);
+    assert!(matches!(
+        store.save_analysis(&GameKey::new("", 1), first).await,
+        Err(StoreError::Invalid(_))
+    ));
+
+    // Ann deletes her data: her game against the computer has no player
+    // left and goes, its analysis with it; Bob's game keeps its own.
+    store.delete_player("tg:1").await.unwrap();
+    assert_eq!(store.game(&vs_bot.key).await.unwrap(), None);
+    assert_eq!(store.analysis(&vs_bot.key).await.unwrap(), None);
+    assert_eq!(
+        store.save_analysis(&vs_bot.key, first).await,
+        Err(StoreError::UnknownGame(vs_bot.key.clone()))
+    );
+    assert_eq!(
+        store.analysis(&vs_bob.key).await.unwrap().map(|j| j.len()),
+        Some(MAX_ANALYSIS_BYTES)
+    );
+    // And with Bob gone, his game and its analysis go too.
+    store.delete_player("tg:2").await.unwrap();
+    assert_eq!(store.analysis(&vs_bob.key).await.unwrap(), None);
+    // Archived again (a retrying archiver), it starts without one.
+    store.archive(&vs_bob).await.unwrap();
+    assert_eq!(store.analysis(&vs_bob.key).await.unwrap(), None);
 }

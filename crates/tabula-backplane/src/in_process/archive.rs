@@ -111,6 +111,11 @@ impl Archive for InProcess {
         ready(Ok(()))
     }
 
+    fn forget_stats(&self, player: &str) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| s.stats.remove(player));
+        ready(Ok(()))
+    }
+
     fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>> {
         ready(Ok(
             self.with(|s| s.stats.get(player).cloned().unwrap_or_default())

@@ -266,6 +266,11 @@ impl Archive for RedisBackplane {
         Box::pin(self.record_stats_inner(player, delta))
     }
 
+    fn forget_stats(&self, player: &str) -> BoxFuture<'_, Result<()>> {
+        let key = self.stats_key(player);
+        Box::pin(async move { self.q::<()>(redis::cmd("DEL").arg(&key)).await })
+    }
+
     fn stats(&self, player: &str) -> BoxFuture<'_, Result<PlayerStats>> {
         let player = player.to_string();
         Box::pin(async move { self.stats_inner(&player).await.map(|(_, s)| s) })

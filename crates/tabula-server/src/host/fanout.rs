@@ -10,6 +10,18 @@ use crate::bot::BotInput;
 use crate::route::{OutItem, Outbound};
 
 impl<T> RoomHost<T> {
+    /// Queues the finished game `rec` for the durable store.
+    pub(super) fn archive(&self, rec: &tabula_room::GameRecord, fx: &mut Vec<Effect<T>>) {
+        let q = crate::archiver::QueuedGame::of(&self.id, &self.room, rec);
+        match serde_json::to_string(&q) {
+            Ok(entry) => fx.push(Effect::Archive {
+                key: q.key(),
+                entry,
+            }),
+            Err(e) => tracing::error!(room = %self.id, error = %e, "finished game not serialised"),
+        }
+    }
+
     /// Written events to every connection (one batch each), the host's
     /// own events (records, stats), and the origin's answer.
     pub(super) fn dispatch(&mut self, u: Unsent, fx: &mut Vec<Effect<T>>) {
@@ -80,6 +92,13 @@ impl<T> RoomHost<T> {
                 }
             }
             Event::Stats { players, .. } => {
+                // The game that just ended goes to the durable store's
+                // queue (its record is the room's last).
+                if self.config.archive
+                    && let Some(rec) = self.room.records().last()
+                {
+                    self.archive(rec, fx);
+                }
                 for d in players {
                     if let Some(p) = &d.player {
                         fx.push(Effect::RecordStats {

@@ -252,6 +252,14 @@ pub enum Effect<T> {
         /// The deltas.
         delta: PlayerDelta,
     },
+    /// Queue a finished game for the durable store
+    /// ([`crate::archiver`]), retried until the backplane has it.
+    Archive {
+        /// `room#number`.
+        key: String,
+        /// The [`crate::archiver::QueuedGame`], as JSON.
+        entry: String,
+    },
     /// Store a finished game's record (JSON).
     SaveRecord {
         /// The game's number.
@@ -277,6 +285,9 @@ pub struct HostConfig {
     pub takeover_grace: Duration,
     /// Rollouts a player's hints may use per minute (0: no limit).
     pub hint_rollouts_per_minute: u32,
+    /// A durable store is configured: finished games are queued for it
+    /// ([`Effect::Archive`]).
+    pub archive: bool,
 }
 
 #[derive(Debug)]
@@ -429,6 +440,15 @@ impl<T> RoomHost<T> {
         // ([`Room::resume_clock`]). Written and sent like any input.
         let envs = self.room.resume_clock(now);
         self.commit(envs, None, fx);
+        // The latest finished game again: its owner may have died between
+        // the game's end and its queuing. Queuing is idempotent (the
+        // store keeps a game once); earlier games were queued a whole
+        // game ago.
+        if self.config.archive
+            && let Some(rec) = self.room.records().last()
+        {
+            self.archive(&rec.clone(), fx);
+        }
         self.reschedule(fx);
         self.maybe_bot(fx);
         self.watch_idle(now, fx);

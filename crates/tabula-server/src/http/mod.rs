@@ -20,6 +20,7 @@ use crate::AppState;
 use crate::auth::{Credentials, Login};
 use crate::session::run_session;
 
+mod players;
 pub mod profiles;
 mod rooms;
 
@@ -42,6 +43,15 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/session", web::get().to(session))
         .route("/api/me/games", web::get().to(my_games))
         .route("/api/me/name", web::post().to(profiles::set_name))
+        .route("/api/me/profile", web::get().to(players::me))
+        .route("/api/me", web::delete().to(players::delete_me))
+        .route("/api/me/history", web::get().to(players::history))
+        .route("/api/games/{room}/{number}", web::get().to(players::game))
+        .route(
+            "/api/games/{room}/{number}/analysis",
+            web::get().to(players::analysis),
+        )
+        .route("/api/leaderboards/{game}", web::get().to(players::leaderboard))
         .route(
             "/api/players/{id}/profile",
             web::get().to(profiles::player_profile),
@@ -128,6 +138,7 @@ fn authenticate(
 ) -> Result<PlayerId, Box<HttpResponse>> {
     let l = login(state, req, q)?;
     if let Some(tg) = l.telegram {
+        crate::archiver::refresh_profile(state, &l.player, Some(&tg));
         let bp = state.backplane.clone();
         let keep = profiles::keep(&state.settings.auth, &l.player);
         let player = l.player.clone();
@@ -232,6 +243,7 @@ async fn ws(
     // Refreshed from signed initData (or kept) before `welcome` names it.
     let keep = profiles::keep(&state.settings.auth, &player);
     let profile = profiles::on_login(&*state.backplane, keep, &player, telegram.as_ref()).await;
+    crate::archiver::refresh_profile(&state, &player, telegram.as_ref());
     let st = state.into_inner();
     actix_rt::spawn(run_session(st, player, profile, session, stream, slot));
     Ok(resp)

@@ -248,7 +248,10 @@ pub async fn set_name(
         on_login(&*state.backplane, keep, &l.player, l.telegram.as_ref()).await;
     }
     match rename(&*state.backplane, keep, &l.player, name.as_deref()).await {
-        Ok(p) => HttpResponse::Ok().json(p),
+        Ok(p) => {
+            crate::archiver::chosen_name(&state, &l.player, l.telegram.as_ref(), name);
+            HttpResponse::Ok().json(p)
+        }
         Err(RenameError::Name(e)) => {
             error(StatusCode::BAD_REQUEST, ErrorCode::BadName, e.to_string())
         }

@@ -145,6 +145,13 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
             .resolve()
             .unwrap_or_default(),
     };
+    if c.rated && bot.is_some() {
+        return Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRated,
+            "a game against the computer is not rated",
+        )));
+    }
     let mut seed = [0u8; 32];
     rand::Rng::fill(&mut rand::rng(), &mut seed);
     Ok(RoomConfig {
@@ -158,6 +165,7 @@ fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpR
         chat_max_chars: state.settings.rooms.chat_max_chars,
         start_position,
         time_control,
+        rated: c.rated,
         ..RoomConfig::default()
     })
 }
@@ -379,13 +387,11 @@ pub(super) async fn invite(state: web::Data<AppState>, code: web::Path<String>) 
 }
 
 pub(super) async fn stats(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
-    match state.backplane.stats(&id).await {
+    // The durable store's when it counts more (after a restart of the
+    // single-node default, or a Redis that lost its data).
+    match super::players::stats_of(&state, &id).await {
         Ok(s) => HttpResponse::Ok().json(s),
-        Err(e) => error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::Internal,
-            e.to_string(),
-        ),
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Internal, e),
     }
 }
 
@@ -436,6 +442,8 @@ pub(super) async fn quickmatch(
         match_length: None,
         replace_leaver: None,
         time_control: Some(spec),
+        // Quick match between people is rated (lichess's pools).
+        rated: true,
         start_position: None,
     };
     let unavailable = |e: BackplaneError| {
@@ -515,8 +523,9 @@ pub(super) async fn quickmatch(
     create.bot = Some(BotSpec {
         level: serde_json::json!(state.settings.matchmaking.bot_level),
     });
-    // Nobody came: the computer, without a clock.
+    // Nobody came: the computer, without a clock, unrated.
     create.time_control = None;
+    create.rated = false;
     let cfg = match room_config(&state, &create) {
         Ok(c) => c,
         Err(r) => return *r,

@@ -82,6 +82,31 @@ impl RoomActor {
                     }
                 });
             }
+            Effect::Archive { key, entry } => {
+                let bp = self.deps.backplane.clone();
+                let durable = self.deps.durable.clone();
+                let metrics = self.deps.metrics.clone();
+                // Retried until the backplane has it (a Redis restart, a
+                // passing fault), for as long as this process lives.
+                actix::spawn(async move {
+                    let mut wait = Duration::from_millis(100);
+                    loop {
+                        match bp.queue_archive(&key, entry.clone()).await {
+                            Ok(()) => break,
+                            Err(e) => {
+                                metrics
+                                    .backplane_errors
+                                    .with_label_values(&["queue_archive"])
+                                    .inc();
+                                tracing::warn!(key = %key, error = %e, "finished game not queued yet; retrying");
+                            }
+                        }
+                        tokio::time::sleep(wait).await;
+                        wait = (wait * 2).min(Duration::from_secs(5));
+                    }
+                    durable.wake();
+                });
+            }
             Effect::SaveRecord { game_number, json } => {
                 let bp = self.deps.backplane.clone();
                 let id = self.host.id().to_string();

@@ -55,6 +55,22 @@ impl Settings {
         if self.rooms.forget_after_ms < 1000 {
             return bad("rooms.forget_after_ms", "must be at least 1000");
         }
+        if self.store.enabled() && !matches!(self.store.scheme(), "sqlite" | "postgres" | "postgresql")
+        {
+            return bad("store.url", "must start with sqlite:, postgres: or be empty (none)");
+        }
+        if self.store.max_connections == 0 || self.store.max_connections > 1000 {
+            return bad("store.max_connections", "must be 1..=1000");
+        }
+        if self.store.acquire_timeout_ms < 10 {
+            return bad("store.acquire_timeout_ms", "must be at least 10");
+        }
+        if self.store.archive_interval_ms < 10 {
+            return bad("store.archive_interval_ms", "must be at least 10");
+        }
+        if !(1..=100).contains(&self.store.archive_batch) {
+            return bad("store.archive_batch", "must be 1..=100");
+        }
         if let Err(e) = self.rooms.default_time_control.resolve() {
             return bad("rooms.default_time_control", &e);
         }

@@ -337,6 +337,46 @@ fn default_peer_timeout_ms() -> u64 {
     300
 }
 
+/// `[store]`: the durable store (`tabula-store`) and its archiver.
+#[derive(Clone, Deserialize)]
+pub struct StoreSettings {
+    /// `sqlite://…`, `postgres://…`, or empty for none.
+    pub url: String,
+    /// Connections in the pool.
+    pub max_connections: u32,
+    /// How long a call waits for a connection, ms.
+    pub acquire_timeout_ms: u64,
+    /// How often the archiver looks at the queue unprompted, ms.
+    pub archive_interval_ms: u64,
+    /// Games taken from the queue per batch.
+    pub archive_batch: usize,
+}
+
+impl std::fmt::Debug for StoreSettings {
+    // The URL may hold a password: only its scheme is shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreSettings")
+            .field("url", &self.scheme())
+            .field("max_connections", &self.max_connections)
+            .field("acquire_timeout_ms", &self.acquire_timeout_ms)
+            .field("archive_interval_ms", &self.archive_interval_ms)
+            .field("archive_batch", &self.archive_batch)
+            .finish()
+    }
+}
+
+impl StoreSettings {
+    /// Whether a durable store is configured.
+    pub fn enabled(&self) -> bool {
+        !self.url.trim().is_empty()
+    }
+
+    /// The URL's scheme (`sqlite`, `postgres`; empty for none), for logs.
+    pub fn scheme(&self) -> &str {
+        self.url.split(':').next().unwrap_or_default()
+    }
+}
+
 /// `[web]`: the Mini App (`web/`) served at `/`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct WebSettings {
@@ -419,6 +459,8 @@ pub struct Settings {
     pub cluster: ClusterSettings,
     /// `[redis]` (used when `cluster.backplane = "redis"`).
     pub redis: tabula_backplane::RedisConfig,
+    /// `[store]`.
+    pub store: StoreSettings,
     /// `[web]`.
     #[serde(default)]
     pub web: WebSettings,

@@ -1,6 +1,6 @@
 //! Bulk loading for benchmarks and tests (`examples/leaderboard.rs` loads
-//! a million rated players with it), and the buckets' recount, which also
-//! repairs them. Not for the node: the node writes ratings only through
+//! a million rated players and a week's rating history with it), and the
+//! buckets' recount, which also repairs them. Not for the node: the node writes ratings only through
 //! [`Ratings::apply_rated_game`](crate::Ratings::apply_rated_game).
 //!
 //! The one place where the backends' SQL differs: PostgreSQL is fed with
@@ -26,6 +26,39 @@ pub struct SeedRating {
     /// The rating (its figures are checked as an update's are).
     pub rating: Rating,
 }
+
+/// One rating history row to load (as `apply_rated_game` writes one per
+/// player of a rated game; no game row goes with it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeedHistory {
+    /// The player.
+    pub player: String,
+    /// The game kind.
+    pub kind: GameKind,
+    /// The game's end.
+    pub rated_ms: u64,
+    /// The game's room.
+    pub room: String,
+    /// Its number.
+    pub game: u32,
+    /// The rating after it.
+    pub rating: f64,
+    /// Its deviation.
+    pub deviation: f64,
+    /// Its volatility.
+    pub volatility: f64,
+}
+
+const HISTORY_SQLITE: &str = "\
+INSERT INTO rating_history (player_id, game_kind, rated_ms, room_id, game_number, rating_before,
+    rating, deviation, volatility)
+SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, NULL, value ->> 5,
+    value ->> 6, value ->> 7
+FROM json_each($1)";
+
+const HISTORY_COPY: &str = "\
+COPY rating_history (player_id, game_kind, rated_ms, room_id, game_number, rating, deviation, \
+volatility) FROM STDIN";
 
 const PROFILE_SQLITE: &str = "\
 INSERT INTO players (id, display_name, username, photo_url, language, created_ms, updated_ms)
@@ -197,6 +230,74 @@ impl Store {
         let kinds: BTreeSet<GameKind> = ratings.iter().map(|r| r.kind).collect();
         for kind in kinds {
             self.recount_buckets(kind).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes `rows` to the rating history (none may exist already); for
+    /// benchmarks and tests of the period boards. The ratings they lead to
+    /// are loaded apart ([`Store::bulk_load`]).
+    pub async fn bulk_load_history(&self, rows: &[SeedHistory]) -> Result<()> {
+        for h in rows {
+            to_i64("rated_ms", h.rated_ms)?;
+            RatingUpdate {
+                player: h.player.clone(),
+                previous_games: 0,
+                rating: h.rating,
+                deviation: h.deviation,
+                volatility: h.volatility,
+            }
+            .check()?;
+        }
+        match &self.pools {
+            Pools::Sqlite(pool) => {
+                let mut tx = pool.begin_write().await?;
+                for chunk in rows.chunks(CHUNK) {
+                    let mut json = Vec::with_capacity(chunk.len());
+                    for h in chunk {
+                        json.push(json!([
+                            h.player,
+                            name_of(&h.kind)?,
+                            h.rated_ms,
+                            h.room,
+                            h.game,
+                            h.rating,
+                            h.deviation,
+                            h.volatility
+                        ]));
+                    }
+                    sqlx::query(HISTORY_SQLITE)
+                        .bind(serde_json::Value::Array(json).to_string())
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+            }
+            Pools::Postgres(pool) => {
+                let mut tx = pool.begin_write().await?;
+                for chunk in rows.chunks(CHUNK) {
+                    let mut text = String::new();
+                    for h in chunk {
+                        copy_row(
+                            &mut text,
+                            &[
+                                Some(&h.player),
+                                Some(&name_of(&h.kind)?),
+                                Some(&h.rated_ms.to_string()),
+                                Some(&h.room),
+                                Some(&h.game.to_string()),
+                                Some(&format!("{:?}", h.rating)),
+                                Some(&format!("{:?}", h.deviation)),
+                                Some(&format!("{:?}", h.volatility)),
+                            ],
+                        );
+                    }
+                    let mut copy = tx.copy_in_raw(HISTORY_COPY).await?;
+                    copy.send(text.as_bytes()).await?;
+                    copy.finish().await?;
+                }
+                tx.commit().await?;
+            }
         }
         Ok(())
     }

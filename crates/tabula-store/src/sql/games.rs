@@ -1,14 +1,15 @@
-//! [`Games`] on SQL: the `games` and `game_players` tables (the
-//! contracts: the [module docs](super)).
+//! [`Games`] on SQL: the `games` and `game_players` tables, the
+//! players' `player_stats` and the `analyses` cache (the contracts: the
+//! [module docs](super)).
 
-use tabula_room::{GameResult, SeatId};
+use tabula_room::{GameResult, PlayerStats, SeatId};
 
 use super::{
     BeginWrite, Cols, Store, name_of, now_ms, on_pool, parse_name, to_i64, to_u32, to_u64,
 };
 use crate::{
-    Archived, FinishedGame, GameKey, Games, HistoryEntry, HistoryPage, HistoryQuery, MAX_PAGE,
-    Opponent, Result, Seat, StoreError, StoreFuture, StoredGame,
+    Archived, FinishedGame, GameKey, Games, HistoryEntry, HistoryPage, HistoryQuery,
+    MAX_ANALYSIS_BYTES, MAX_PAGE, Opponent, Result, Seat, StoreError, StoreFuture, StoredGame,
 };
 
 /// The summary columns of `games` (alias `g`), as [`summary_of`] reads them.
@@ -52,11 +53,48 @@ const HISTORY: &str = concat!(
      LIMIT $7"
 );
 
+/// Takes the player's statistics row (creating it with `$3`, the empty
+/// statistics) and returns its stats: on PostgreSQL the `DO UPDATE` locks
+/// the row and reads its latest committed version, so two archives of
+/// one player's games queue here instead of losing one's deltas.
+const LOCK_STATS: &str = "\
+INSERT INTO player_stats (player_id, stats, updated_ms) VALUES ($1, $3, $2)
+ON CONFLICT (player_id) DO UPDATE SET updated_ms = excluded.updated_ms
+RETURNING stats";
+
+const WRITE_STATS: &str =
+    "UPDATE player_stats SET stats = $2, updated_ms = $3 WHERE player_id = $1";
+
+const GET_STATS: &str = "SELECT stats FROM player_stats WHERE player_id = $1";
+
+const GET_ANALYSIS: &str = "SELECT json FROM analyses WHERE room_id = $1 AND game_number = $2";
+
+/// Only for an archived game (no row selected: nothing inserted); the
+/// latest save replaces the one before.
+const SAVE_ANALYSIS: &str = "\
+INSERT INTO analyses (room_id, game_number, json, created_ms)
+SELECT room_id, game_number, $3, $4 FROM games WHERE room_id = $1 AND game_number = $2
+ON CONFLICT (room_id, game_number) DO UPDATE SET
+    json = excluded.json,
+    created_ms = excluded.created_ms";
+
 const PENDING: &str = "\
 SELECT room_id, game_number FROM games
 WHERE rated AND ratings_applied_ms IS NULL AND a_player IS NOT NULL AND b_player IS NOT NULL
 ORDER BY finished_ms, room_id, game_number
 LIMIT $1";
+
+/// Stored statistics.
+fn stats_of(player: &str, json: &str) -> Result<PlayerStats> {
+    serde_json::from_str(json)
+        .map_err(|e| StoreError::Corrupt(format!("the statistics of {player}: {e}")))
+}
+
+/// Statistics as they are stored.
+fn stats_json(stats: &PlayerStats) -> Result<String> {
+    serde_json::to_string(stats)
+        .map_err(|e| StoreError::Invalid(format!("statistics do not serialise: {e}")))
+}
 
 /// A seat from its two columns.
 pub(super) fn seat_of(player: Option<String>, bot: Option<i64>) -> Result<Seat> {
@@ -112,6 +150,7 @@ fn summary_of<R: Cols>(row: &R) -> Result<FinishedGame> {
         rated: row.boolean("rated")?,
         finished_ms: to_u64("finished_ms", row.i64("finished_ms")?)?,
         record: serde_json::Value::Null,
+        deltas: Vec::new(),
     })
 }
 
@@ -170,6 +209,9 @@ impl Games for Store {
             let (a_player, a_bot) = seat_cols(&game.seats[0]);
             let (b_player, b_bot) = seat_cols(&game.seats[1]);
             let thud = game.result.thud_totals;
+            let deltas = game.player_deltas();
+            let empty = stats_json(&PlayerStats::default())?;
+            let now = now_ms();
             on_pool!(self, pool => {
                 let mut tx = pool.begin_write().await?;
                 let inserted = sqlx::query(INSERT_GAME)
@@ -191,7 +233,7 @@ impl Games for Store {
                     .bind(i64::from(game.match_length))
                     .bind(game.rated)
                     .bind(finished)
-                    .bind(now_ms())
+                    .bind(now)
                     .bind(record.as_str())
                     .execute(&mut *tx)
                     .await?;
@@ -213,6 +255,27 @@ impl Games for Store {
                         .bind(kind.as_str())
                         .bind(opponent.as_str())
                         .bind(finished)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                // Statistics, player by player in id order (the lock
+                // order), only for a game stored now.
+                for his in deltas.chunk_by(|a, b| a.0 == b.0) {
+                    let player = his[0].0;
+                    let row = sqlx::query(LOCK_STATS)
+                        .bind(player)
+                        .bind(now)
+                        .bind(empty.as_str())
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    let mut stats = stats_of(player, &row.text("stats")?)?;
+                    for (_, d) in his {
+                        stats.record(d);
+                    }
+                    sqlx::query(WRITE_STATS)
+                        .bind(player)
+                        .bind(stats_json(&stats)?)
+                        .bind(now)
                         .execute(&mut *tx)
                         .await?;
                 }
@@ -288,6 +351,61 @@ impl Games for Store {
                     })
                     .collect()
             })
+        })
+    }
+
+    fn stats<'a>(&'a self, player: &'a str) -> StoreFuture<'a, Option<PlayerStats>> {
+        Box::pin(async move {
+            on_pool!(self, pool => {
+                let row = sqlx::query(GET_STATS).bind(player).fetch_optional(pool).await?;
+                row.map(|r| stats_of(player, &r.text("stats")?)).transpose()
+            })
+        })
+    }
+
+    fn analysis<'a>(&'a self, key: &'a GameKey) -> StoreFuture<'a, Option<String>> {
+        Box::pin(async move {
+            on_pool!(self, pool => {
+                let row = sqlx::query(GET_ANALYSIS)
+                    .bind(key.room.as_str())
+                    .bind(i64::from(key.game))
+                    .fetch_optional(pool)
+                    .await?;
+                row.map(|r| r.text("json")).transpose()
+            })
+        })
+    }
+
+    fn save_analysis<'a>(&'a self, key: &'a GameKey, json: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            key.check()?;
+            if json.len() > MAX_ANALYSIS_BYTES {
+                return Err(StoreError::Invalid(format!(
+                    "an analysis is at most {MAX_ANALYSIS_BYTES} bytes (this one: {})",
+                    json.len()
+                )));
+            }
+            serde_json::from_str::<serde::de::IgnoredAny>(json)
+                .map_err(|e| StoreError::Invalid(format!("an analysis is JSON: {e}")))?;
+            let saved = on_pool!(self, pool => {
+                sqlx::query(SAVE_ANALYSIS)
+                    .bind(key.room.as_str())
+                    .bind(i64::from(key.game))
+                    .bind(json)
+                    .bind(now_ms())
+                    .execute(pool)
+                    .await
+                    .map(|done| done.rows_affected())
+            });
+            match saved {
+                Ok(n) if n > 0 => Ok(()),
+                Ok(_) => Err(StoreError::UnknownGame(key.clone())),
+                // The game deleted between the select and the insert.
+                Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
+                    Err(StoreError::UnknownGame(key.clone()))
+                }
+                Err(e) => Err(e.into()),
+            }
         })
     }
 }

@@ -1,6 +1,7 @@
 //! [`Leaderboards`] on SQL: `ratings_board` read in order, and a rank
-//! counted from `rating_buckets` plus one bucket's rows (the contracts:
-//! the [module docs](super)).
+//! counted from `rating_buckets` plus one bucket's rows; a period's board
+//! from the period's range of `ratings_period` (the contracts: the
+//! [module docs](super)).
 
 use tabula_room::GameKind;
 
@@ -43,33 +44,91 @@ SELECT me.rating, me.deviation, me.volatility, me.games, me.last_rated_ms,
         WHERE b.game_kind = $2) AS total
 FROM me";
 
+/// The top of a period's board: `$1` the game kind, `$2` the period's
+/// start, `$3` the page size. The period's players are the ratings of the
+/// kind last rated at or after `$2`: one range of `ratings_period`, read
+/// index-only and whole into a top-`$3` sort. The order is written
+/// `-rating` so that no index gives it: a planner that walked
+/// `ratings_board` instead, filtering, would walk the whole board in a
+/// period with few players. The page's rows and names are joined to the
+/// page alone.
+pub const TOP_SINCE: &str = "\
+WITH page AS MATERIALIZED (
+    SELECT player_id, rating FROM ratings
+    WHERE game_kind = $1 AND last_rated_ms >= $2
+    ORDER BY -rating, player_id
+    LIMIT $3
+)
+SELECT r.player_id, r.rating, r.deviation, r.volatility, r.games, r.last_rated_ms,
+    COALESCE(p.chosen_name, p.display_name) AS name, p.photo_url
+FROM page t
+JOIN ratings r ON r.player_id = t.player_id AND r.game_kind = $1
+LEFT JOIN players p ON p.id = t.player_id
+ORDER BY t.rating DESC, t.player_id ASC";
+
+/// A player's place on a period's board: 1 + the period's players above
+/// him (a higher rating, or his with a smaller id), and how many it has,
+/// counted together in one pass over the period's range of
+/// `ratings_period`, index-only (his row, by key, joined to each). No row
+/// when he has no rating of the kind or was last rated before the period.
+/// `$1` the game kind, `$2` the period's start, `$3` the player.
+pub const STANDING_SINCE: &str = "\
+SELECT me.rating, me.deviation, me.volatility, me.games, me.last_rated_ms,
+    1 + COUNT(*) FILTER (WHERE r.rating > me.rating
+        OR (r.rating = me.rating AND r.player_id < me.player_id)) AS rank,
+    COUNT(*) AS total
+FROM ratings me
+JOIN ratings r ON r.game_kind = me.game_kind AND r.last_rated_ms >= $2
+WHERE me.player_id = $3 AND me.game_kind = $1 AND me.last_rated_ms >= $2
+GROUP BY me.player_id, me.game_kind";
+
+/// A page size of a board.
+fn check_limit(limit: u32) -> Result<i64> {
+    if limit == 0 || limit > MAX_LEADERBOARD {
+        return Err(StoreError::Invalid(format!(
+            "a leaderboard page has 1 to {MAX_LEADERBOARD} rows"
+        )));
+    }
+    Ok(i64::from(limit))
+}
+
+/// A board's rows, ranked in their order.
+fn entries_of<R: Cols>(rows: &[R]) -> Result<Vec<LeaderboardEntry>> {
+    rows.iter()
+        .zip(1u64..)
+        .map(|(r, rank)| {
+            Ok(LeaderboardEntry {
+                rank,
+                player: r.text("player_id")?,
+                name: r.opt_text("name")?,
+                photo_url: r.opt_text("photo_url")?,
+                rating: rating_of(r)?,
+            })
+        })
+        .collect()
+}
+
+/// A standing as `STANDING` / `STANDING_SINCE` select it.
+fn standing_of<R: Cols>(r: &R) -> Result<Standing> {
+    Ok(Standing {
+        rank: to_u64("rank", r.i64("rank")?)?,
+        of: to_u64("total", r.i64("total")?)?,
+        rating: rating_of(r)?,
+    })
+}
+
 impl Leaderboards for Store {
     fn top(&self, kind: GameKind, limit: u32) -> StoreFuture<'_, Vec<LeaderboardEntry>> {
         Box::pin(async move {
-            if limit == 0 || limit > MAX_LEADERBOARD {
-                return Err(StoreError::Invalid(format!(
-                    "a leaderboard page has 1 to {MAX_LEADERBOARD} rows"
-                )));
-            }
+            let limit = check_limit(limit)?;
             let kind = name_of(&kind)?;
             on_pool!(self, pool => {
                 let rows = sqlx::query(TOP)
                     .bind(kind.as_str())
-                    .bind(i64::from(limit))
+                    .bind(limit)
                     .fetch_all(pool)
                     .await?;
-                rows.iter()
-                    .zip(1u64..)
-                    .map(|(r, rank)| {
-                        Ok(LeaderboardEntry {
-                            rank,
-                            player: r.text("player_id")?,
-                            name: r.opt_text("name")?,
-                            photo_url: r.opt_text("photo_url")?,
-                            rating: rating_of(r)?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()
+                entries_of(&rows)
             })
         })
     }
@@ -87,15 +146,52 @@ impl Leaderboards for Store {
                     .bind(kind.as_str())
                     .fetch_optional(pool)
                     .await?;
-                row.as_ref()
-                    .map(|r| {
-                        Ok(Standing {
-                            rank: to_u64("rank", r.i64("rank")?)?,
-                            of: to_u64("total", r.i64("total")?)?,
-                            rating: rating_of(r)?,
-                        })
-                    })
-                    .transpose()
+                row.as_ref().map(standing_of).transpose()
+            })
+        })
+    }
+
+    fn top_since(
+        &self,
+        kind: GameKind,
+        since_ms: u64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<LeaderboardEntry>> {
+        Box::pin(async move {
+            let limit = check_limit(limit)?;
+            let kind = name_of(&kind)?;
+            // No game ends at or after i64::MAX: a later start is an empty period.
+            let since = i64::try_from(since_ms).unwrap_or(i64::MAX);
+            on_pool!(self, pool => {
+                let rows = sqlx::query(TOP_SINCE)
+                    .bind(kind.as_str())
+                    .bind(since)
+                    .bind(limit)
+                    .fetch_all(pool)
+                    .await?;
+                entries_of(&rows)
+            })
+        })
+    }
+
+    fn standing_since<'a>(
+        &'a self,
+        player: &'a str,
+        kind: GameKind,
+        since_ms: u64,
+    ) -> StoreFuture<'a, Option<Standing>> {
+        Box::pin(async move {
+            let kind = name_of(&kind)?;
+            // No game ends at or after i64::MAX: a later start is an empty period.
+            let since = i64::try_from(since_ms).unwrap_or(i64::MAX);
+            on_pool!(self, pool => {
+                let row = sqlx::query(STANDING_SINCE)
+                    .bind(kind.as_str())
+                    .bind(since)
+                    .bind(player)
+                    .fetch_optional(pool)
+                    .await?;
+                row.as_ref().map(standing_of).transpose()
             })
         })
     }

@@ -42,16 +42,20 @@
 //! | `players` | `id` | a profile: what the latest login said (`display_name`, `username`, `photo_url`, `language`), `chosen_name`, `created_ms`, `updated_ms` |
 //! | `games` | `(room_id, game_number)` | a finished game: `game_kind`, each seat's `x_player` or `x_bot` (neither: a deleted player), `winner` (`a`, `b`, none for a draw), `result_kind`, `end_reason`, `base_points`, `cube`, `points`, `thud_a`/`thud_b`, `match_length`, `rated`, `finished_ms`, `archived_ms`, `ratings_applied_ms`, `record` (the GameRecord JSON) |
 //! | `game_players` | `(player_id, room_id, game_number)` | one row per player seated in a game: his `seat`, `game_kind`, `opponent` (`person` / `computer`), `finished_ms`; cascades from `games` |
-//! | `ratings` | `(player_id, game_kind)` | `rating`, `deviation`, `volatility`, `games`, `last_rated_ms`, `bucket` (= ⌊rating⌋) |
+//! | `ratings` | `(player_id, game_kind)` | `rating`, `deviation`, `volatility`, `games`, `last_rated_ms` (the latest end of the games applied to it), `bucket` (= ⌊rating⌋) |
 //! | `rating_buckets` | `(game_kind, bucket)` | `players`: how many ratings of the kind have that whole part |
 //! | `rating_history` | `(player_id, game_kind, rated_ms, room_id, game_number)` | each applied change: `rating_before` (none for the first), the new `rating`, `deviation`, `volatility`; `rated_ms` is the game's end |
+//! | `player_stats` | `player_id` | `stats`: his `tabula_room::PlayerStats` as JSON (every delta of his archived games, each added once), `updated_ms` (migration 2) |
+//! | `analyses` | `(room_id, game_number)` | a game's cached analysis: `json` (at most 1 MiB), `created_ms`; cascades from `games` (migration 2) |
 //!
 //! Indexes: `games_pending_ratings` (partial: rated games not applied, by
 //! end), `game_players_history` (`player_id, finished_ms, room_id,
 //! game_number`: a history page is one range of it), `game_players_game`
 //! (the cascade), `ratings_board` (`game_kind, rating DESC, player_id`:
 //! the leaderboard's order), `rating_history_week` (`game_kind,
-//! rated_ms`: the rows a "this week" board will read).
+//! rated_ms`: a period's rows of the history), and from migration 2
+//! `ratings_period` (`game_kind, last_rated_ms, rating, player_id`: a
+//! period's board is one range of it, read index-only).
 //!
 //! # Queries
 //!
@@ -59,22 +63,40 @@
 //!   DO UPDATE` replacing the login's fields and `updated_ms`, keeping
 //!   `created_ms` and `chosen_name`, `RETURNING` the row. Chosen name: one
 //!   `UPDATE`. Delete: one write transaction — in every game he sat in
-//!   (found through his `game_players` rows), his seat cleared; games
-//!   left with no player deleted (their `game_players` rows cascade); his
-//!   remaining `game_players` rows deleted; his ratings deleted
-//!   `RETURNING` their buckets, which are decremented; his rating history
-//!   and his profile deleted. SQLite's `secure_delete` overwrites the
-//!   freed content; PostgreSQL's dead rows are reclaimed by (auto)vacuum.
-//! - **Games** (`games.rs`). Archive: one write transaction — `INSERT …
-//!   ON CONFLICT (room_id, game_number) DO NOTHING`; no row inserted means
-//!   it was archived before and nothing else is written; else one
-//!   `game_players` row per player seat. Get: by key. History: a range of
+//!   (found through his `game_players` rows), his seat cleared; games left
+//!   with no player deleted (their `game_players` rows cascade); his
+//!   remaining `game_players` rows deleted; his ratings deleted `RETURNING`
+//!   their buckets, which are decremented; his rating history, his
+//!   `player_stats` row and his profile deleted (the analyses of the games
+//!   deleted go with them, the cascade; a game kept for his opponent keeps
+//!   its analysis, as it keeps its record). SQLite's `secure_delete`
+//!   overwrites the freed content; PostgreSQL's dead rows are reclaimed by
+//!   (auto)vacuum.
+//! - **Games** (`games.rs`). Archive: one write transaction — `INSERT … ON
+//!   CONFLICT (room_id, game_number) DO NOTHING`; no row inserted means it
+//!   was archived before and nothing else is written; else one
+//!   `game_players` row per player seat, then, per player with a delta and
+//!   in id order, his statistics: his `player_stats` row taken by `INSERT …
+//!   ON CONFLICT (player_id) DO UPDATE SET updated_ms … RETURNING stats`
+//!   (created empty if missing; on PostgreSQL the `DO UPDATE` locks the row
+//!   and returns its latest committed version, so two archives of one
+//!   player's games queue on it instead of one losing the other's delta; on
+//!   SQLite the write lock is already held), his deltas added by
+//!   `PlayerStats::record`, and the JSON written back by an `UPDATE`. Locks
+//!   are taken in one order (the game, its players' rows, their statistics
+//!   by player id), so two archives cannot deadlock; a deletion shares only
+//!   the statistics row with an archive and takes it after every row an
+//!   archive could wait on. Get: by key. History: a range of
 //!   `game_players_history` below the cursor (`(finished_ms, room_id,
 //!   game_number) < (…)`, the first page below `(i64::MAX, '', 0)`, which
 //!   no archived game reaches), the filters as `($n IS NULL OR col = $n)`,
 //!   joined to `games`, `LIMIT` one more than the page to know whether
 //!   another follows. Pending ratings: the partial index, oldest first,
-//!   without games a player of which has deleted his data.
+//!   without games a player of which has deleted his data. Statistics: by
+//!   key. Analysis: by key; saved by one `INSERT INTO analyses … SELECT …
+//!   FROM games WHERE` the key `ON CONFLICT DO UPDATE` (the latest save
+//!   wins; no row selected: not archived, nothing written; a foreign-key
+//!   failure, the game deleted meanwhile, reads the same).
 //! - **Ratings** (`ratings.rs`). Apply: one write transaction — `UPDATE
 //!   games SET ratings_applied_ms … WHERE` the key, `rated` and not yet
 //!   applied, `RETURNING` its kind, players and end (no row: unknown,
@@ -95,18 +117,37 @@
 //!   ratings with a smaller id. It reads at most one bucket's rows and
 //!   the bucket table (a few thousand rows), whatever the rank; at
 //!   1,000,000 players both queries take well under 10 ms (the figures
-//!   and method: `examples/leaderboard.rs`).
+//!   and method: `examples/leaderboard.rs`). A period's top and standing:
+//!   below.
 //!
-//! # Later: "this week"
+//! # Period boards ("this week")
 //!
-//! A weekly board reads `rating_history` through `rating_history_week`
-//! (the kind's rows since the week began: each player's change over the
-//! week, or the players active in it ranked by their rating) — a range of
-//! one week's rows, not of every player. If that grows too large to sort
-//! per request, a table of weekly bucket counts kept by
-//! `apply_rated_game`, as `rating_buckets` is for all time, gives the same
-//! rank query; both are migrations that only add.
-
+//! A period's board is the kind's players with an applied rated game
+//! ending at or after the period's start (`since_ms`; this week's:
+//! [`week_start_ms`](crate::week_start_ms)), ranked by current rating as
+//! the all-time board. That set is read from `ratings`, not from
+//! `rating_history`: `apply_rated_game` writes a rating's
+//! `last_rated_ms` as the latest end of its games (`max(old, end)`) in
+//! the transaction that writes the game's history row, and a deletion
+//! deletes both, so "last rated at or after `since_ms`" is "has a
+//! history row at or after `since_ms`" (the contract tests check the
+//! two agree). `bulk_load` (benchmarks, tests) writes ratings without
+//! history; its `last_rated_ms` is taken as given.
+//!
+//! - Top (`TOP_SINCE`): the range `game_kind = k AND last_rated_ms >=
+//!   since` of `ratings_period`, index-only, into a top-n sort; the page
+//!   joined to `ratings` and `players` by key. The order is written
+//!   `-rating` so that no index provides it: walking `ratings_board`
+//!   and filtering is fast when many players are active but walks the
+//!   whole board when few are, and a generic plan cannot tell the two.
+//! - Standing (`STANDING_SINCE`): his rating by key, then one pass over
+//!   the same range counting all (`of`) and those above him (`COUNT(*)
+//!   FILTER (WHERE …)`).
+//!
+//! Both read one index entry per player of the period, whatever his rank
+//! — proportional to the period's players, not to all players nor to the
+//! period's games. FIGURES_HERE
+//!
 use std::future::Future;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -129,7 +170,7 @@ pub mod leaderboard;
 mod profiles;
 mod ratings;
 
-pub use bulk::SeedRating;
+pub use bulk::{SeedHistory, SeedRating};
 
 /// How the store connects (deserialised from the node's config).
 #[derive(Debug, Clone, Deserialize)]
@@ -296,13 +337,22 @@ impl Store {
 
 /// The migrations, embedded.
 fn migrator() -> Migrator {
-    let migrations = vec![Migration::new(
-        1,
-        "init".into(),
-        MigrationType::Simple,
-        include_str!("../../migrations/0001_init.sql").into_sql_str(),
-        false,
-    )];
+    let migrations = vec![
+        Migration::new(
+            1,
+            "init".into(),
+            MigrationType::Simple,
+            include_str!("../../migrations/0001_init.sql").into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            2,
+            "stats_and_analyses".into(),
+            MigrationType::Simple,
+            include_str!("../../migrations/0002_stats_and_analyses.sql").into_sql_str(),
+            false,
+        ),
+    ];
     let mut migrator = Migrator::with_migrations(migrations);
     migrator.set_ignore_missing(true);
     migrator

@@ -42,6 +42,7 @@ const DELETE_EMPTY_GAMES: &str = "\
 DELETE FROM games WHERE a_player IS NULL AND b_player IS NULL AND (room_id, game_number) IN
     (SELECT room_id, game_number FROM game_players WHERE player_id = $1)";
 const DELETE_HIS_ROWS: &str = "DELETE FROM game_players WHERE player_id = $1";
+const DELETE_STATS: &str = "DELETE FROM player_stats WHERE player_id = $1";
 const DELETE_PROFILE: &str = "DELETE FROM players WHERE id = $1";
 
 pub(super) fn profile_of<R: Cols>(row: &R) -> Result<Profile> {
@@ -138,6 +139,7 @@ impl Profiles for Store {
                         .await?;
                 }
                 sqlx::query(DELETE_RATING_HISTORY).bind(player).execute(&mut *tx).await?;
+                let stats = sqlx::query(DELETE_STATS).bind(player).execute(&mut *tx).await?;
                 let profile = sqlx::query(DELETE_PROFILE).bind(player).execute(&mut *tx).await?;
                 tx.commit().await?;
                 Ok(Deleted {
@@ -145,6 +147,7 @@ impl Profiles for Store {
                     games: to_u64("games", games)?,
                     games_deleted: emptied.rows_affected(),
                     ratings: rows.len() as u64,
+                    stats: stats.rows_affected() > 0,
                 })
             })
         })

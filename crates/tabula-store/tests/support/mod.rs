@@ -121,6 +121,7 @@ pub fn finished(
         rated,
         finished_ms,
         record: json!({"game": kind, "gameNumber": number, "actions": [], "note": room}),
+        deltas: Vec::new(),
     }
 }
 

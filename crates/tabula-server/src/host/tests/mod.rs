@@ -16,6 +16,7 @@ mod hints;
 mod persistence;
 
 pub(super) const CFG: HostConfig = HostConfig {
+    archive: false,
     unload_after: Duration::from_millis(1000),
     takeover_grace: Duration::from_millis(500),
     hint_rollouts_per_minute: 256,

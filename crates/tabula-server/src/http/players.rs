@@ -1,0 +1,569 @@
+//! What a player keeps (issue 24), from the durable store: his profile
+//! with ratings and ranks, his history, an archived game with its replay
+//! and analysis, the leaderboards, and the deletion of his data.
+//!
+//! - `GET /api/me/profile`, `DELETE /api/me`, `GET /api/me/history`:
+//!   authenticated like the socket; a player reads and deletes his own.
+//! - `GET /api/games/{room}/{number}` (the record, seats, frames to step
+//!   through) and `…/analysis`: public, as `GET /api/rooms/{id}/records`
+//!   is (a finished game's record is published to prove its dice).
+//! - `GET /api/leaderboards/{game}?period=all|week`: public; with
+//!   credentials the caller's own standing comes too.
+//!
+//! Without a store configured every route answers 503 `no_store`; while
+//! it is configured but not reached, 503 `unavailable`.
+
+use std::sync::Arc;
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tabula_protocol::ErrorCode;
+use tabula_protocol::http::AuthQuery;
+use tabula_room::{GameKind, GameRecord, PlayerResult, PlayerStats};
+use tabula_store::{
+    DurableStore, GameKey, HistoryCursor, HistoryQuery, LeaderboardEntry, MAX_LEADERBOARD,
+    MAX_PAGE, Opponent, Rating, Seat, StoreError,
+};
+
+use super::{authenticate, error, profiles};
+use crate::AppState;
+use crate::archiver::{NoDurable, rate};
+
+type Reply = Result<HttpResponse, Box<HttpResponse>>;
+
+/// The store, or the reason it cannot answer.
+fn durable(state: &AppState) -> Result<Arc<dyn DurableStore>, Box<HttpResponse>> {
+    state.durable.get().cloned().map_err(|why| {
+        Box::new(match why {
+            NoDurable::NotConfigured => error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::NoStore,
+                "this node keeps no history: no durable store is configured (store.url)",
+            ),
+            NoDurable::Connecting => error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::Unavailable,
+                "the durable store is not reached yet; retry",
+            ),
+        })
+    })
+}
+
+/// A store error as the API answers it.
+fn failed(e: StoreError) -> Box<HttpResponse> {
+    Box::new(match e {
+        StoreError::Invalid(m) => error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m),
+        StoreError::UnknownGame(k) => error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::GameNotFound,
+            format!("no archived game {k}"),
+        ),
+        StoreError::Unavailable(m) => {
+            error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Unavailable, m)
+        }
+        e => {
+            tracing::error!(error = %e, "durable store");
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                "the durable store failed",
+            )
+        }
+    })
+}
+
+fn answer(r: Reply) -> HttpResponse {
+    r.unwrap_or_else(|e| *e)
+}
+
+fn now_ms() -> u64 {
+    crate::room_actor::now_ms()
+}
+
+/// A game kind from its wire name (`long_nardy`, `backgammon`, `thud`).
+fn kind(name: &str) -> Result<GameKind, Box<HttpResponse>> {
+    serde_json::from_value(Value::String(name.to_string())).map_err(|_| {
+        Box::new(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            format!("unknown game {name:?}: long_nardy, backgammon or thud"),
+        ))
+    })
+}
+
+/// Who sat in a seat, as the routes show it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum SeatInfo {
+    Person {
+        player: String,
+        name: String,
+        #[serde(rename = "photoUrl", skip_serializing_if = "Option::is_none")]
+        photo_url: Option<String>,
+    },
+    Computer {
+        level: u8,
+    },
+    Deleted,
+}
+
+/// The seats with their players' names (one profile read per player).
+async fn seat_infos(state: &AppState, seats: &[&Seat]) -> Vec<SeatInfo> {
+    let ids: Vec<String> = seats
+        .iter()
+        .filter_map(|s| s.player().map(str::to_string))
+        .collect();
+    let stored = state
+        .backplane
+        .profiles(&ids)
+        .await
+        .unwrap_or_else(|_| vec![Default::default(); ids.len()]);
+    let mut named = ids.iter().zip(stored);
+    seats
+        .iter()
+        .map(|s| match s {
+            Seat::Player(id) => {
+                let p = named
+                    .next()
+                    .map(|(_, st)| profiles::public(id, &st))
+                    .unwrap_or_else(|| profiles::public(id, &Default::default()));
+                SeatInfo::Person {
+                    player: id.clone(),
+                    name: p.name,
+                    photo_url: p.photo_url,
+                }
+            }
+            Seat::Bot(level) => SeatInfo::Computer { level: *level },
+            Seat::Deleted => SeatInfo::Deleted,
+        })
+        .collect()
+}
+
+/// A stored rating as the routes show it.
+fn rating_json(kind: GameKind, r: &Rating, rank: Option<(u64, u64)>) -> Value {
+    json!({
+        "game": kind,
+        "rating": r.rating,
+        "deviation": r.deviation,
+        "volatility": r.volatility,
+        "games": r.games,
+        "provisional": rate::provisional(r, now_ms()),
+        "rank": rank.map(|(rank, _)| rank),
+        "of": rank.map(|(_, of)| of),
+    })
+}
+
+/// A player's statistics: the durable store's, or the backplane's when
+/// it counts more games (games not archived yet).
+pub(super) async fn stats_of(state: &AppState, player: &str) -> Result<PlayerStats, String> {
+    let live = state.backplane.stats(player).await;
+    let kept = match state.durable.get() {
+        Ok(store) => store.stats(player).await.ok().flatten(),
+        Err(_) => None,
+    };
+    match (live, kept) {
+        (Ok(l), Some(k)) if k.games > l.games => Ok(k),
+        (Ok(l), _) => Ok(l),
+        (Err(_), Some(k)) => Ok(k),
+        (Err(e), None) => Err(e.to_string()),
+    }
+}
+
+/// `GET /api/me/profile`.
+pub(super) async fn me(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+) -> HttpResponse {
+    answer(
+        async {
+            let player = authenticate(&state, &req, &q)?;
+            let store = durable(&state)?;
+            let stored = state.backplane.profile(&player.0).await.unwrap_or_default();
+            let public = profiles::public(&player.0, &stored);
+            let mut ratings = Vec::new();
+            for (kind, r) in store.ratings(&player.0).await.map_err(failed)? {
+                let rank = store
+                    .standing(&player.0, kind)
+                    .await
+                    .map_err(failed)?
+                    .map(|s| (s.rank, s.of));
+                ratings.push(rating_json(kind, &r, rank));
+            }
+            let stats = stats_of(&state, &player.0).await.unwrap_or_default();
+            Ok(HttpResponse::Ok().json(json!({
+                "player": player.0,
+                "name": public.name,
+                "photoUrl": public.photo_url,
+                "ratings": ratings,
+                "stats": stats,
+            })))
+        }
+        .await,
+    )
+}
+
+/// `DELETE /api/me`: the player's profile, history and ratings in the
+/// durable store, and his profile and statistics in the backplane.
+pub(super) async fn delete_me(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+) -> HttpResponse {
+    answer(
+        async {
+            let player = authenticate(&state, &req, &q)?;
+            let store = durable(&state)?;
+            let deleted = store.delete_player(&player.0).await.map_err(failed)?;
+            let bp = &state.backplane;
+            let keep = std::time::Duration::from_millis(1);
+            for part in [
+                tabula_backplane::ProfilePart::Telegram,
+                tabula_backplane::ProfilePart::Name,
+            ] {
+                if let Err(e) = bp.set_profile(&player.0, part, None, keep).await {
+                    tracing::warn!(player = %player, error = %e, "backplane profile not deleted");
+                }
+            }
+            if let Err(e) = bp.forget_stats(&player.0).await {
+                tracing::warn!(player = %player, error = %e, "backplane statistics not deleted");
+            }
+            tracing::info!(player = %player, "a player deleted his data");
+            Ok(HttpResponse::Ok().json(json!({ "deleted": format!("{deleted:?}") })))
+        }
+        .await,
+    )
+}
+
+/// `GET /api/me/history`'s query.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct HistoryParams {
+    #[serde(default)]
+    game: Option<String>,
+    #[serde(default)]
+    opponent: Option<String>,
+    #[serde(default)]
+    limit: Option<u32>,
+    #[serde(default)]
+    after: Option<String>,
+    #[serde(flatten)]
+    auth: AuthQuery,
+}
+
+/// A history cursor as the API passes it: `finishedMs.gameNumber.room`.
+fn cursor_text(c: &HistoryCursor) -> String {
+    format!("{}.{}.{}", c.finished_ms, c.game, c.room)
+}
+
+fn parse_cursor(s: &str) -> Option<HistoryCursor> {
+    let mut it = s.splitn(3, '.');
+    let finished_ms = it.next()?.parse().ok()?;
+    let game = it.next()?.parse().ok()?;
+    let room = it.next()?.to_string();
+    (!room.is_empty()).then_some(HistoryCursor {
+        finished_ms,
+        room,
+        game,
+    })
+}
+
+/// `GET /api/me/history`.
+pub(super) async fn history(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    p: web::Query<HistoryParams>,
+) -> HttpResponse {
+    answer(
+        async {
+            let player = authenticate(&state, &req, &p.auth)?;
+            let store = durable(&state)?;
+            let bad = |m: String| Box::new(error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m));
+            let limit = p.limit.unwrap_or(20);
+            if !(1..=MAX_PAGE).contains(&limit) {
+                return Err(bad(format!("limit must be 1..={MAX_PAGE}")));
+            }
+            let opponent = match p.opponent.as_deref() {
+                None | Some("") => None,
+                Some("person") => Some(Opponent::Person),
+                Some("computer") => Some(Opponent::Computer),
+                Some(o) => return Err(bad(format!("opponent {o:?}: person or computer"))),
+            };
+            let after = match p.after.as_deref() {
+                None | Some("") => None,
+                Some(c) => Some(parse_cursor(c).ok_or_else(|| bad("a bad cursor".into()))?),
+            };
+            let query = HistoryQuery {
+                player: player.0.clone(),
+                kind: match p.game.as_deref() {
+                    None | Some("") => None,
+                    Some(g) => Some(kind(g)?),
+                },
+                opponent,
+                limit,
+                after,
+            };
+            let page = store.history(&query).await.map_err(failed)?;
+            let others: Vec<&Seat> = page
+                .entries
+                .iter()
+                .map(|e| &e.seats[e.seat.other().index()])
+                .collect();
+            let infos = seat_infos(&state, &others).await;
+            let games: Vec<Value> = page
+                .entries
+                .iter()
+                .zip(infos)
+                .map(|(e, opp)| {
+                    json!({
+                        "room": e.key.room,
+                        "gameNumber": e.key.game,
+                        "game": e.kind,
+                        "finishedMs": e.finished_ms,
+                        "seat": e.seat,
+                        "opponent": opp,
+                        "outcome": match e.outcome() {
+                            PlayerResult::Win => "win",
+                            PlayerResult::Lose => "lose",
+                            PlayerResult::Draw => "draw",
+                        },
+                        "result": e.result,
+                        "matchLength": e.match_length,
+                        "rated": e.rated,
+                    })
+                })
+                .collect();
+            Ok(HttpResponse::Ok().json(json!({
+                "games": games,
+                "next": page.next.as_ref().map(cursor_text),
+            })))
+        }
+        .await,
+    )
+}
+
+/// The archived game `room#number` and its record.
+async fn archived(
+    state: &AppState,
+    room: &str,
+    number: u32,
+) -> Result<(tabula_store::StoredGame, GameRecord), Box<HttpResponse>> {
+    let store = durable(state)?;
+    let key = GameKey::new(room, number);
+    let Some(stored) = store.game(&key).await.map_err(failed)? else {
+        return Err(failed(StoreError::UnknownGame(key)));
+    };
+    let record: GameRecord = serde_json::from_value(stored.game.record.clone())
+        .map_err(|e| failed(StoreError::Corrupt(e.to_string())))?;
+    Ok((stored, record))
+}
+
+/// `GET /api/games/{room}/{number}`.
+pub(super) async fn game(state: web::Data<AppState>, path: web::Path<(String, u32)>) -> HttpResponse {
+    let (room, number) = path.into_inner();
+    answer(
+        async {
+            let (stored, record) = archived(&state, &room, number).await?;
+            let g = &stored.game;
+            let frames = tabula_room::replay::replay(&record).map_err(|e| {
+                Box::new(error(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    ErrorCode::Internal,
+                    format!("the record does not replay: {e}"),
+                ))
+            })?;
+            let seats = seat_infos(&state, &[&g.seats[0], &g.seats[1]]).await;
+            Ok(HttpResponse::Ok().json(json!({
+                "room": g.key.room,
+                "gameNumber": g.key.game,
+                "game": g.kind,
+                "finishedMs": g.finished_ms,
+                "rated": g.rated,
+                "matchLength": g.match_length,
+                "seats": seats,
+                "result": g.result,
+                "record": g.record,
+                "frames": frames,
+            })))
+        }
+        .await,
+    )
+}
+
+/// `GET /api/games/{room}/{number}/analysis`: computed once (Hard's
+/// evaluation, no rollouts) under the node's search limit, then cached in
+/// the store.
+pub(super) async fn analysis(
+    state: web::Data<AppState>,
+    path: web::Path<(String, u32)>,
+) -> HttpResponse {
+    let (room, number) = path.into_inner();
+    answer(
+        async {
+            let store = durable(&state)?;
+            let key = GameKey::new(&room, number);
+            if let Some(json) = store.analysis(&key).await.map_err(failed)? {
+                return Ok(HttpResponse::Ok()
+                    .content_type("application/json")
+                    .body(json));
+            }
+            let (_, record) = archived(&state, &room, number).await?;
+            if record.game == GameKind::Thud {
+                return Err(Box::new(error(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    ErrorCode::NoAnalysis,
+                    "Thud! games have no move analysis",
+                )));
+            }
+            let computed = state
+                .rooms
+                .deps
+                .searches
+                .run(move || {
+                    tabula_bots::analysis::analyse(&record, 0, 1)
+                        .map_err(|e| e.to_string())
+                        .and_then(|a| serde_json::to_string(&a).map_err(|e| e.to_string()))
+                })
+                .await;
+            let json = match computed {
+                Some(Ok(json)) => json,
+                Some(Err(e)) => {
+                    return Err(Box::new(error(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        ErrorCode::NoAnalysis,
+                        e,
+                    )));
+                }
+                None => {
+                    return Err(Box::new(error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        ErrorCode::Internal,
+                        "the analysis failed",
+                    )));
+                }
+            };
+            if let Err(e) = store.save_analysis(&key, &json).await {
+                tracing::warn!(game = %key, error = %e, "analysis not cached");
+            }
+            Ok(HttpResponse::Ok()
+                .content_type("application/json")
+                .body(json))
+        }
+        .await,
+    )
+}
+
+/// `GET /api/leaderboards/{game}`'s query.
+#[derive(Debug, Deserialize)]
+pub(super) struct BoardParams {
+    #[serde(default)]
+    period: Option<String>,
+    #[serde(default)]
+    limit: Option<u32>,
+    #[serde(flatten)]
+    auth: AuthQuery,
+}
+
+fn entry_json(e: &LeaderboardEntry) -> Value {
+    json!({
+        "rank": e.rank,
+        "player": e.player,
+        "name": e.name.clone().unwrap_or_else(|| tabula_auth::generated_name(&e.player)),
+        "photoUrl": e.photo_url,
+        "rating": e.rating.rating,
+        "deviation": e.rating.deviation,
+        "games": e.rating.games,
+        "provisional": rate::provisional(&e.rating, now_ms()),
+    })
+}
+
+/// `GET /api/leaderboards/{game}?period=all|week&limit=100`.
+pub(super) async fn leaderboard(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    p: web::Query<BoardParams>,
+) -> HttpResponse {
+    answer(
+        async {
+            let kind = kind(&path)?;
+            let store = durable(&state)?;
+            let limit = p.limit.unwrap_or(MAX_LEADERBOARD);
+            if !(1..=MAX_LEADERBOARD).contains(&limit) {
+                return Err(Box::new(error(
+                    StatusCode::BAD_REQUEST,
+                    ErrorCode::BadRequest,
+                    format!("limit must be 1..={MAX_LEADERBOARD}"),
+                )));
+            }
+            let since = match p.period.as_deref() {
+                None | Some("") | Some("all") => None,
+                Some("week") => Some(tabula_store::week_start_ms(now_ms())),
+                Some(o) => {
+                    return Err(Box::new(error(
+                        StatusCode::BAD_REQUEST,
+                        ErrorCode::BadRequest,
+                        format!("period {o:?}: all or week"),
+                    )));
+                }
+            };
+            let top = match since {
+                None => store.top(kind, limit).await,
+                Some(s) => store.top_since(kind, s, limit).await,
+            }
+            .map_err(failed)?;
+            // With credentials, the caller's own place; without, none
+            // (no guest is minted for a public page).
+            let creds = super::credentials(&req, &p.auth);
+            let you = if creds.token.is_some() || creds.init_data.is_some() {
+                match authenticate(&state, &req, &p.auth) {
+                    Ok(me) => match since {
+                        None => store.standing(&me.0, kind).await,
+                        Some(s) => store.standing_since(&me.0, kind, s).await,
+                    }
+                    .map_err(failed)?
+                    .map(|s| {
+                        json!({
+                            "rank": s.rank,
+                            "of": s.of,
+                            "rating": s.rating.rating,
+                            "deviation": s.rating.deviation,
+                            "games": s.rating.games,
+                            "provisional": rate::provisional(&s.rating, now_ms()),
+                        })
+                    }),
+                    Err(_) => None,
+                }
+            } else {
+                None
+            };
+            Ok(HttpResponse::Ok().json(json!({
+                "game": kind,
+                "period": if since.is_some() { "week" } else { "all" },
+                "top": top.iter().map(entry_json).collect::<Vec<_>>(),
+                "you": you,
+            })))
+        }
+        .await,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_history_cursor_reads_back_and_a_bad_one_is_refused() {
+        let c = HistoryCursor {
+            finished_ms: 1_750_000_000_123,
+            room: "r.with.dots".into(),
+            game: 7,
+        };
+        assert_eq!(parse_cursor(&cursor_text(&c)), Some(c));
+        for bad in ["", "x.1.r", "1.x.r", "1.2", "1.2.", "-1.2.r"] {
+            assert_eq!(parse_cursor(bad), None, "{bad:?}");
+        }
+    }
+}
