@@ -1252,7 +1252,11 @@ async fn a_clocked_game_keeps_its_players_time_through_a_kill_9_of_the_owner() {
 /// A guest's game against the computer on `node`, ended at once by his
 /// resignation; his session token and the room.
 async fn resigned_game(node: SocketAddr, tag: &str) -> (String, String, String) {
-    let room = common::create_room(node, json!({"game": "long_nardy", "bot": {"level": "easy"}})).await;
+    let room = common::create_room(
+        node,
+        json!({"game": "long_nardy", "bot": {"level": "easy"}}),
+    )
+    .await;
     let mut c = common::Client::connect(node, tag).await;
     c.join(&room).await;
     let r = c.call(json!({"type": "resign"})).await;
@@ -1288,7 +1292,10 @@ async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is
                 // down: their games must wait in the queue all the same.
                 ("TABULA__ROOMS__UNLOAD_AFTER_MS".into(), "1000".into()),
                 ("TABULA__ROOMS__FORGET_AFTER_MS".into(), "1000".into()),
-                ("TABULA__ROOMS__PAUSED_FORGET_AFTER_MS".into(), "1000".into()),
+                (
+                    "TABULA__ROOMS__PAUSED_FORGET_AFTER_MS".into(),
+                    "1000".into(),
+                ),
             ];
             n.start()
         })
@@ -1304,10 +1311,15 @@ async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is
     for i in 0..6 {
         games.push(resigned_game(addrs[i % 2], &format!("during-{i}")).await);
     }
-    assert!(started.elapsed() < Duration::from_secs(20), "rooms were held up: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "rooms were held up: {:?}",
+        started.elapsed()
+    );
     // Long enough for every room to be unloaded and forgotten.
     tokio::time::sleep(Duration::from_millis(3500)).await;
-    let backlog = metric(addrs[0], "tabula_archive_backlog_games").max(metric(addrs[1], "tabula_archive_backlog_games"));
+    let backlog = metric(addrs[0], "tabula_archive_backlog_games")
+        .max(metric(addrs[1], "tabula_archive_backlog_games"));
     assert!(backlog >= 6.0, "the six games wait in the queue: {backlog}");
     assert!(metric(addrs[0], "tabula_archive_lag_seconds") > 1.0);
     pg.start_again().unwrap();
@@ -1315,24 +1327,40 @@ async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is
     let deadline = Instant::now() + Duration::from_secs(30);
     for (token, player, room) in &games {
         loop {
-            let (status, v) = common::http_async(addrs[0], "GET", &format!("/api/me/history?token={token}"), None).await;
+            let (status, v) = common::http_async(
+                addrs[0],
+                "GET",
+                &format!("/api/me/history?token={token}"),
+                None,
+            )
+            .await;
             let got = v["games"].as_array().map(Vec::len).unwrap_or(0);
             if status == 200 && got == 1 {
                 assert_eq!(v["games"][0]["room"], room.as_str(), "{player}: {v}");
                 break;
             }
             assert!(got <= 1, "{player}: archived twice: {v}");
-            assert!(Instant::now() < deadline, "{player}'s game was not archived: {status} {v}");
+            assert!(
+                Instant::now() < deadline,
+                "{player}'s game was not archived: {status} {v}"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
     let store = tabula_store::Store::connect(&url).await.unwrap();
     for (_, player, room) in &games {
         use tabula_store::Games;
-        let page = store.history(&tabula_store::HistoryQuery::newest(player.clone(), 10)).await.unwrap();
+        let page = store
+            .history(&tabula_store::HistoryQuery::newest(player.clone(), 10))
+            .await
+            .unwrap();
         assert_eq!(page.entries.len(), 1, "{player}");
         assert_eq!(page.entries[0].key.room, *room);
-        let g = store.game(&tabula_store::GameKey::new(room.clone(), 1)).await.unwrap().unwrap();
+        let g = store
+            .game(&tabula_store::GameKey::new(room.clone(), 1))
+            .await
+            .unwrap()
+            .unwrap();
         tabula_room::verify(&serde_json::from_value(g.game.record).unwrap()).unwrap();
     }
     let deadline = Instant::now() + Duration::from_secs(10);

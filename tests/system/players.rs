@@ -54,7 +54,11 @@ async fn rating(addr: std::net::SocketAddr, c: &Client, game: &str) -> Value {
         {
             return r.clone();
         }
-        assert!(Instant::now() < deadline, "{}: no {game} rating: {v}", c.name);
+        assert!(
+            Instant::now() < deadline,
+            "{}: no {game} rating: {v}",
+            c.name
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -107,7 +111,10 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     assert_eq!(games[0]["opponent"]["kind"], "person");
     assert_eq!(games[0]["opponent"]["player"], bob.player.as_str());
     assert_eq!(games[1]["room"], bot_room.as_str());
-    assert_eq!(games[1]["opponent"], json!({"kind": "computer", "level": 1}));
+    assert_eq!(
+        games[1]["opponent"],
+        json!({"kind": "computer", "level": 1})
+    );
     assert_eq!(games[1]["rated"], false);
     // Filters and pages.
     let (_, v) = get(addr, &ann, "/api/me/history?opponent=computer").await;
@@ -120,7 +127,10 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     assert_eq!(p2["games"][0]["room"], bot_room.as_str(), "{p2}");
     assert_eq!(p2["next"], Value::Null, "{p2}");
     let (status, v) = get(addr, &ann, "/api/me/history?limit=500").await;
-    assert_eq!((status, v["error"]["code"].as_str()), (400, Some("bad_request")));
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (400, Some("bad_request"))
+    );
 
     // The replay: a verified record and a frame per turn.
     let (status, g) = http_async(addr, "GET", &format!("/api/games/{bot_room}/1"), None).await;
@@ -133,14 +143,27 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     assert_eq!(frames[1]["seat"], "a");
     assert!(frames.iter().all(|f| f["board"].is_object()), "{g}");
     let (status, v) = http_async(addr, "GET", "/api/games/nope/1", None).await;
-    assert_eq!((status, v["error"]["code"].as_str()), (404, Some("game_not_found")));
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (404, Some("game_not_found"))
+    );
     // The analysis: one entry per played turn, cached.
-    let (status, a) =
-        http_async(addr, "GET", &format!("/api/games/{bot_room}/1/analysis"), None).await;
+    let (status, a) = http_async(
+        addr,
+        "GET",
+        &format!("/api/games/{bot_room}/1/analysis"),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{a}");
     assert!(!a["turns"].as_array().unwrap().is_empty(), "{a}");
-    let (_, again) =
-        http_async(addr, "GET", &format!("/api/games/{bot_room}/1/analysis"), None).await;
+    let (_, again) = http_async(
+        addr,
+        "GET",
+        &format!("/api/games/{bot_room}/1/analysis"),
+        None,
+    )
+    .await;
     assert_eq!(a, again);
 
     // Ratings: the winner up, the loser down; the leaderboard.
@@ -148,8 +171,15 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     let rb = rating(addr, &bob, "backgammon").await;
     assert!(ra["rating"].as_f64().unwrap() > 1500.0, "{ra}");
     assert!(rb["rating"].as_f64().unwrap() < 1500.0, "{rb}");
-    assert_eq!((ra["games"].as_u64(), ra["provisional"].as_bool()), (Some(1), Some(true)));
-    assert_eq!((ra["rank"].as_u64(), ra["of"].as_u64()), (Some(1), Some(2)), "{ra}");
+    assert_eq!(
+        (ra["games"].as_u64(), ra["provisional"].as_bool()),
+        (Some(1), Some(true))
+    );
+    assert_eq!(
+        (ra["rank"].as_u64(), ra["of"].as_u64()),
+        (Some(1), Some(2)),
+        "{ra}"
+    );
     let (status, board) = get(addr, &bob, "/api/leaderboards/backgammon").await;
     assert_eq!(status, 200, "{board}");
     let top: Vec<&str> = board["top"]
@@ -160,13 +190,29 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
         .collect();
     assert_eq!(top, vec![ann.player.as_str(), bob.player.as_str()]);
     assert_eq!(board["you"]["rank"], 2, "{board}");
-    let (_, week) = http_async(addr, "GET", "/api/leaderboards/backgammon?period=week", None).await;
+    let (_, week) = http_async(
+        addr,
+        "GET",
+        "/api/leaderboards/backgammon?period=week",
+        None,
+    )
+    .await;
     assert_eq!(week["top"].as_array().unwrap().len(), 2, "{week}");
     assert_eq!(week["you"], Value::Null, "no credentials, no standing");
     let (_, none) = http_async(addr, "GET", "/api/leaderboards/long_nardy", None).await;
-    assert_eq!(none["top"], json!([]), "the game vs the computer is not rated");
+    assert_eq!(
+        none["top"],
+        json!([]),
+        "the game vs the computer is not rated"
+    );
     let stats = |v: &Value| v["games"].as_u64();
-    let (_, s) = http_async(addr, "GET", &format!("/api/players/{}/stats", ann.player), None).await;
+    let (_, s) = http_async(
+        addr,
+        "GET",
+        &format!("/api/players/{}/stats", ann.player),
+        None,
+    )
+    .await;
     assert_eq!(stats(&s), Some(2), "{s}");
 
     // 3. A restart: the single-node default's backplane is in memory and
@@ -180,9 +226,18 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     let bob = Client::with_token(addr, "bob", &bob_token).await;
     let after = history(addr, &ann, 2).await;
     assert_eq!(after, games, "the same history after the restart");
-    let (_, s) = http_async(addr, "GET", &format!("/api/players/{}/stats", ann.player), None).await;
+    let (_, s) = http_async(
+        addr,
+        "GET",
+        &format!("/api/players/{}/stats", ann.player),
+        None,
+    )
+    .await;
     assert_eq!(stats(&s), Some(2), "statistics from the store: {s}");
-    assert_eq!(rating(addr, &ann, "backgammon").await["rating"], ra["rating"]);
+    assert_eq!(
+        rating(addr, &ann, "backgammon").await["rating"],
+        ra["rating"]
+    );
     let (_, again) = get(addr, &bob, "/api/leaderboards/backgammon").await;
     assert_eq!(again["top"], board["top"]);
 
@@ -196,7 +251,11 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     assert_eq!(v["ratings"], json!([]), "{v}");
     assert_eq!(stats(&v["stats"]), Some(0), "{v}");
     let games = history(addr, &ann, 2).await;
-    assert_eq!(games[0]["opponent"], json!({"kind": "deleted"}), "{games:?}");
+    assert_eq!(
+        games[0]["opponent"],
+        json!({"kind": "deleted"}),
+        "{games:?}"
+    );
     let (_, board) = http_async(addr, "GET", "/api/leaderboards/backgammon", None).await;
     assert_eq!(board["top"].as_array().unwrap().len(), 1, "{board}");
 }
@@ -206,19 +265,37 @@ async fn without_a_store_the_routes_say_so_and_games_are_played_as_ever() {
     let _one = common::one().await;
     let node = start(test_settings());
     let addr = node.addr;
-    let room = create_room(addr, json!({"game": "long_nardy", "bot": {"level": "easy"}})).await;
+    let room = create_room(
+        addr,
+        json!({"game": "long_nardy", "bot": {"level": "easy"}}),
+    )
+    .await;
     let mut c = Client::connect(addr, "nobody-keeps").await;
     c.join(&room).await;
     let r = c.call(json!({"type": "resign"})).await;
     assert_ne!(r["type"], "error", "{r}");
     for path in ["/api/me/history", "/api/me/profile"] {
         let (status, v) = get(addr, &c, path).await;
-        assert_eq!((status, v["error"]["code"].as_str()), (503, Some("no_store")), "{path}: {v}");
+        assert_eq!(
+            (status, v["error"]["code"].as_str()),
+            (503, Some("no_store")),
+            "{path}: {v}"
+        );
     }
     let (status, v) = http_async(addr, "GET", "/api/leaderboards/thud", None).await;
-    assert_eq!((status, v["error"]["code"].as_str()), (503, Some("no_store")), "{v}");
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (503, Some("no_store")),
+        "{v}"
+    );
     // Statistics still come from the backplane.
-    let (_, s) = http_async(addr, "GET", &format!("/api/players/{}/stats", c.player), None).await;
+    let (_, s) = http_async(
+        addr,
+        "GET",
+        &format!("/api/players/{}/stats", c.player),
+        None,
+    )
+    .await;
     assert_eq!(s["games"], 1, "{s}");
     // A rated room with a bot is refused.
     let (status, v) = http_async(
@@ -228,5 +305,9 @@ async fn without_a_store_the_routes_say_so_and_games_are_played_as_ever() {
         Some(json!({"game": "long_nardy", "bot": {"level": "easy"}, "rated": true})),
     )
     .await;
-    assert_eq!((status, v["error"]["code"].as_str()), (400, Some("bad_rated")), "{v}");
+    assert_eq!(
+        (status, v["error"]["code"].as_str()),
+        (400, Some("bad_rated")),
+        "{v}"
+    );
 }

@@ -33,9 +33,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tabula_backplane::Backplane;
-use tabula_store::{
-    Applied, Archived, DurableStore, Store, StoreConfig, StoreError,
-};
+use tabula_store::{Applied, Archived, DurableStore, Store, StoreConfig, StoreError};
 use tokio::sync::Notify;
 
 pub use queued::{QueuedGame, QueuedSeat};
@@ -254,7 +252,10 @@ pub async fn archive_batch(
     batch: usize,
 ) -> Result<usize, ()> {
     let items = bp.archive_queue(batch).await.map_err(|e| {
-        metrics.backplane_errors.with_label_values(&["archive_queue"]).inc();
+        metrics
+            .backplane_errors
+            .with_label_values(&["archive_queue"])
+            .inc();
         tracing::warn!(error = %e, "archive queue not read");
     })?;
     let mut taken = 0;
@@ -282,7 +283,10 @@ pub async fn archive_batch(
             },
         };
         if let Err(e) = bp.archived(&key).await {
-            metrics.backplane_errors.with_label_values(&["archived"]).inc();
+            metrics
+                .backplane_errors
+                .with_label_values(&["archived"])
+                .inc();
             tracing::warn!(key = %key, error = %e, "archived game not taken off the queue yet");
             return Err(());
         }
@@ -313,8 +317,14 @@ pub async fn rate_pending(store: &dyn DurableStore, metrics: &Metrics) -> Result
         };
         // A rating moved by another game meanwhile: read again, recompute.
         for _ in 0..4 {
-            let ra = store.rating(a, game.kind).await.map_err(|e| fail("rating", e))?;
-            let rb = store.rating(b, game.kind).await.map_err(|e| fail("rating", e))?;
+            let ra = store
+                .rating(a, game.kind)
+                .await
+                .map_err(|e| fail("rating", e))?;
+            let rb = store
+                .rating(b, game.kind)
+                .await
+                .map_err(|e| fail("rating", e))?;
             let updates = match rate::rate(&game, ra.as_ref(), rb.as_ref()) {
                 Ok(u) => u,
                 Err(why) => {
@@ -324,7 +334,10 @@ pub async fn rate_pending(store: &dyn DurableStore, metrics: &Metrics) -> Result
             };
             match store.apply_rated_game(&key, &updates).await {
                 Ok(Applied::Applied) => {
-                    metrics.ratings_applied.with_label_values(&["applied"]).inc();
+                    metrics
+                        .ratings_applied
+                        .with_label_values(&["applied"])
+                        .inc();
                     break;
                 }
                 Ok(Applied::AlreadyApplied) => {
@@ -335,9 +348,15 @@ pub async fn rate_pending(store: &dyn DurableStore, metrics: &Metrics) -> Result
                     break;
                 }
                 Err(StoreError::RatingConflict { .. }) => {
-                    metrics.ratings_applied.with_label_values(&["conflict"]).inc();
+                    metrics
+                        .ratings_applied
+                        .with_label_values(&["conflict"])
+                        .inc();
                 }
-                Err(e) => return Err(fail("apply_rated_game", e)),
+                Err(e) => {
+                    fail("apply_rated_game", e);
+                    return Err(());
+                }
             }
         }
     }

@@ -62,8 +62,8 @@ impl QueuedGame {
             (None, Some(level)) => QueuedSeat::Bot { level },
             (None, None) => QueuedSeat::Empty,
         });
-        let people = seats.iter().all(|s| matches!(s, QueuedSeat::Player { .. }))
-            && seats[0] != seats[1];
+        let people =
+            seats.iter().all(|s| matches!(s, QueuedSeat::Player { .. })) && seats[0] != seats[1];
         let last = room
             .records()
             .last()

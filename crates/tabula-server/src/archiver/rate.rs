@@ -58,7 +58,10 @@ pub fn rate(
 /// Whether a rating is provisional (lichess: deviation ≥ 110), at `now`.
 pub fn provisional(r: &Rating, now_ms: u64) -> bool {
     let live = SYSTEM
-        .live_deviation(&player_rating(Some(r)), i64::try_from(now_ms).unwrap_or(i64::MAX))
+        .live_deviation(
+            &player_rating(Some(r)),
+            i64::try_from(now_ms).unwrap_or(i64::MAX),
+        )
         .unwrap_or(r.deviation);
     SYSTEM.is_provisional(live)
 }
@@ -98,7 +101,12 @@ mod tests {
         assert!((a.rating - 1500.0 - (1500.0 - b.rating)).abs() < 1e-9);
         assert_eq!((a.previous_games, b.previous_games), (0, 0));
         let [a5, _] = rate(&game(Some(SeatId::A), 5), None, None).unwrap();
-        assert!(a5.rating > a.rating, "5 points {} vs 1 point {}", a5.rating, a.rating);
+        assert!(
+            a5.rating > a.rating,
+            "5 points {} vs 1 point {}",
+            a5.rating,
+            a.rating
+        );
         let [_, b2] = rate(&game(Some(SeatId::B), 1), None, None).unwrap();
         assert!((b2.rating - a.rating).abs() < 1e-9, "symmetric");
         let [d, e] = rate(&game(None, 1), None, None).unwrap();

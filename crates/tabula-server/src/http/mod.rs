@@ -51,7 +51,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/api/games/{room}/{number}/analysis",
             web::get().to(players::analysis),
         )
-        .route("/api/leaderboards/{game}", web::get().to(players::leaderboard))
+        .route(
+            "/api/leaderboards/{game}",
+            web::get().to(players::leaderboard),
+        )
         .route(
             "/api/players/{id}/profile",
             web::get().to(profiles::player_profile),

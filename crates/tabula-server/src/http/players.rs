@@ -280,7 +280,8 @@ pub(super) async fn history(
         async {
             let player = authenticate(&state, &req, &p.auth)?;
             let store = durable(&state)?;
-            let bad = |m: String| Box::new(error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m));
+            let bad =
+                |m: String| Box::new(error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m));
             let limit = p.limit.unwrap_or(20);
             if !(1..=MAX_PAGE).contains(&limit) {
                 return Err(bad(format!("limit must be 1..={MAX_PAGE}")));
@@ -361,7 +362,10 @@ async fn archived(
 }
 
 /// `GET /api/games/{room}/{number}`.
-pub(super) async fn game(state: web::Data<AppState>, path: web::Path<(String, u32)>) -> HttpResponse {
+pub(super) async fn game(
+    state: web::Data<AppState>,
+    path: web::Path<(String, u32)>,
+) -> HttpResponse {
     let (room, number) = path.into_inner();
     answer(
         async {

@@ -55,9 +55,13 @@ impl Settings {
         if self.rooms.forget_after_ms < 1000 {
             return bad("rooms.forget_after_ms", "must be at least 1000");
         }
-        if self.store.enabled() && !matches!(self.store.scheme(), "sqlite" | "postgres" | "postgresql")
+        if self.store.enabled()
+            && !matches!(self.store.scheme(), "sqlite" | "postgres" | "postgresql")
         {
-            return bad("store.url", "must start with sqlite:, postgres: or be empty (none)");
+            return bad(
+                "store.url",
+                "must start with sqlite:, postgres: or be empty (none)",
+            );
         }
         if self.store.max_connections == 0 || self.store.max_connections > 1000 {
             return bad("store.max_connections", "must be 1..=1000");
