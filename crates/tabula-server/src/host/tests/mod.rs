@@ -284,6 +284,7 @@ fn lines(fx: &[Effect<u64>]) -> Vec<String> {
             Effect::CancelHint(c) => format!("cancel hint {c}"),
             Effect::RecordStats { player, .. } => format!("stats {}", player.0),
             Effect::SaveRecord { game_number, .. } => format!("record {game_number}"),
+            Effect::Archive { key, .. } => format!("archive {key}"),
             Effect::Count(Count::Command { kind, outcome }) => format!("#{kind}/{outcome}"),
             Effect::Count(Count::Fenced(op)) => format!("#fenced {op}"),
             Effect::Count(Count::StoreError(op)) => format!("#error/{op}"),
