@@ -370,7 +370,7 @@ const en = {
   'pl.rankOf': '#{rank} of {of}',
   'pl.unranked': 'not ranked',
   'pl.provisional': 'provisional',
-  'pl.provisionalNote': '“?” marks a provisional rating: it is not ranked until it settles after more rated games. Games between people found by quick match are rated.',
+  'pl.provisionalNote': '“?” marks a provisional rating (deviation 110 or more): it settles after more rated games. Games between people found by quick match are rated; games against the computer never are.',
   'pl.noRatings': 'No rated games yet.',
   'pl.provisionalShort': '“?” marks a provisional rating: it settles after more rated games.',
   'pl.stats': 'Statistics',
@@ -437,11 +437,11 @@ const en = {
   'pl.allTime': 'All time',
   'pl.thisWeek': 'This week',
   'pl.lbEmpty': 'Nobody is ranked yet.',
-  'pl.lbEmptyWeek': 'Nobody ranked has played a rated game this week.',
+  'pl.lbEmptyWeek': 'Nobody has played a rated game this week (since Monday, 00:00 UTC).',
   'pl.yourRank': 'Your rank: #{rank} of {of} · rating {rating}',
   'pl.notRankedProvisional': (p) => `You are not ranked yet: your rating ${p.rating} is provisional after ${p.games} rated game${p.games === 1 ? '' : 's'}. Play more rated games.`,
   'pl.notRankedNone': 'You are not ranked yet: no rated games of {game}.',
-  'pl.notRankedWeek': 'You are not ranked this week: no rated game of {game} in the last 7 days, or your rating is still provisional.',
+  'pl.notRankedWeek': 'You are not on this week’s board: no rated game of {game} since Monday, 00:00 UTC.',
 };
 
 const ru = {
@@ -782,7 +782,7 @@ const ru = {
   'pl.rankOf': '№{rank} из {of}',
   'pl.unranked': 'без места',
   'pl.provisional': 'предварительный',
-  'pl.provisionalNote': '«?» — предварительный рейтинг: место в таблице появится, когда он устоится после новых рейтинговых партий. Рейтинговые — партии с людьми через быструю игру.',
+  'pl.provisionalNote': '«?» — предварительный рейтинг (отклонение 110 и больше): он устоится после новых рейтинговых партий. Рейтинговые — партии с людьми через быструю игру; партии с компьютером — никогда.',
   'pl.noRatings': 'Рейтинговых партий пока нет.',
   'pl.provisionalShort': '«?» — предварительный рейтинг: он устоится после новых рейтинговых партий.',
   'pl.stats': 'Статистика',
@@ -849,11 +849,11 @@ const ru = {
   'pl.allTime': 'За всё время',
   'pl.thisWeek': 'За неделю',
   'pl.lbEmpty': 'В таблице пока никого нет.',
-  'pl.lbEmptyWeek': 'На этой неделе никто из таблицы не играл рейтинговых партий.',
+  'pl.lbEmptyWeek': 'На этой неделе (с понедельника, 00:00 UTC) никто не играл рейтинговых партий.',
   'pl.yourRank': 'Ваше место: №{rank} из {of} · рейтинг {rating}',
   'pl.notRankedProvisional': (p) => `Вас пока нет в таблице: рейтинг ${p.rating} предварительный после ${p.games} ${ruPlural(p.games, 'рейтинговой партии', 'рейтинговых партий', 'рейтинговых партий')}. Сыграйте ещё рейтинговые партии.`,
   'pl.notRankedNone': 'Вас пока нет в таблице: нет рейтинговых партий в игре «{game}».',
-  'pl.notRankedWeek': 'Вас нет в таблице за неделю: за последние 7 дней нет рейтинговых партий в игре «{game}», или рейтинг ещё предварительный.',
+  'pl.notRankedWeek': 'Вас нет в таблице недели: с понедельника (00:00 UTC) нет рейтинговых партий в игре «{game}».',
 };
 
 export const STRINGS = { en, ru };

@@ -4,7 +4,8 @@
 // short nardy), and the leaderboards. Plain HTTP (GET /api/me/profile,
 // DELETE /api/me, GET /api/me/history, GET /api/games/{room}/{n} and its
 // /analysis, GET /api/leaderboards/{game}), sent with the player's
-// credentials as /api/me/games is.
+// credentials as /api/me/games is (docs/protocol.md, "Players, history
+// and ratings").
 //
 // The app passes in what it shares (the element builder, the header, its
 // credentials, names of games and levels, the confirmation, …) through
@@ -507,7 +508,7 @@ function replayPage() {
     const info = d.seats?.[seat === 'b' ? 1 : 0];
     const moving = fr.seat === seat;
     return h(`div.player${moving ? '.turn' : ''}${seat === me ? '.me' : ''}`, { 'data-seat': seat },
-      h('span.who', C.avatar(seatText(info), null), h('b', seatText(info))),
+      h('span.who', C.avatar(seatText(info), C.photoOf(info)), h('b', seatText(info))),
       h('span.side', sideOf(d.game, seat, board)));
   })));
   const res = d.result;
