@@ -245,6 +245,8 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     // keeps the game, with his seat shown deleted.
     let (status, v) = http_async(addr, "DELETE", &format!("/api/me?token={bob_token}"), None).await;
     assert_eq!(status, 200, "{v}");
+    assert_eq!(v["deleted"]["ratings"], 1, "{v}");
+    assert_eq!(v["deleted"]["games"], 1, "{v}");
     let (_, v) = get(addr, &bob, "/api/me/history").await;
     assert_eq!(v["games"], json!([]), "{v}");
     let (_, v) = get(addr, &bob, "/api/me/profile").await;

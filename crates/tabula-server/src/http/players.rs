@@ -231,7 +231,13 @@ pub(super) async fn delete_me(
                 tracing::warn!(player = %player, error = %e, "backplane statistics not deleted");
             }
             tracing::info!(player = %player, "a player deleted his data");
-            Ok(HttpResponse::Ok().json(json!({ "deleted": format!("{deleted:?}") })))
+            Ok(HttpResponse::Ok().json(json!({ "deleted": {
+                "profile": deleted.profile,
+                "games": deleted.games,
+                "gamesDeleted": deleted.games_deleted,
+                "ratings": deleted.ratings,
+                "stats": deleted.stats,
+            } })))
         }
         .await,
     )
