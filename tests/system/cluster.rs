@@ -1259,6 +1259,8 @@ async fn resigned_game(node: SocketAddr, tag: &str) -> (String, String, String) 
     .await;
     let mut c = common::Client::connect(node, tag).await;
     c.join(&room).await;
+    let r = c.call(json!({"type": "ready"})).await;
+    assert_ne!(r["type"], "error", "{tag}: {r}");
     let r = c.call(json!({"type": "resign"})).await;
     assert_ne!(r["type"], "error", "{tag}: {r}");
     (c.token.clone().unwrap(), c.player.clone(), room)

@@ -81,6 +81,8 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     .await;
     let mut ann = Client::connect(addr, "ann").await;
     assert_eq!(ann.join(&bot_room).await["yourSeat"], "a");
+    let r = ann.call(json!({"type": "ready"})).await;
+    assert_ne!(r["type"], "error", "{r}");
     play_out(addr, &bot_room, &mut [Some(&mut ann), None], 200).await;
 
     // 2. A rated backgammon game between two people: a few turns, then
@@ -274,6 +276,8 @@ async fn without_a_store_the_routes_say_so_and_games_are_played_as_ever() {
     .await;
     let mut c = Client::connect(addr, "nobody-keeps").await;
     c.join(&room).await;
+    let r = c.call(json!({"type": "ready"})).await;
+    assert_ne!(r["type"], "error", "{r}");
     let r = c.call(json!({"type": "resign"})).await;
     assert_ne!(r["type"], "error", "{r}");
     for path in ["/api/me/history", "/api/me/profile"] {
