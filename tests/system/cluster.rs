@@ -1261,7 +1261,15 @@ async fn resigned_game(node: SocketAddr, tag: &str) -> (String, String, String) 
     c.join(&room).await;
     let r = c.call(json!({"type": "ready"})).await;
     assert_ne!(r["type"], "error", "{tag}: {r}");
-    let r = c.call(json!({"type": "resign"})).await;
+    // The bot presses Ready on its own time: resign once the game is on.
+    let mut r = c.call(json!({"type": "resign"})).await;
+    for _ in 0..100 {
+        if r["code"] != "game_not_started" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        r = c.call(json!({"type": "resign"})).await;
+    }
     assert_ne!(r["type"], "error", "{tag}: {r}");
     (c.token.clone().unwrap(), c.player.clone(), room)
 }

@@ -278,7 +278,15 @@ async fn without_a_store_the_routes_say_so_and_games_are_played_as_ever() {
     c.join(&room).await;
     let r = c.call(json!({"type": "ready"})).await;
     assert_ne!(r["type"], "error", "{r}");
-    let r = c.call(json!({"type": "resign"})).await;
+    // The bot presses Ready on its own time: resign once the game is on.
+    let mut r = c.call(json!({"type": "resign"})).await;
+    for _ in 0..100 {
+        if r["code"] != "game_not_started" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        r = c.call(json!({"type": "resign"})).await;
+    }
     assert_ne!(r["type"], "error", "{r}");
     for path in ["/api/me/history", "/api/me/profile"] {
         let (status, v) = get(addr, &c, path).await;
