@@ -40,7 +40,9 @@ pub fn rate(
         Some(SeatId::B) => Outcome::SecondWins,
         None => Outcome::Draw,
     };
-    let length = MatchLength::new(game.match_length.max(1)).map_err(|e| e.to_string())?;
+    // A match longer than the formula takes counts as the longest it takes.
+    let points = game.match_length.clamp(1, tabula_ratings::MAX_MATCH_LENGTH);
+    let length = MatchLength::new(points).map_err(|e| e.to_string())?;
     let now = i64::try_from(game.finished_ms).map_err(|e| e.to_string())?;
     let rated = SYSTEM
         .rate_game(&player_rating(a), &player_rating(b), outcome, length, now)
@@ -100,13 +102,28 @@ mod tests {
         assert!(a.rating > 1500.0 && b.rating < 1500.0, "{a:?} {b:?}");
         assert!((a.rating - 1500.0 - (1500.0 - b.rating)).abs() < 1e-9);
         assert_eq!((a.previous_games, b.previous_games), (0, 0));
+        // A longer match is stronger evidence: between established
+        // players it moves the ratings more; for new players it settles
+        // the deviation more (Glicko's one-step update then moves the
+        // rating less, as tabula-ratings' match_length docs explain).
         let [a5, _] = rate(&game(Some(SeatId::A), 5), None, None).unwrap();
+        assert!(a5.deviation < a.deviation, "{a5:?} vs {a:?}");
+        let settled = Rating {
+            rating: 1500.0,
+            deviation: 60.0,
+            volatility: 0.06,
+            games: 40,
+            last_rated_ms: 1_749_999_000_000,
+        };
+        let one = rate(&game(Some(SeatId::A), 1), Some(&settled), Some(&settled)).unwrap();
+        let five = rate(&game(Some(SeatId::A), 5), Some(&settled), Some(&settled)).unwrap();
         assert!(
-            a5.rating > a.rating,
+            five[0].rating - 1500.0 > one[0].rating - 1500.0 && one[0].rating > 1500.0,
             "5 points {} vs 1 point {}",
-            a5.rating,
-            a.rating
+            five[0].rating,
+            one[0].rating
         );
+        assert!(five[1].rating < one[1].rating, "the loser loses more");
         let [_, b2] = rate(&game(Some(SeatId::B), 1), None, None).unwrap();
         assert!((b2.rating - a.rating).abs() < 1e-9, "symmetric");
         let [d, e] = rate(&game(None, 1), None, None).unwrap();
