@@ -19,6 +19,7 @@ mod node_proc;
 mod partition;
 mod players;
 mod profiles;
+mod quickmatch_rating;
 mod quotas;
 mod rematch;
 mod resilience;

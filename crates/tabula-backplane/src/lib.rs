@@ -5,7 +5,7 @@
 //!   with fencing epochs, and each room's snapshot;
 //! - [`NodeBus`] — this node's id, node liveness, and node-to-node
 //!   messages;
-//! - [`Lobby`] — quick match;
+//! - [`Lobby`] — quick match, by rating within a widening window;
 //! - [`Archive`] — finished-game records, player statistics, unfinished
 //!   games and profiles.
 //!
@@ -45,7 +45,7 @@ pub use archive::{
 };
 pub use bus::{Inbound, NodeBus};
 pub use in_process::InProcess;
-pub use lobby::{Lobby, Ticket};
+pub use lobby::{Lobby, NEW_PLAYER_RATING, Rematch, Ticket, Window, compatible, pick_partner};
 pub use parts::Parts;
 pub use redis::{RedisBackplane, RedisConfig};
 pub use store::{Lease, RoomAppend, RoomEntry, RoomStore, StoredRoom};

@@ -12,8 +12,8 @@ use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 use tokio::sync::mpsc;
 
 use crate::{
-    Archive, Backplane, Inbound, Lease, Lobby, NodeBus, ProfilePart, Result, RoomAppend, RoomEntry,
-    RoomId, RoomStore, StoredProfile, StoredRoom, Ticket,
+    Archive, Backplane, Inbound, Lease, Lobby, NodeBus, ProfilePart, Rematch, Result, RoomAppend,
+    RoomEntry, RoomId, RoomStore, StoredProfile, StoredRoom, Ticket, Window,
 };
 
 /// A [`Backplane`] whose every call goes to the part for its concern.
@@ -106,8 +106,23 @@ impl NodeBus for Parts {
 }
 
 impl Lobby for Parts {
-    fn match_or_wait(&self, key: &str, ticket: Ticket) -> BoxFuture<'_, Result<Option<Ticket>>> {
-        self.lobby.match_or_wait(key, ticket)
+    fn match_or_wait(
+        &self,
+        key: &str,
+        ticket: Ticket,
+        window: Window,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Option<Ticket>>> {
+        self.lobby.match_or_wait(key, ticket, window, now_ms)
+    }
+    fn rematch(
+        &self,
+        key: &str,
+        ticket: &Ticket,
+        window: Window,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Rematch>> {
+        self.lobby.rematch(key, ticket, window, now_ms)
     }
     fn cancel_ticket(&self, key: &str, ticket: u64) -> BoxFuture<'_, Result<bool>> {
         self.lobby.cancel_ticket(key, ticket)

@@ -12,8 +12,8 @@ use futures_util::future::join_all;
 use redis::Commands;
 use tabula_backplane::{
     Archive, ArchiveBacklog, BackplaneError, InProcess, Inbound, Lease, Lobby, MAX_UNFINISHED,
-    NodeBus, ProfilePart, RedisBackplane, RedisConfig, RoomAppend, RoomEntry, RoomStore,
-    StoredProfile, StoredRoom, Ticket,
+    NodeBus, ProfilePart, RedisBackplane, RedisConfig, Rematch, RoomAppend, RoomEntry, RoomStore,
+    StoredProfile, StoredRoom, Ticket, Window,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;
@@ -286,26 +286,120 @@ async fn append_scenario(a: &RedisBackplane, room: &str, invite: &str) {
     a.release(room, l2.epoch, false).await.unwrap();
 }
 
-async fn matchmaking_scenario(a: &RedisBackplane) {
-    let t = |id, p: &str| Ticket {
+fn rated(id: u64, p: &str, rating: i32, since_ms: u64) -> Ticket {
+    Ticket {
         id,
         player: p.into(),
+        rating,
+        since_ms,
+    }
+}
+
+/// 100 points at once, 50 a second, any rating after 15 s (as the
+/// in-process scenario's).
+const W: Window = Window {
+    start: 100,
+    per_sec: 50,
+    open_after_ms: 15_000,
+};
+
+/// The in-process quick-match scenarios against Redis: the Lua `pick`
+/// must choose as `pick_partner` does. Shared by the single instance and
+/// the cluster tests.
+async fn matchmaking_scenario(a: &RedisBackplane) {
+    let t = |id, p: &str| rated(id, p, 1500, 0);
+    let mw = |k: &'static str, t: Ticket, now| async move {
+        a.match_or_wait(k, t, W, now).await.unwrap()
     };
+    let re =
+        |k: &'static str, t: Ticket, now| async move { a.rematch(k, &t, W, now).await.unwrap() };
     let big = u64::MAX - 1; // Beyond Lua's exact integers.
-    assert_eq!(a.match_or_wait("k{x}", t(big, "p")).await.unwrap(), None);
-    assert_eq!(a.match_or_wait("k{x}", t(2, "p")).await.unwrap(), None);
-    assert_eq!(
-        a.match_or_wait("k{x}", t(3, "q")).await.unwrap(),
-        Some(t(big, "p"))
-    );
+    assert_eq!(mw("k{x}", t(big, "p"), 0).await, None);
+    assert_eq!(mw("k{x}", t(2, "p"), 0).await, None);
+    assert_eq!(mw("k{x}", t(3, "q"), 0).await, Some(t(big, "p")));
     assert!(!a.cancel_ticket("k{x}", big).await.unwrap());
     assert!(a.cancel_ticket("k{x}", 2).await.unwrap());
     assert!(!a.cancel_ticket("k{x}", 2).await.unwrap());
     // Other keys are other queues.
-    assert_eq!(a.match_or_wait("k2", t(4, "q")).await.unwrap(), None);
+    assert_eq!(mw("k2", t(4, "q"), 0).await, None);
     a.deliver_match(big, "room".into()).await.unwrap();
     assert_eq!(a.poll_match(big).await.unwrap(), Some("room".into()));
     assert_eq!(a.poll_match(big).await.unwrap(), None);
+    // Close ratings (80 apart) meet at once.
+    assert_eq!(mw("close", rated(1, "p", 1500, 1_000), 1_000).await, None);
+    assert_eq!(
+        mw("close", rated(2, "q", 1580, 1_000), 1_000).await,
+        Some(rated(1, "p", 1500, 1_000))
+    );
+
+    // 500 apart: not at once, nor at 7.9 s; at 8 s of the longer wait.
+    let low = rated(big, "low", 1200, 0);
+    let high = rated(4, "high", 1700, 2_000);
+    assert_eq!(mw("far", low.clone(), 0).await, None);
+    assert_eq!(mw("far", high.clone(), 2_000).await, None);
+    assert_eq!(re("far", low.clone(), 7_900).await, Rematch::Waiting);
+    assert_eq!(re("far", high.clone(), 7_900).await, Rematch::Waiting);
+    assert_eq!(
+        re("far", high.clone(), 8_000).await,
+        Rematch::Matched(low.clone())
+    );
+    assert_eq!(re("far", low.clone(), 8_050).await, Rematch::Taken);
+    assert!(!a.cancel_ticket("far", low.id).await.unwrap());
+    assert!(!a.cancel_ticket("far", high.id).await.unwrap());
+
+    // A newcomer meets a waiter whose window has widened; any rating once
+    // the wait reaches the window's end.
+    assert_eq!(mw("new", rated(6, "old", 1000, 0), 0).await, None);
+    assert_eq!(mw("new", rated(7, "n1", 600, 5_000), 5_000).await, None);
+    assert_eq!(
+        mw("new", rated(8, "n2", 1340, 5_000), 5_000).await,
+        Some(rated(6, "old", 1000, 0))
+    );
+    assert_eq!(
+        mw("new", rated(9, "n3", 3_000, 20_000), 20_000).await,
+        Some(rated(7, "n1", 600, 5_000))
+    );
+
+    // Several waiting: the closest compatible, not the oldest; the older
+    // of two as close.
+    let x = rated(10, "x", 1900, 0);
+    let y = rated(11, "y", 1700, 0);
+    for t in [&x, &y, &rated(12, "z", 1560, 0), &rated(13, "w", 1440, 0)] {
+        assert_eq!(mw("three", t.clone(), 0).await, None);
+    }
+    assert_eq!(
+        mw("three", rated(14, "me", 1500, 3_000), 3_000).await,
+        Some(rated(12, "z", 1560, 0))
+    );
+    assert_eq!(
+        mw("three", rated(15, "me2", 1500, 3_000), 3_000).await,
+        Some(rated(13, "w", 1440, 0))
+    );
+    assert_eq!(re("three", y.clone(), 1_900).await, Rematch::Waiting);
+    assert_eq!(
+        re("three", y.clone(), 2_000).await,
+        Rematch::Matched(x.clone())
+    );
+    assert!(!a.cancel_ticket("three", x.id).await.unwrap());
+    assert_eq!(re("three", x.clone(), 2_000).await, Rematch::Taken);
+
+    // A waiter's try takes the closest to him, the oldest on a tie.
+    let me = rated(20, "me", 1500, 0);
+    for t in [&me, &rated(21, "hi", 1800, 0), &rated(22, "lo", 1200, 0)] {
+        assert_eq!(mw("retry", t.clone(), 0).await, None);
+    }
+    assert_eq!(re("nowhere", me.clone(), 0).await, Rematch::Taken);
+    assert_eq!(
+        re("retry", rated(99, "me", 1500, 0), 9_000).await,
+        Rematch::Taken
+    );
+    assert_eq!(re("retry", me.clone(), 3_999).await, Rematch::Waiting);
+    assert_eq!(
+        re("retry", me.clone(), 4_000).await,
+        Rematch::Matched(rated(21, "hi", 1800, 0))
+    );
+    assert!(!a.cancel_ticket("retry", me.id).await.unwrap());
+    assert!(a.cancel_ticket("retry", 22).await.unwrap());
 }
 
 /// Two rooms released idle with a short keep: the one claimed again stays,
@@ -477,6 +571,31 @@ async fn quick_match_pairs_two_players_once() {
     let s = Server::start();
     let a = node(&s, "a", 3000).await;
     matchmaking_scenario(&a).await;
+    // A ticket queued before ratings (no rating, no since) has waited for
+    // anyone; unreadable entries are skipped. The queue of key "old":
+    // `t:mm:{hex("old")}`.
+    let mut c = s.client().get_connection().unwrap();
+    let q = "t:mm:{6f6c64}";
+    let _: () = c.rpush(q, "not json").unwrap();
+    let _: () = c.rpush(q, r#"{"id":5,"player":"ancient"}"#).unwrap();
+    let now = 1_700_000_000_000;
+    let newcomer = Ticket {
+        id: 6,
+        player: "now".into(),
+        rating: 2900,
+        since_ms: now,
+    };
+    assert_eq!(
+        a.match_or_wait("old", newcomer, W, now).await.unwrap(),
+        Some(Ticket {
+            id: 5,
+            player: "ancient".into(),
+            rating: 1500,
+            since_ms: 0,
+        })
+    );
+    let left: Vec<String> = c.lrange(q, 0, -1).unwrap();
+    assert_eq!(left, vec!["not json".to_string()]);
 }
 
 #[tokio::test]

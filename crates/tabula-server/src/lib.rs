@@ -34,6 +34,7 @@ pub mod cluster;
 pub mod host;
 pub mod http;
 pub mod link;
+pub mod matchmaking;
 pub mod metrics;
 pub mod partition;
 pub mod peers;

@@ -1,37 +1,86 @@
-//! [`Lobby`] on Redis: a list of waiting tickets per match key, taken from
-//! atomically by a script; a delivered match is a key per ticket.
+//! [`Lobby`] on Redis: a list of waiting tickets per match key (one key,
+//! one slot), tested and taken from atomically by a script (the partner
+//! chosen as [`crate::pick_partner`] chooses, in Lua); a delivered match is
+//! a key per ticket.
 
 use deadpool_redis::redis;
 use futures_util::future::BoxFuture;
 
 use super::{RedisBackplane, parse, to_json};
-use crate::{Lobby, Result, Ticket};
+use crate::{Lobby, Rematch, Result, Ticket, Window};
 
 /// How long a delivered match waits for its ticket's poll.
 const TICKET_TTL_S: u64 = 300;
 
+/// The arguments of the scripts' `pick` after the first: the player,
+/// his rating and since, now, the window.
+fn pick_args(ticket: &Ticket, window: &Window, now_ms: u64) -> [String; 7] {
+    [
+        ticket.player.clone(),
+        ticket.rating.to_string(),
+        ticket.since_ms.to_string(),
+        now_ms.to_string(),
+        window.start.to_string(),
+        window.per_sec.to_string(),
+        window.open_after_ms.to_string(),
+    ]
+}
+
+/// The JSON prefix that identifies a queued ticket: serde writes `id`
+/// first (declaration order). Ids are compared as text: Lua numbers lose
+/// u64 precision.
+fn id_prefix(ticket: u64) -> String {
+    format!("{{\"id\":{ticket},")
+}
+
 impl Lobby for RedisBackplane {
-    fn match_or_wait(&self, key: &str, ticket: Ticket) -> BoxFuture<'_, Result<Option<Ticket>>> {
+    fn match_or_wait(
+        &self,
+        key: &str,
+        ticket: Ticket,
+        window: Window,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Option<Ticket>>> {
         let queue = self.queue_key(key);
         Box::pin(async move {
             let json = to_json(&ticket)?;
+            let rest = pick_args(&ticket, &window, now_ms);
+            let mut args: Vec<&str> = vec![&json];
+            args.extend(rest.iter().map(String::as_str));
             let got: Option<String> = self
-                .eval(
-                    &self.scripts.match_or_wait,
-                    &[&queue],
-                    &[&json, &ticket.player],
-                )
+                .eval(&self.scripts.match_or_wait, &[&queue], &args)
                 .await?;
             got.map(|s| parse("ticket", &s)).transpose()
+        })
+    }
+
+    fn rematch(
+        &self,
+        key: &str,
+        ticket: &Ticket,
+        window: Window,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Rematch>> {
+        let queue = self.queue_key(key);
+        let prefix = id_prefix(ticket.id);
+        let rest = pick_args(ticket, &window, now_ms);
+        Box::pin(async move {
+            let mut args: Vec<&str> = vec![&prefix];
+            args.extend(rest.iter().map(String::as_str));
+            let (code, got): (i64, String) =
+                self.eval(&self.scripts.rematch, &[&queue], &args).await?;
+            Ok(match code {
+                1 => Rematch::Matched(parse("ticket", &got)?),
+                0 => Rematch::Waiting,
+                _ => Rematch::Taken,
+            })
         })
     }
 
     fn cancel_ticket(&self, key: &str, ticket: u64) -> BoxFuture<'_, Result<bool>> {
         let queue = self.queue_key(key);
         Box::pin(async move {
-            // serde writes `id` first (declaration order), so the prefix
-            // identifies the ticket.
-            let prefix = format!("{{\"id\":{ticket},");
+            let prefix = id_prefix(ticket);
             let n: i64 = self
                 .eval(&self.scripts.cancel, &[&queue], &[&prefix])
                 .await?;

@@ -4,6 +4,34 @@
 
 use deadpool_redis::redis::Script;
 
+/// The quick-match scripts' choice of partner, `crate::pick_partner` in
+/// Lua: ARGV[2] the player, ARGV[3] his rating, ARGV[4] his since ms,
+/// ARGV[5] now ms, ARGV[6..8] the window (start, per second, open after
+/// ms). `pick(items)` → the JSON of the queued ticket (oldest first) of
+/// another player whose gap the window admits at the longer of the two
+/// waits, the closest in rating, the oldest on a tie; nil if none.
+/// Unreadable entries are skipped, not fatal; a ticket without a rating
+/// reads 1500, without a since 0 (as serde's defaults). The figures are
+/// integers under 2^53 (ratings, ms), exact in Lua's doubles.
+const PICK: &str = r"
+local function pick(items)
+  local me, rating, since = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+  local now, start, per_s, open = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+  local best, best_gap
+  for _, raw in ipairs(items) do
+    local ok, t = pcall(cjson.decode, raw)
+    if ok and type(t) == 'table' and type(t.player) == 'string' and t.player ~= me then
+      local gap = math.abs((tonumber(t.rating) or 1500) - rating)
+      local waited = math.max(0, now - math.min(since, tonumber(t.since_ms) or 0))
+      if (waited >= open or gap * 1000 <= start * 1000 + per_s * waited)
+        and (not best or gap < best_gap) then
+        best, best_gap = raw, gap
+      end
+    end
+  end
+  return best
+end";
+
 /// The Lua scripts; each touches the keys of one hash slot only.
 pub(super) struct Scripts {
     pub(super) claim: Script,
@@ -14,6 +42,7 @@ pub(super) struct Scripts {
     pub(super) load: Script,
     pub(super) register: Script,
     pub(super) match_or_wait: Script,
+    pub(super) rematch: Script,
     pub(super) cancel: Script,
     pub(super) cas: Script,
     pub(super) queue_archive: Script,
@@ -123,21 +152,38 @@ if redis.call('HEXISTS', KEYS[1], 'entry') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'entry', ARGV[1])
 return 1",
             ),
-            // KEYS[1] queue; ARGV: ticket JSON, player. Unreadable entries
-            // are skipped, not fatal.
-            match_or_wait: Script::new(
-                r"
-local items = redis.call('LRANGE', KEYS[1], 0, -1)
-for _, raw in ipairs(items) do
-  local ok, t = pcall(cjson.decode, raw)
-  if ok and type(t) == 'table' and type(t.player) == 'string' and t.player ~= ARGV[2] then
-    redis.call('LREM', KEYS[1], 1, raw)
-    return raw
-  end
+            // KEYS[1] queue; ARGV: ticket JSON, then PICK's arguments
+            // (ARGV[2..8]). Takes the partner PICK chooses, or queues the
+            // ticket last. → the partner's JSON, or nil (queued).
+            match_or_wait: Script::new(&format!(
+                r"{PICK}
+local got = pick(redis.call('LRANGE', KEYS[1], 0, -1))
+if got then
+  redis.call('LREM', KEYS[1], 1, got)
+  return got
 end
 redis.call('RPUSH', KEYS[1], ARGV[1])
-return false",
-            ),
+return false"
+            )),
+            // KEYS[1] queue; ARGV: the waiter's JSON prefix `{{"id":N,`
+            // (as cancel's), then PICK's arguments. If his ticket is still
+            // queued and PICK finds a partner, takes both off. → {{1,
+            // partner JSON}} matched, {{0, ''}} still waiting, {{-1, ''}}
+            // his ticket is not queued (taken: a room is on its way).
+            rematch: Script::new(&format!(
+                r"{PICK}
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+local mine
+for _, raw in ipairs(items) do
+  if string.sub(raw, 1, #ARGV[1]) == ARGV[1] then mine = raw break end
+end
+if not mine then return {{-1, ''}} end
+local got = pick(items)
+if not got then return {{0, ''}} end
+redis.call('LREM', KEYS[1], 1, got)
+redis.call('LREM', KEYS[1], 0, mine)
+return {{1, got}}"
+            )),
             // KEYS[1] queue; ARGV: the JSON prefix `{"id":N,` (ids are
             // compared as text: Lua numbers lose u64 precision).
             cancel: Script::new(

@@ -453,72 +453,121 @@ pub(super) async fn quickmatch(
             e.to_string(),
         )
     };
+    use crate::matchmaking;
+    // The player's rating in this game: the durable store's, a new
+    // player's without one, without a store, or when the store is slow or
+    // failing (a match is never held up by it).
+    let stored = match state.durable.get() {
+        Ok(store) => {
+            let wait = Duration::from_millis(matchmaking::RATING_WAIT_MS);
+            match tokio::time::timeout(wait, store.rating(&player.0, body.game)).await {
+                Ok(Ok(r)) => r.map(|r| r.rating),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "quick match: rating not read; as a new player");
+                    None
+                }
+                Err(_) => {
+                    tracing::warn!("quick match: the rating was slow; as a new player");
+                    None
+                }
+            }
+        }
+        Err(_) => None,
+    };
     // The waiting list lives in the backplane, so players on different
-    // nodes meet.
+    // nodes meet; who meets whom is `matchmaking`'s window.
+    let window = matchmaking::window(state.settings.matchmaking.bot_after_ms);
+    let now_ms = crate::room_actor::now_ms();
     let ticket = Ticket {
         id: rand::Rng::random::<u64>(&mut rand::rng()) >> 1,
         player: player.0.clone(),
+        rating: matchmaking::ticket_rating(stored),
+        since_ms: now_ms,
     };
     let bp = &state.backplane;
-    match bp.match_or_wait(&key, ticket.clone()).await {
+    let mut partner = match bp.match_or_wait(&key, ticket.clone(), window, now_ms).await {
+        Ok(p) => p,
         Err(e) => return unavailable(e),
-        Ok(Some(partner)) => {
-            let cfg = match room_config(&state, &create) {
-                Ok(c) => c,
-                Err(r) => return *r,
-            };
-            return match state.rooms.create(cfg).await {
-                Ok(e) => {
-                    let c = created(&e, None);
-                    let json = serde_json::to_string(&c).unwrap_or_default();
-                    if let Err(e) = bp.deliver_match(partner.id, json).await {
-                        tracing::warn!(error = %e, "quick match not delivered to the partner");
+    };
+    if partner.is_none() {
+        let deadline =
+            Instant::now() + Duration::from_millis(state.settings.matchmaking.bot_after_ms);
+        let retry = Duration::from_millis(matchmaking::RETRY_MS);
+        let mut next_try = Instant::now() + retry;
+        // Taken off the queue by a partner: the room is on its way (a
+        // failed cancel waits for it a little past the deadline).
+        let mut taken = false;
+        let mut cancelled = false;
+        let mut hard_deadline = deadline;
+        loop {
+            match bp.poll_match(ticket.id).await {
+                Ok(Some(json)) => match serde_json::from_str::<RoomCreated>(&json) {
+                    Ok(c) => return HttpResponse::Ok().json(with_token(&state, &player, c)),
+                    Err(_) => {
+                        return error(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            ErrorCode::Internal,
+                            "matchmaking",
+                        );
                     }
-                    HttpResponse::Ok().json(with_token(&state, &player, c))
-                }
-                Err(e) => unavailable(e),
-            };
-        }
-        Ok(None) => {}
-    }
-    let deadline = Instant::now() + Duration::from_millis(state.settings.matchmaking.bot_after_ms);
-    let mut cancelled = false;
-    // After a failed cancel the partner is delivering: wait a little more.
-    let mut hard_deadline = deadline;
-    loop {
-        match bp.poll_match(ticket.id).await {
-            Ok(Some(json)) => match serde_json::from_str::<RoomCreated>(&json) {
-                Ok(c) => return HttpResponse::Ok().json(with_token(&state, &player, c)),
-                Err(_) => {
-                    return error(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        ErrorCode::Internal,
-                        "matchmaking",
-                    );
-                }
-            },
-            Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "quick match poll failed"),
-        }
-        let now = Instant::now();
-        if now >= deadline && !cancelled {
-            match bp.cancel_ticket(&key, ticket.id).await {
-                Ok(true) => break,
-                Ok(false) => {
-                    cancelled = true;
-                    hard_deadline = now + Duration::from_secs(5);
-                }
-                Err(e) => return unavailable(e),
+                },
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "quick match poll failed"),
             }
+            let now = Instant::now();
+            // The window has widened since the last try: another waiter
+            // may fit now (both tickets are taken off together).
+            if !taken && now >= next_try && now < deadline {
+                next_try = now + retry;
+                let at = crate::room_actor::now_ms();
+                match bp.rematch(&key, &ticket, window, at).await {
+                    Ok(tabula_backplane::Rematch::Matched(p)) => {
+                        partner = Some(p);
+                        break;
+                    }
+                    Ok(tabula_backplane::Rematch::Taken) => taken = true,
+                    Ok(tabula_backplane::Rematch::Waiting) => {}
+                    Err(e) => tracing::warn!(error = %e, "quick match retry failed"),
+                }
+            }
+            if now >= deadline && !cancelled {
+                match bp.cancel_ticket(&key, ticket.id).await {
+                    Ok(true) => break,
+                    Ok(false) => {
+                        cancelled = true;
+                        hard_deadline = now + Duration::from_secs(5);
+                    }
+                    Err(e) => return unavailable(e),
+                }
+            }
+            if cancelled && now >= hard_deadline {
+                return error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::Unavailable,
+                    "the matched partner did not deliver a room; try again",
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        if cancelled && now >= hard_deadline {
-            return error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::Unavailable,
-                "the matched partner did not deliver a room; try again",
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if let Some(partner) = partner {
+        // This request took the partner's ticket: it makes the room and
+        // delivers it to him.
+        let cfg = match room_config(&state, &create) {
+            Ok(c) => c,
+            Err(r) => return *r,
+        };
+        return match state.rooms.create(cfg).await {
+            Ok(e) => {
+                let c = created(&e, None);
+                let json = serde_json::to_string(&c).unwrap_or_default();
+                if let Err(e) = bp.deliver_match(partner.id, json).await {
+                    tracing::warn!(error = %e, "quick match not delivered to the partner");
+                }
+                HttpResponse::Ok().json(with_token(&state, &player, c))
+            }
+            Err(e) => unavailable(e),
+        };
     }
     create.bot = Some(BotSpec {
         level: serde_json::json!(state.settings.matchmaking.bot_level),
