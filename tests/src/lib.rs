@@ -126,6 +126,24 @@ pub fn with_store(mut settings: Settings, dir: &std::path::Path) -> Settings {
     settings
 }
 
+/// Waits until the node at `addr` has reached its durable store (it
+/// connects in the background; until then its store's routes answer 503
+/// `unavailable`): the leaderboard answers.
+pub async fn store_reached(addr: SocketAddr) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (status, v) = http_async(addr, "GET", "/api/leaderboards/backgammon", None).await;
+        if status == 200 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no durable store: {status} {v}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// A node in this process on a free port, with the default services.
 pub fn start(settings: Settings) -> Node {
     start_with(settings, tabula_server::Services::default())

@@ -68,6 +68,7 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     let _one = common::one().await;
     let dir = tempfile::tempdir().unwrap();
     let node = start(settings(dir.path()));
+    store_reached(node.addr).await;
     let addr = node.addr;
 
     // 1. Against the computer, from a near-finished position, to its end.
@@ -223,6 +224,7 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
     drop((ann, bob));
     drop(node);
     let node = start(settings(dir.path()));
+    store_reached(node.addr).await;
     let addr = node.addr;
     let ann = Client::with_token(addr, "ann", &ann_token).await;
     let bob = Client::with_token(addr, "bob", &bob_token).await;
@@ -324,4 +326,55 @@ async fn without_a_store_the_routes_say_so_and_games_are_played_as_ever() {
         (400, Some("bad_rated")),
         "{v}"
     );
+}
+
+/// A Telegram login fills the durable profile: `GET /api/me/profile` shows
+/// him his username and language (a kept tag), and the public profile
+/// shows neither the language nor anything of it.
+#[tokio::test]
+async fn a_telegram_login_keeps_his_language_and_username_for_him_alone() {
+    let _one = common::one().await;
+    let dir = tempfile::tempdir().unwrap();
+    const BOT: &str = "7654321:players-test-bot-token";
+    let mut s = settings(dir.path());
+    s.auth.bot_token = Some(Secret(BOT.into()));
+    let node = start(s);
+    let addr = node.addr;
+    store_reached(addr).await;
+    let user =
+        json!({"id": 4242, "first_name": "Анна", "username": "anna_k", "language_code": "ru"});
+    let q = common::telegram::enc(&common::telegram::init_data_for(BOT, &user));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let v = loop {
+        let (status, v) =
+            http_async(addr, "GET", &format!("/api/me/profile?initData={q}"), None).await;
+        assert_eq!(status, 200, "{v}");
+        // The login's profile write is asynchronous.
+        if v["language"] != Value::Null || Instant::now() > deadline {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(v["language"], "ru", "{v}");
+    assert_eq!(v["username"], "anna_k", "{v}");
+    assert_eq!(v["name"], "Анна", "{v}");
+    assert!(v["since"].as_u64().is_some_and(|t| t > 0), "{v}");
+    let id = v["player"].as_str().unwrap().to_string();
+    let (status, public) =
+        http_async(addr, "GET", &format!("/api/players/{id}/profile"), None).await;
+    assert_eq!(status, 200, "{public}");
+    assert!(public.get("language").is_none(), "{public}");
+    // A tag that is not one is not kept; the rest still is.
+    let odd = json!({"id": 4243, "first_name": "Bo", "language_code": "ru;<x>"});
+    let q = common::telegram::enc(&common::telegram::init_data_for(BOT, &odd));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, v) = http_async(addr, "GET", &format!("/api/me/profile?initData={q}"), None).await;
+        if v["since"].is_u64() {
+            assert_eq!(v["language"], Value::Null, "{v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no profile: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -77,7 +77,7 @@ pub use init_data::{
 };
 pub use player::{GUEST_NAME_MAX_LEN, GUEST_NAME_MIN_LEN, PlayerId, guest_player_id};
 pub use profile::{
-    NAME_MAX_CHARS, NameError, PHOTO_URL_MAX_LEN, TELEGRAM_NAME_MAX_CHARS, TelegramProfile,
-    USERNAME_MAX_LEN, check_name, generated_name, is_forbidden,
+    LANGUAGE_MAX_LEN, NAME_MAX_CHARS, NameError, PHOTO_URL_MAX_LEN, TELEGRAM_NAME_MAX_CHARS,
+    TelegramProfile, USERNAME_MAX_LEN, check_name, generated_name, is_forbidden, language,
 };
 pub use session::{MAX_TOKEN_LEN, MIN_SECRET_LEN, Session, SessionKey};

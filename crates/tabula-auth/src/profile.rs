@@ -173,6 +173,20 @@ pub fn username(raw: &str) -> Option<String> {
     ok.then(|| raw.to_owned())
 }
 
+/// The longest language tag kept, bytes (BCP 47's own practical limit is 35).
+pub const LANGUAGE_MAX_LEN: usize = 35;
+
+/// A language tag as kept (Telegram's `language_code`, an IETF tag such as
+/// `ru` or `pt-br`): ASCII letters, digits and `-`, starting with a letter,
+/// at most [`LANGUAGE_MAX_LEN`] bytes, lower-cased; else `None`.
+pub fn language(raw: &str) -> Option<String> {
+    let ok = raw.len() <= LANGUAGE_MAX_LEN
+        && raw.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && !raw.ends_with('-');
+    ok.then(|| raw.to_ascii_lowercase())
+}
+
 /// A photo URL as kept: `https://` and a host, at most
 /// [`PHOTO_URL_MAX_LEN`] bytes, printable ASCII with none of
 /// `" ' < > \ ^ ` { | }` or spaces (a URL that needs them percent-encodes
@@ -375,6 +389,24 @@ mod tests {
                 list.iter()
                     .all(|w| w.bytes().all(|b| b.is_ascii_alphabetic()))
             );
+        }
+    }
+
+    #[test]
+    fn a_language_tag_is_kept_only_when_it_is_one() {
+        assert_eq!(language("ru").as_deref(), Some("ru"));
+        assert_eq!(language("pt-BR").as_deref(), Some("pt-br"));
+        for bad in [
+            "",
+            "-ru",
+            "ru-",
+            "r u",
+            "ру",
+            "ru;drop",
+            &"a".repeat(36),
+            "1ru",
+        ] {
+            assert_eq!(language(bad), None, "{bad:?}");
         }
     }
 }

@@ -48,6 +48,10 @@ pub struct Login {
     /// His Telegram profile, cleaned, when he came in with `initData`
     /// (never from anything unsigned: a token carries none).
     pub telegram: Option<TelegramProfile>,
+    /// His client's language from the same `initData` (a kept tag, see
+    /// [`tabula_auth::language`]): private, for his own profile only, so it
+    /// is not in the profile others see.
+    pub language: Option<String>,
 }
 
 /// Maps credentials to a player id.
@@ -61,6 +65,7 @@ pub trait Authenticator: Send + Sync + std::fmt::Debug + 'static {
         self.authenticate(c).map(|player| Login {
             player,
             telegram: None,
+            language: None,
         })
     }
 
@@ -118,6 +123,7 @@ impl Authenticator for GuestAuth {
         Ok(Login {
             player: mint_guest(),
             telegram: None,
+            language: None,
         })
     }
 
@@ -212,6 +218,11 @@ impl TelegramAuth {
             .map_err(|e| AuthError::Invalid(format!("telegram initData: {e}")))?;
             return Ok(Login {
                 telegram: Some(TelegramProfile::from_user(&data.user)),
+                language: data
+                    .user
+                    .language_code
+                    .as_deref()
+                    .and_then(tabula_auth::language),
                 player: PlayerId::new(data.player_id.into_string()),
             });
         }
@@ -223,6 +234,7 @@ impl TelegramAuth {
             return Ok(Login {
                 player: PlayerId::new(session.player_id.into_string()),
                 telegram: None,
+                language: None,
             });
         }
         Err(AuthError::Missing)

@@ -68,7 +68,7 @@ pub struct Metrics {
     /// Durable store errors, by operation.
     pub store_errors: IntCounterVec,
     /// Rated games whose ratings were applied, by outcome (`applied`,
-    /// `already_applied`, `conflict`).
+    /// `already_applied`, `conflict`, `unrateable`: settled with no change).
     pub ratings_applied: IntCounterVec,
 }
 

@@ -80,6 +80,16 @@ pub trait Ratings: Send + Sync + std::fmt::Debug + 'static {
         game: &'a GameKey,
         updates: &'a [RatingUpdate; 2],
     ) -> StoreFuture<'a, Applied>;
+
+    /// Settles the archived rated game `game` without changing anyone's
+    /// rating: marks it applied, so it leaves
+    /// [`pending_ratings`](crate::Games::pending_ratings), for a game whose
+    /// ratings can never be computed (a ratings worker would otherwise read
+    /// it again on every pass, ahead of every later game). The game stays
+    /// rated in history. [`Applied::AlreadyApplied`] when it was applied or
+    /// settled before; refused as [`apply_rated_game`](Ratings::apply_rated_game)
+    /// refuses an unknown or casual game.
+    fn settle_unrateable<'a>(&'a self, game: &'a GameKey) -> StoreFuture<'a, Applied>;
 }
 
 /// Leaderboards.

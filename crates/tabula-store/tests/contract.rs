@@ -52,6 +52,7 @@ contract!(
     history_pages_newest_first_without_gaps_or_repeats,
     history_filters_by_kind_and_opponent,
     rating_application_is_atomic_and_idempotent,
+    an_unrateable_game_is_settled_without_a_rating_change,
     concurrent_applications_of_one_game_apply_once,
     leaderboard_order_and_rank_with_ties,
     stats_are_added_once_per_game,
@@ -810,6 +811,83 @@ async fn rating_application_is_atomic_and_idempotent(db: &Db) {
             .rank,
         1
     );
+}
+
+async fn an_unrateable_game_is_settled_without_a_rating_change(db: &Db) {
+    let store = &db.store;
+    let stuck = finished(
+        "r1",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:2")],
+        1000,
+        true,
+    );
+    let next = finished(
+        "r2",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:2")],
+        2000,
+        true,
+    );
+    let casual = finished(
+        "r3",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:2")],
+        3000,
+        false,
+    );
+    for g in [&stuck, &next, &casual] {
+        store.archive(g).await.unwrap();
+    }
+    assert_eq!(
+        store.settle_unrateable(&stuck.key).await.unwrap(),
+        Applied::Applied
+    );
+    // Off the pending list, nobody rated, still rated in history.
+    assert_eq!(
+        store.pending_ratings(10).await.unwrap(),
+        vec![next.key.clone()]
+    );
+    assert_eq!(
+        store.rating("tg:1", GameKind::LongNardy).await.unwrap(),
+        None
+    );
+    let stored = store.game(&stuck.key).await.unwrap().unwrap();
+    assert!(stored.game.rated && stored.ratings_applied_ms.is_some());
+    // Again, or after a real application: nothing changes.
+    assert_eq!(
+        store.settle_unrateable(&stuck.key).await.unwrap(),
+        Applied::AlreadyApplied
+    );
+    let ups = [update("tg:1", 0, 1600.0), update("tg:2", 0, 1400.0)];
+    assert_eq!(
+        store.apply_rated_game(&next.key, &ups).await.unwrap(),
+        Applied::Applied
+    );
+    assert_eq!(
+        store.settle_unrateable(&next.key).await.unwrap(),
+        Applied::AlreadyApplied
+    );
+    assert_eq!(
+        store
+            .rating("tg:1", GameKind::LongNardy)
+            .await
+            .unwrap()
+            .map(|r| (r.rating, r.games)),
+        Some((1600.0, 1))
+    );
+    // A casual game or an unknown one is refused.
+    assert!(matches!(
+        store.settle_unrateable(&casual.key).await,
+        Err(StoreError::NotRated(_))
+    ));
+    assert!(matches!(
+        store.settle_unrateable(&GameKey::new("nope", 1)).await,
+        Err(StoreError::UnknownGame(_))
+    ));
 }
 
 async fn concurrent_applications_of_one_game_apply_once(db: &Db) {

@@ -112,8 +112,9 @@ pub fn refresh_profile(
     state: &AppState,
     player: &tabula_room::PlayerId,
     telegram: Option<&tabula_auth::TelegramProfile>,
+    language: Option<String>,
 ) {
-    profile_then_name(state, player, telegram, None);
+    profile_then_name(state, player, telegram, language, None);
 }
 
 /// Writes the name `player` chose (`None`: forgets it) into the durable
@@ -123,15 +124,17 @@ pub fn chosen_name(
     state: &AppState,
     player: &tabula_room::PlayerId,
     telegram: Option<&tabula_auth::TelegramProfile>,
+    language: Option<String>,
     name: Option<String>,
 ) {
-    profile_then_name(state, player, telegram, Some(name));
+    profile_then_name(state, player, telegram, language, Some(name));
 }
 
 fn profile_then_name(
     state: &AppState,
     player: &tabula_room::PlayerId,
     telegram: Option<&tabula_auth::TelegramProfile>,
+    language: Option<String>,
     name: Option<Option<String>>,
 ) {
     let Ok(store) = state.durable.get().cloned() else {
@@ -144,7 +147,7 @@ fn profile_then_name(
             .unwrap_or_else(|| tabula_auth::generated_name(&player.0)),
         username: telegram.and_then(|t| t.username.clone()),
         photo_url: telegram.and_then(|t| t.photo_url.clone()),
-        language: None,
+        language,
     };
     let fresh = telegram.is_some();
     actix_rt::spawn(async move {
@@ -313,6 +316,7 @@ pub async fn rate_pending(store: &dyn DurableStore, metrics: &Metrics) -> Result
         };
         let game = stored.game;
         let (Some(a), Some(b)) = (game.seats[0].player(), game.seats[1].player()) else {
+            // The store lists only games with two players; never reached.
             continue;
         };
         // A rating moved by another game meanwhile: read again, recompute.
@@ -328,7 +332,19 @@ pub async fn rate_pending(store: &dyn DurableStore, metrics: &Metrics) -> Result
             let updates = match rate::rate(&game, ra.as_ref(), rb.as_ref()) {
                 Ok(u) => u,
                 Err(why) => {
-                    tracing::error!(game = %key, why = %why, "a rated game cannot be rated");
+                    // It never will be: settled with no change, so it does
+                    // not hold a place ahead of every later game.
+                    tracing::error!(game = %key, why = %why, "a rated game cannot be rated; settled unrated");
+                    match store.settle_unrateable(&key).await {
+                        Ok(_) => metrics
+                            .ratings_applied
+                            .with_label_values(&["unrateable"])
+                            .inc(),
+                        Err(e) => {
+                            fail("settle_unrateable", e);
+                            return Err(());
+                        }
+                    }
                     break;
                 }
             };

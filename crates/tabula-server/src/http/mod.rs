@@ -141,7 +141,7 @@ fn authenticate(
 ) -> Result<PlayerId, Box<HttpResponse>> {
     let l = login(state, req, q)?;
     if let Some(tg) = l.telegram {
-        crate::archiver::refresh_profile(state, &l.player, Some(&tg));
+        crate::archiver::refresh_profile(state, &l.player, Some(&tg), l.language.clone());
         let bp = state.backplane.clone();
         let keep = profiles::keep(&state.settings.auth, &l.player);
         let player = l.player.clone();
@@ -189,7 +189,11 @@ async fn ws(
             "this node is cut off from its store; connect to another",
         ));
     }
-    let Login { player, telegram } = match login(&state, &req, &q) {
+    let Login {
+        player,
+        telegram,
+        language,
+    } = match login(&state, &req, &q) {
         Ok(l) => l,
         Err(r) => return Ok(*r),
     };
@@ -246,7 +250,7 @@ async fn ws(
     // Refreshed from signed initData (or kept) before `welcome` names it.
     let keep = profiles::keep(&state.settings.auth, &player);
     let profile = profiles::on_login(&*state.backplane, keep, &player, telegram.as_ref()).await;
-    crate::archiver::refresh_profile(&state, &player, telegram.as_ref());
+    crate::archiver::refresh_profile(&state, &player, telegram.as_ref(), language);
     let st = state.into_inner();
     actix_rt::spawn(run_session(st, player, profile, session, stream, slot));
     Ok(resp)

@@ -249,7 +249,13 @@ pub async fn set_name(
     }
     match rename(&*state.backplane, keep, &l.player, name.as_deref()).await {
         Ok(p) => {
-            crate::archiver::chosen_name(&state, &l.player, l.telegram.as_ref(), name);
+            crate::archiver::chosen_name(
+                &state,
+                &l.player,
+                l.telegram.as_ref(),
+                l.language.clone(),
+                name,
+            );
             HttpResponse::Ok().json(p)
         }
         Err(RenameError::Name(e)) => {

@@ -22,6 +22,10 @@ UPDATE games SET ratings_applied_ms = $3
 WHERE room_id = $1 AND game_number = $2 AND rated AND ratings_applied_ms IS NULL
 RETURNING game_kind, a_player, b_player, finished_ms";
 
+const SETTLE: &str = "\
+UPDATE games SET ratings_applied_ms = $3
+WHERE room_id = $1 AND game_number = $2 AND rated AND ratings_applied_ms IS NULL";
+
 const STATE: &str = "\
 SELECT rated, ratings_applied_ms FROM games WHERE room_id = $1 AND game_number = $2";
 
@@ -91,6 +95,35 @@ impl Ratings for Store {
                 rows.iter()
                     .map(|r| Ok((parse_name("game_kind", &r.text("game_kind")?)?, rating_of(r)?)))
                     .collect()
+            })
+        })
+    }
+
+    fn settle_unrateable<'a>(&'a self, game: &'a GameKey) -> StoreFuture<'a, Applied> {
+        Box::pin(async move {
+            game.check()?;
+            let number = i64::from(game.game);
+            on_pool!(self, pool => {
+                let settled = sqlx::query(SETTLE)
+                    .bind(game.room.as_str())
+                    .bind(number)
+                    .bind(now_ms())
+                    .execute(pool)
+                    .await?
+                    .rows_affected();
+                if settled > 0 {
+                    return Ok(Applied::Applied);
+                }
+                let state = sqlx::query(STATE)
+                    .bind(game.room.as_str())
+                    .bind(number)
+                    .fetch_optional(pool)
+                    .await?;
+                let state = match state {
+                    Some(r) => Some((r.boolean("rated")?, r.opt_i64("ratings_applied_ms")?)),
+                    None => None,
+                };
+                refusal(game, state)
             })
         })
     }
