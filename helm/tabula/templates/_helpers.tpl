@@ -55,6 +55,23 @@ app.kubernetes.io/part-of: tabula
 {{- end }}
 {{- end -}}
 
+{{- define "tabula.postgresSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "tabula.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: dev-postgres
+{{- end -}}
+
+{{- define "tabula.postgresLabels" -}}
+helm.sh/chart: {{ include "tabula.chart" . }}
+{{ include "tabula.postgresSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.devPostgres.image.tag | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: tabula
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
 {{- define "tabula.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{- default (include "tabula.fullname" .) .Values.serviceAccount.name -}}
@@ -75,14 +92,18 @@ app.kubernetes.io/part-of: tabula
 {{- printf "%s-redis" (include "tabula.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* The Secret the chart creates (session secret, bot token, Redis URL). */}}
+{{- define "tabula.postgresName" -}}
+{{- printf "%s-postgres" (include "tabula.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The Secret the chart creates (session secret, bot token, Redis URL, store URL). */}}
 {{- define "tabula.secretName" -}}
 {{- include "tabula.fullname" . -}}
 {{- end -}}
 
-{{/* Whether the chart creates its Secret: for the auth secrets, or for an inline Redis password. */}}
+{{/* Whether the chart creates its Secret: for the auth secrets, or for an inline Redis or PostgreSQL password. */}}
 {{- define "tabula.createSecret" -}}
-{{- if or (not .Values.auth.existingSecret) (and (not .Values.devRedis.enabled) .Values.externalRedis.password (not .Values.externalRedis.existingSecretUrlKey)) -}}
+{{- if or (not .Values.auth.existingSecret) (and (not .Values.devRedis.enabled) .Values.externalRedis.password (not .Values.externalRedis.existingSecretUrlKey)) (eq (include "tabula.storeMode" .) "inline") -}}
 true
 {{- end -}}
 {{- end -}}
@@ -113,7 +134,7 @@ computed from it.
 {{- if hasKey (get $cfg $section | default dict) $key -}}
 {{- fail (printf "extraConfig.%s.%s repeats config.%s.%s; set it there" $section $key $section $key) -}}
 {{- end -}}
-{{- if hasKey (get $derived $section | default dict) $key -}}
+{{- if or (hasKey (get $derived $section | default dict) $key) (and (eq $section "store") (eq $key "url")) -}}
 {{- fail (printf "extraConfig.%s.%s is set by the chart" $section $key) -}}
 {{- end -}}
 {{- end -}}
@@ -230,5 +251,102 @@ sum from values.yaml and runs the drain within it.
 TABULA__REDIS__URLS
 {{- else -}}
 TABULA__REDIS__URL
+{{- end -}}
+{{- end -}}
+
+{{/*
+Where the node's durable store URL (TABULA__STORE__URL) comes from:
+  dev       devPostgres: the URL in the Secret <fullname>-postgres
+  secretUrl externalPostgres.existingSecret / existingSecretUrlKey
+  inline    externalPostgres.password: the URL in the chart's Secret
+  plain     externalPostgres host or url (a password from
+            existingSecretPasswordKey put in as $(STORE_PASSWORD), or none)
+  none      nothing configured: an empty URL (no durable store)
+Refuses the combinations that would lose or leak a credential.
+*/}}
+{{- define "tabula.storeMode" -}}
+{{- $pg := .Values.externalPostgres -}}
+{{- if .Values.devPostgres.enabled -}}
+dev
+{{- else -}}
+{{- if and $pg.existingSecretPasswordKey (not $pg.existingSecret) -}}
+{{- fail "externalPostgres.existingSecretPasswordKey needs externalPostgres.existingSecret" -}}
+{{- end -}}
+{{- if and $pg.existingSecretUrlKey (not $pg.existingSecret) -}}
+{{- fail "externalPostgres.existingSecretUrlKey needs externalPostgres.existingSecret" -}}
+{{- end -}}
+{{- if and $pg.existingSecret (not $pg.existingSecretUrlKey) (not $pg.existingSecretPasswordKey) -}}
+{{- fail "externalPostgres.existingSecret needs existingSecretUrlKey (the whole URL) or existingSecretPasswordKey (the password)" -}}
+{{- end -}}
+{{- if and $pg.password $pg.existingSecret -}}
+{{- fail "externalPostgres: give the password either inline (password) or in existingSecret, not both" -}}
+{{- end -}}
+{{- if and $pg.existingSecret $pg.existingSecretUrlKey -}}
+secretUrl
+{{- else if or $pg.host $pg.url -}}
+{{- if $pg.password -}}
+inline
+{{- else -}}
+plain
+{{- end -}}
+{{- else if or $pg.password $pg.existingSecretPasswordKey -}}
+{{- fail "externalPostgres: a password but no server; set host (or url), or existingSecret with existingSecretUrlKey" -}}
+{{- else -}}
+none
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* user[:password]@ for an external PostgreSQL (the password URL-encoded, or $(STORE_PASSWORD)). */}}
+{{- define "tabula.storeUserinfo" -}}
+{{- $pg := .Values.externalPostgres -}}
+{{- if not $pg.username -}}
+{{- fail "externalPostgres.username: the node needs a PostgreSQL user" -}}
+{{- end -}}
+{{- $user := urlquery $pg.username | replace "+" "%20" -}}
+{{- if and $pg.existingSecret $pg.existingSecretPasswordKey -}}
+{{- printf "%s:$(STORE_PASSWORD)@" $user -}}
+{{- else if $pg.password -}}
+{{- printf "%s:%s@" $user (urlquery $pg.password | replace "+" "%20") -}}
+{{- else -}}
+{{- printf "%s@" $user -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The external PostgreSQL's URL, credentials put in. */}}
+{{- define "tabula.storeUrl" -}}
+{{- $pg := .Values.externalPostgres -}}
+{{- if $pg.url -}}
+{{- $scheme := "" -}}
+{{- range list "postgres://" "postgresql://" -}}
+{{- if hasPrefix . $pg.url -}}{{- $scheme = . -}}{{- end -}}
+{{- end -}}
+{{- if not $scheme -}}
+{{- fail "externalPostgres.url must start with postgres:// (a PostgreSQL shared by every node)" -}}
+{{- end -}}
+{{- $rest := trimPrefix $scheme $pg.url -}}
+{{- if contains "@" $rest -}}
+{{- fail "externalPostgres: put credentials in username/password or a Secret, not in the URL" -}}
+{{- end -}}
+{{- printf "%s%s%s" $scheme (include "tabula.storeUserinfo" .) $rest -}}
+{{- else -}}
+{{- printf "postgres://%s%s:%d/%s" (include "tabula.storeUserinfo" .) $pg.host (int $pg.port) (urlquery $pg.database | replace "+" "%20") -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The development PostgreSQL's password: devPostgres.password, else the one
+generated at install (kept in its Secret across upgrades), else a new one.
+*/}}
+{{- define "tabula.devPostgresPassword" -}}
+{{- if .Values.devPostgres.password -}}
+{{- .Values.devPostgres.password -}}
+{{- else -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "tabula.postgresName" .) -}}
+{{- if and $existing $existing.data (hasKey $existing.data "password") -}}
+{{- index $existing.data "password" | b64dec -}}
+{{- else -}}
+{{- randAlphaNum 32 -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}

@@ -16,7 +16,10 @@ on the first failed check, saying what and where.
              tests pass, every metric named exists in metrics.rs
   config     the rendered config file has only keys the node knows, and a
              real node accepts it: started with that file and the pod's
-             environment against a local Redis, it must become ready
+             environment against a local Redis, it must become ready, and
+             reach its durable store (a local PostgreSQL set up with the
+             rendered user, password and database) or, with none
+             configured, answer 503 no_store
 """
 
 import argparse
@@ -462,13 +465,164 @@ def cmd_invariants(args):
         if toml["quotas"]["trusted_proxy_hops"] != hops:
             fail(f"{case}: quotas.trusted_proxy_hops rendered {toml['quotas']['trusted_proxy_hops']}, want {hops}")
         for sts in find(docs, "StatefulSet"):
+            if sts["spec"]["selector"]["matchLabels"].get("app.kubernetes.io/component") != "dev-redis":
+                continue
             (rc,) = sts["spec"]["template"]["spec"]["containers"]
             a = rc["args"]
             if a[a.index("--appendonly") + 1] != "yes":
                 fail(f"{case}: the development Redis runs without AOF")
+        store = check_store(case, values, docs, dep, c, toml)
         info(f"ok   {case}: grace {tgps} s = preStop {got_pre} + drain {ceil_s(toml['cluster']['drain_grace_ms'])} "
              f"+ shutdown {toml['server']['shutdown_timeout_secs']} + redis {ceil_s(toml['redis']['timeout_ms'])} "
-             f"+ margin {values['drain']['marginSeconds']}; probes, security, rollout, labels")
+             f"+ margin {values['drain']['marginSeconds']}; probes, security, rollout, labels; store: {store}")
+
+
+def store_mode(values):
+    """Where the chart must take the node's store URL from (templates/_helpers.tpl, tabula.storeMode)."""
+    pg = values["externalPostgres"]
+    if values["devPostgres"]["enabled"]:
+        return "dev"
+    if pg["existingSecret"] and pg["existingSecretUrlKey"]:
+        return "secretUrl"
+    if pg["host"] or pg["url"]:
+        return "inline" if pg["password"] else "plain"
+    return "none"
+
+
+def secret_data(docs, name):
+    for s in find(docs, "Secret"):
+        if s["metadata"]["name"] == name:
+            return {k: base64.b64decode(v).decode() for k, v in (s.get("data") or {}).items()}
+    return None
+
+
+def env_from(env, name, case):
+    """(Secret, key) an env var is read from."""
+    ref = env.get(name, {}).get("valueFrom", {}).get("secretKeyRef")
+    if not ref:
+        fail(f"{case}: {name} is not read from a Secret: {env.get(name)}")
+    return ref["name"], ref["key"]
+
+
+def check_store_url(case, url, user, password, host, port, database):
+    """A rendered store URL: PostgreSQL, these credentials (URL-decoded), this server."""
+    u = urllib.parse.urlsplit(url)
+    if u.scheme not in ("postgres", "postgresql"):
+        fail(f"{case}: the store URL's scheme is {u.scheme!r}, not postgres")
+    got = (urllib.parse.unquote(u.username or ""),
+           None if u.password is None else urllib.parse.unquote(u.password),
+           u.hostname, u.port or 5432, urllib.parse.unquote(u.path.lstrip("/")))
+    want = (user, password, host, port, database)
+    if got != want:
+        fail(f"{case}: the store URL decodes to (user, password, host, port, database) {got}, want {want}")
+
+
+def check_store(case, values, docs, dep, c, toml):
+    """The durable store: its URL only ever from a Secret (or empty), as the values say."""
+    env = {e["name"]: e for e in c["env"]}
+    names = [e["name"] for e in c["env"]]
+    if names.count("TABULA__STORE__URL") != 1:
+        fail(f"{case}: TABULA__STORE__URL set {names.count('TABULA__STORE__URL')} times")
+    if "url" in toml.get("store", {}):
+        fail(f"{case}: store.url is in the ConfigMap")
+    for cm in find(docs, "ConfigMap"):
+        if "postgres://" in json.dumps(cm.get("data") or {}) or "postgresql://" in json.dumps(cm.get("data") or {}):
+            fail(f"{case}: ConfigMap/{cm['metadata']['name']} holds a PostgreSQL URL")
+    for name, want in values["config"]["store"].items():
+        if toml["store"][name] != want:
+            fail(f"{case}: store.{name} rendered {toml['store'][name]}, values say {want}")
+    fullname = dep["metadata"]["name"]
+    pg = values["externalPostgres"]
+    mode = store_mode(values)
+    url = env["TABULA__STORE__URL"]
+    if mode == "none":
+        if url.get("value") != "" or "valueFrom" in url:
+            fail(f"{case}: no store configured, but TABULA__STORE__URL is {url}")
+        return "none (TABULA__STORE__URL empty)"
+    if mode == "secretUrl":
+        if env_from(env, "TABULA__STORE__URL", case) != (pg["existingSecret"], pg["existingSecretUrlKey"]):
+            fail(f"{case}: TABULA__STORE__URL not from {pg['existingSecret']}/{pg['existingSecretUrlKey']}")
+        return f"URL from Secret {pg['existingSecret']} (existingSecretUrlKey)"
+    if mode in ("inline", "plain"):
+        if pg["url"]:
+            u = urllib.parse.urlsplit(pg["url"])
+            host, port, database = u.hostname, u.port or 5432, urllib.parse.unquote(u.path.lstrip("/"))
+        else:
+            host, port, database = pg["host"], pg["port"], pg["database"]
+        if mode == "inline":
+            if env_from(env, "TABULA__STORE__URL", case) != (fullname, "store-url"):
+                fail(f"{case}: TABULA__STORE__URL not from the chart's Secret {fullname}/store-url")
+            data = secret_data(docs, fullname) or fail(f"{case}: no Secret {fullname}")
+            check_store_url(case, data["store-url"], pg["username"], pg["password"], host, port, database)
+            return f"URL with an inline password (URL-encoded) from the chart's Secret {fullname}"
+        value = url.get("value") or fail(f"{case}: TABULA__STORE__URL has no value")
+        if pg["existingSecret"] and pg["existingSecretPasswordKey"]:
+            if env_from(env, "STORE_PASSWORD", case) != (pg["existingSecret"], pg["existingSecretPasswordKey"]):
+                fail(f"{case}: STORE_PASSWORD not from {pg['existingSecret']}/{pg['existingSecretPasswordKey']}")
+            if names.index("STORE_PASSWORD") > names.index("TABULA__STORE__URL"):
+                fail(f"{case}: STORE_PASSWORD comes after the URL that refers to it")
+            check_store_url(case, value.replace("$(STORE_PASSWORD)", "PW"), pg["username"], "PW", host, port, database)
+            return f"URL with $(STORE_PASSWORD) from Secret {pg['existingSecret']}"
+        check_store_url(case, value, pg["username"], None, host, port, database)
+        return "URL without a password"
+    # devPostgres: a StatefulSet of the official image, its password and the
+    # nodes' URL in its own Secret, reachable only from the nodes.
+    d = values["devPostgres"]
+    name = f"{fullname}-postgres"
+    if env_from(env, "TABULA__STORE__URL", case) != (name, "url"):
+        fail(f"{case}: TABULA__STORE__URL not from Secret {name}/url")
+    data = secret_data(docs, name) or fail(f"{case}: no Secret {name}")
+    if d["password"] and data["password"] != d["password"]:
+        fail(f"{case}: Secret {name} does not hold devPostgres.password")
+    if len(data["password"]) < 16:
+        fail(f"{case}: the development PostgreSQL's password is {len(data['password'])} characters")
+    check_store_url(case, data["url"], d["username"], data["password"], name, 5432, d["database"])
+    stss = [s for s in find(docs, "StatefulSet")
+            if s["spec"]["selector"]["matchLabels"].get("app.kubernetes.io/component") == "dev-postgres"]
+    if len(stss) != 1:
+        fail(f"{case}: devPostgres.enabled but {len(stss)} PostgreSQL StatefulSets")
+    sts = stss[0]
+    pod = sts["spec"]["template"]["spec"]
+    (pc,) = pod["containers"]
+    if pc["image"] != f"{d['image']['repository']}:{d['image']['tag']}" or not d["image"]["repository"].endswith("library/postgres") \
+            or d["image"]["tag"] in ("", "latest"):
+        fail(f"{case}: the development PostgreSQL runs {pc['image']}, not a pinned official image")
+    penv = {e["name"]: e for e in pc["env"]}
+    if env_from(penv, "POSTGRES_PASSWORD", case) != (name, "password"):
+        fail(f"{case}: POSTGRES_PASSWORD not from Secret {name}/password")
+    if penv["POSTGRES_USER"]["value"] != d["username"] or penv["POSTGRES_DB"]["value"] != d["database"]:
+        fail(f"{case}: the development PostgreSQL creates another user or database than the URL names")
+    if "pg_isready" not in " ".join(pc["readinessProbe"]["exec"]["command"]):
+        fail(f"{case}: the development PostgreSQL's readiness is not pg_isready")
+    psc, csc = pod["securityContext"], pc["securityContext"]
+    if not (psc.get("runAsNonRoot") and psc.get("runAsUser") == 999 and csc.get("readOnlyRootFilesystem")
+            and csc.get("allowPrivilegeEscalation") is False and "ALL" in csc["capabilities"]["drop"]
+            and psc.get("seccompProfile", {}).get("type") == "RuntimeDefault" and pod.get("automountServiceAccountToken") is False):
+        fail(f"{case}: the development PostgreSQL's security context is not hardened like the Redis one")
+    mounts = {m["mountPath"] for m in pc["volumeMounts"]}
+    pgdata = penv["PGDATA"]["value"]
+    if not any(pgdata.startswith(m + "/") for m in mounts) or "/var/run/postgresql" not in mounts:
+        fail(f"{case}: PGDATA {pgdata} or the socket directory is not on a volume (read-only root filesystem)")
+    claims = sts["spec"].get("volumeClaimTemplates") or []
+    if bool(claims) != d["persistence"]["enabled"]:
+        fail(f"{case}: devPostgres.persistence.enabled {d['persistence']['enabled']} but {len(claims)} volume claims")
+    a = pc["args"]
+    max_conn = int(a[a.index("-c") + 1].split("=")[1])
+    nodes = values["autoscaling"]["maxReplicas"] if values["autoscaling"]["enabled"] else values["replicaCount"]
+    surge = values["updateStrategy"]["maxSurge"]
+    surge = math.ceil(nodes * int(surge[:-1]) / 100) if isinstance(surge, str) else surge
+    if (nodes + surge) * values["config"]["store"]["max_connections"] > max_conn - 3:
+        fail(f"{case}: {nodes + surge} nodes' pools do not fit in the development PostgreSQL's max_connections {max_conn}")
+    sel = sts["spec"]["selector"]["matchLabels"]
+    svcs = [s for s in find(docs, "Service") if s["metadata"]["name"] == name]
+    if not svcs or svcs[0]["spec"]["selector"] != sel or svcs[0]["spec"]["ports"][0]["port"] != 5432:
+        fail(f"{case}: Service {name} does not reach the development PostgreSQL on 5432")
+    nps = [n for n in find(docs, "NetworkPolicy") if n["spec"]["podSelector"]["matchLabels"] == sel]
+    node_sel = dep["spec"]["selector"]["matchLabels"]
+    if len(nps) != 1 or [f["podSelector"]["matchLabels"] for r in nps[0]["spec"]["ingress"] for f in r["from"]] != [node_sel]:
+        fail(f"{case}: the development PostgreSQL is not reachable from the Tabula pods only (NetworkPolicy)")
+    return (f"development PostgreSQL {pc['image']} ({'PVC' if claims else 'emptyDir'}), "
+            f"URL from Secret {name} ({'given' if d['password'] else 'generated'} password)")
 
 
 # ---------------------------------------------------------------- rules
@@ -616,7 +770,7 @@ def http_status(url):
         with urllib.request.urlopen(url, timeout=2) as r:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
-        return e.code, ""
+        return e.code, e.read().decode(errors="replace")
     except OSError:
         return None, ""
 
@@ -675,6 +829,87 @@ class LocalRedis:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def pg_bin():
+    """The directory of PostgreSQL's server binaries (Debian's `postgresql` package), or None."""
+    env = os.environ.get("TABULA_PG_BIN")
+    if env and os.path.exists(os.path.join(env, "initdb")):
+        return env
+    root = "/usr/lib/postgresql"
+    if os.path.isdir(root):
+        versions = sorted((d for d in os.listdir(root) if d.isdigit()), key=int, reverse=True)
+        for v in versions:
+            b = os.path.join(root, v, "bin")
+            if os.path.exists(os.path.join(b, "initdb")):
+                return b
+    initdb = shutil.which("initdb")
+    return os.path.dirname(os.path.realpath(initdb)) if initdb else None
+
+
+class LocalPostgres:
+    """Our own PostgreSQL on a free port of 127.0.0.1, password authentication
+    (scram-sha-256) over TCP, with the user, password and database the render
+    gives the node (it refuses to run as root: as `postgres` then)."""
+
+    def __init__(self, user, password, database):
+        self.bin = pg_bin()
+        if not self.bin:
+            fail("PostgreSQL's server binaries (initdb, pg_ctl) not found: install Debian's postgresql package")
+        self.run_as = None
+        if os.geteuid() == 0:
+            self.run_as = "postgres"
+        # Not under the run's private work directory: the server's user must reach it.
+        self.dir = tempfile.mkdtemp(prefix="tabula-chart-pg-")
+        self.data = os.path.join(self.dir, "data")
+        self.sock = os.path.join(self.dir, "sock")
+        self.log = os.path.join(self.dir, "server.log")
+        os.mkdir(self.sock)
+        if self.run_as:
+            for d in (self.dir, self.sock):
+                shutil.chown(d, self.run_as, self.run_as)
+        self.port = None
+        self.run("initdb", "-D", self.data, "-U", "postgres", "--auth-local=trust",
+                 "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C")
+        for _ in range(5):
+            port = free_port()
+            opts = f"-p {port} -k {self.sock} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off"
+            r = self.run("pg_ctl", "-D", self.data, "-l", self.log, "-w", "-t", "60", "-o", opts, "start", check=False)
+            if r.returncode == 0:
+                self.port = port
+                break
+        else:
+            self.stop()
+            fail("PostgreSQL did not start (5 tries):\n" + self.log_tail())
+        # Each value a psql variable: any character works (quoted by psql).
+        sql = 'CREATE ROLE :"u" LOGIN PASSWORD :\'pw\';\nCREATE DATABASE :"db" OWNER :"u";\n'
+        r = self.run("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", self.sock, "-p", str(self.port),
+                     "-U", "postgres", "-d", "postgres", "-v", f"u={user}", "-v", f"pw={password}",
+                     "-v", f"db={database}", stdin=sql, check=False)
+        if r.returncode != 0:
+            self.stop()
+            fail(f"PostgreSQL: role {user!r} and database {database!r} not created: {r.stdout}{r.stderr}")
+
+    def run(self, program, *args, stdin=None, check=True):
+        cmd = [os.path.join(self.bin, program), *args]
+        if self.run_as:
+            cmd = ["runuser", "-u", self.run_as, "--", *cmd]
+        r = subprocess.run(cmd, cwd=self.dir, input=stdin, capture_output=True, text=True)
+        if check and r.returncode != 0:
+            self.stop()
+            fail(f"PostgreSQL: {program} failed: {r.stdout}{r.stderr}")
+        return r
+
+    def log_tail(self):
+        try:
+            return open(self.log).read()[-2000:]
+        except OSError:
+            return ""
+
+    def stop(self):
+        if os.path.exists(os.path.join(self.data, "postmaster.pid")):
+            self.run("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop", check=False)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
 # Stand-ins for Secrets that exist in the cluster, not in the render.
 DUMMY = {
     "session-secret": "an-existing-session-secret-of-32-bytes-or-more",
@@ -683,7 +918,7 @@ DUMMY = {
 }
 
 
-def resolve_env(docs, container, case, redis_for):
+def resolve_env(docs, container, case, redis_for, store_for):
     """The container's environment as the kubelet would give it."""
     secrets = {}
     for s in find(docs, "Secret"):
@@ -707,6 +942,9 @@ def resolve_env(docs, container, case, redis_for):
                 env[name] = secrets[ref["name"]][ref["key"]]
             elif name in ("TABULA__REDIS__URL", "TABULA__REDIS__URLS"):
                 env[name] = redis_for(None)
+                external.append(f"{name} from Secret {ref['name']}")
+            elif name == "TABULA__STORE__URL":
+                env[name] = store_for(None)
                 external.append(f"{name} from Secret {ref['name']}")
             else:
                 env[name] = DUMMY.get(ref["key"], f"dummy-{ref['key']}")
@@ -755,11 +993,32 @@ def cmd_config(args):
                     auth = f"{urllib.parse.quote(user or '', safe='')}:{urllib.parse.quote(password, safe='')}@"
                 return f"redis://{auth}127.0.0.1:{r.port}"
 
-            env, external = resolve_env(docs, c, case, redis_for)
+            store = []
+
+            def store_for(url, _store=store):
+                """A local PostgreSQL standing in for `url` (None: a URL in a Secret not rendered)."""
+                user, password, database, query = "tabula", "stand-in-password", "tabula", ""
+                if url:
+                    u = urllib.parse.urlsplit(url)
+                    if u.password is None:
+                        fail(f"{case}: the store URL has no password; the stand-in PostgreSQL asks for one")
+                    user = urllib.parse.unquote(u.username or "")
+                    password = urllib.parse.unquote(u.password)
+                    database = urllib.parse.unquote(u.path.lstrip("/"))
+                    query = f"?{u.query}" if u.query else ""
+                if not _store:
+                    _store.append(LocalPostgres(user, password, database))
+                q = urllib.parse.quote
+                return (f"postgres://{q(user, safe='')}:{q(password, safe='')}@127.0.0.1:{_store[0].port}/"
+                        f"{q(database, safe='')}{query}")
+
+            env, external = resolve_env(docs, c, case, redis_for, store_for)
             for name in ("TABULA__REDIS__URL", "TABULA__REDIS__URLS"):
                 if name in env and "127.0.0.1" not in env[name]:
                     urls = env[name].split(",")
                     env[name] = ",".join(redis_for(u) for u in urls)
+            if env.get("TABULA__STORE__URL") and "@127.0.0.1:" not in env["TABULA__STORE__URL"]:
+                env["TABULA__STORE__URL"] = store_for(env["TABULA__STORE__URL"])
             conf = os.path.join(workdir, case)
             os.makedirs(conf, exist_ok=True)
             with open(os.path.join(conf, f"{env['TABULA_ENV']}.toml"), "w") as f:
@@ -789,6 +1048,20 @@ def cmd_config(args):
                 status, body = http_status(f"http://127.0.0.1:{port}/metrics")
                 if status != 200 or "tabula_connections" not in body:
                     fail(f"{case}: /metrics answered {status}")
+                # The durable store as configured: none (503 no_store), or the
+                # stand-in PostgreSQL reached with the rendered credentials.
+                board = f"http://127.0.0.1:{port}/api/leaderboards/backgammon"
+                if env["TABULA__STORE__URL"] == "":
+                    status, body = http_status(board)
+                    if status != 503 or "no_store" not in body:
+                        fail(f"{case}: without a store the leaderboard answered {status} {body[:200]!r}, not 503 no_store")
+                else:
+                    deadline = time.time() + 30
+                    while (status := http_status(board)[0]) != 200:
+                        if proc.poll() is not None or time.time() > deadline:
+                            fail(f"{case}: the node did not reach its durable store (leaderboard: {status}):\n"
+                                 + open(log).read()[-3000:] + "\n" + store[0].log_tail())
+                        time.sleep(0.2)
                 # The node must have read the file: its log format is the rendered one.
                 first = open(log).readline().strip()
                 is_json = first.startswith("{")
@@ -808,8 +1081,14 @@ def cmd_config(args):
                     proc.wait()
                 for r in redis:
                     r.stop()
+                for pg in store:
+                    pg.stop()
             mode = "Redis Cluster" if toml["redis"]["cluster"] else "Redis"
             creds = " with credentials" if any("@" in env.get(n, "") for n in ("TABULA__REDIS__URL", "TABULA__REDIS__URLS")) else ""
+            if store:
+                creds += ", reached a local PostgreSQL with the rendered credentials"
+            elif env.get("TABULA__STORE__URL") == "":
+                creds += ", no durable store (503 no_store)"
             note = f"; stand-ins for {', '.join(external)}" if external else ""
             info(f"ok   {case}: {sum(len(k) for k in toml.values())} keys known to the node; ready on a local "
                  f"{mode}{creds}, exit 0 on SIGTERM{note}")

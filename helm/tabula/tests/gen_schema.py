@@ -17,7 +17,7 @@ CHART = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Maps whose keys are the user's (labels, resources…): objects, not checked inside.
 FREE = {'commonLabels', 'serviceAccount.annotations', 'podAnnotations', 'podLabels', 'resources', 'podSecurityContext',
         'securityContext', 'nodeSelector', 'affinity', 'service.annotations', 'ingress.annotations',
-        'httpRoute.annotations', 'devRedis.resources', 'metrics.serviceMonitor.labels', 'metrics.prometheusRule.labels',
+        'httpRoute.annotations', 'devRedis.resources', 'devPostgres.resources', 'metrics.serviceMonitor.labels', 'metrics.prometheusRule.labels',
         'metrics.prometheusRule.alertLabels', 'metrics.dashboard.labels', 'metrics.dashboard.annotations',
         'autoscaling.behavior', 'extraConfig', 'httpRoute.timeouts'}
 STRMAP = {'commonLabels', 'serviceAccount.annotations', 'podAnnotations', 'podLabels', 'nodeSelector', 'service.annotations',
@@ -67,6 +67,15 @@ O = {
  'externalRedis.cluster.nodes': {"type": "array", "items": {"type": "string", "pattern": "^[^/@:]+:[0-9]+$"}},
  'devRedis.appendfsync': {"type": "string", "enum": ["always", "everysec"]},
  'devRedis.persistence.size': {"type": "string", "pattern": "^[0-9]+(Ki|Mi|Gi|Ti)$"},
+ 'externalPostgres.port': {"type": "integer", "minimum": 1, "maximum": 65535},
+ 'externalPostgres.url': {"type": "string", "pattern": "^(postgres(ql)?://[^@]+)?$"},
+ 'externalPostgres.host': {"type": "string", "pattern": "^([^/@:?#\\[\\] ]*|\\[[0-9A-Fa-f:.]+\\])$"},
+ 'devPostgres.image.pullPolicy': {"type": "string", "enum": ["Always", "IfNotPresent", "Never"]},
+ 'devPostgres.image.tag': {"type": "string", "minLength": 1, "not": {"enum": ["latest"]}},
+ 'devPostgres.database': {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
+ 'devPostgres.username': {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
+ 'devPostgres.maxConnections': {"type": "integer", "minimum": 10, "maximum": 10000},
+ 'devPostgres.persistence.size': {"type": "string", "pattern": "^[0-9]+(Ki|Mi|Gi|Ti)$"},
  'config.rooms.default_time_control': {"oneOf": [
      {"type": "string", "enum": ["none", "blitz", "normal", "long"]},
      {"type": "object", "additionalProperties": False, "required": ["delayMs", "reserveMs"],
@@ -99,6 +108,10 @@ O = {
  'config.redis.timeout_ms': {"type": "integer", "minimum": 1},
  'config.redis.lease_ms': {"type": "integer", "minimum": 300},
  'config.redis.prefix': {"type": "string", "minLength": 1, "pattern": "^[^{}]+$"},
+ 'config.store.max_connections': {"type": "integer", "minimum": 1, "maximum": 1000},
+ 'config.store.acquire_timeout_ms': {"type": "integer", "minimum": 10},
+ 'config.store.archive_interval_ms': {"type": "integer", "minimum": 10},
+ 'config.store.archive_batch': {"type": "integer", "minimum": 1, "maximum": 100},
  'config.log.format': {"type": "string", "enum": ["json", "pretty"]},
  'config.web.telegram_app_url': {"type": "string", "pattern": "^(https://t\\.me/[^?# ]+)?$"},
  'extraConfig': {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {
@@ -116,6 +129,8 @@ O = {
  'metrics.prometheusRule.snapshotLatencyP99Seconds': {"type": "number", "exclusiveMinimum": 0},
  'metrics.prometheusRule.unexplainedTakeovers': {"type": "integer", "minimum": 0},
  'metrics.prometheusRule.redisErrorsPerSecond': {"type": "number", "minimum": 0},
+ 'metrics.prometheusRule.archiveLagSeconds': {"type": "number", "exclusiveMinimum": 0},
+ 'metrics.prometheusRule.storeErrorsPerSecond': {"type": "number", "minimum": 0},
 }
 for k in ['startup', 'liveness', 'readiness']:
     for f in ['periodSeconds', 'timeoutSeconds', 'failureThreshold'] + (['successThreshold'] if k == 'readiness' else []):
@@ -123,7 +138,8 @@ for k in ['startup', 'liveness', 'readiness']:
 # Descriptions of maps that have no `# --` line of their own.
 EXTRA_DESC = {
  'externalRedis': "An external Redis: one instance (host/port or url, directly or through a proxy that follows the master) or a Redis Cluster (cluster.enabled, cluster.nodes). Redis Sentinel is NOT supported by the node (it never asks Sentinel for the master): there is no `sentinel` value; put a Sentinel-aware proxy in front, or use a Redis Cluster. TLS (rediss://) is not supported either.",
- 'config': "The node's settings (config/default.toml), rendered into its config file. The chart sets server.listen, cluster.backplane, cluster.node_id, redis.url, redis.urls and redis.cluster itself, and the secrets (auth.bot_token, auth.session_secret) come only from `auth`: none of them can be set here.",
+ 'externalPostgres': "An external PostgreSQL as the durable store, shared by every node (host/port/database/username or url, the password inline or in an existing Secret). With neither this nor devPostgres the nodes have no durable store (TABULA__STORE__URL empty: history, ratings and leaderboards answer 503 no_store).",
+ 'config': "The node's settings (config/default.toml), rendered into its config file. The chart sets server.listen, cluster.backplane, cluster.node_id, redis.url, redis.urls, redis.cluster and store.url itself (the store URL, which may hold a password, from a Secret: externalPostgres / devPostgres), and the secrets (auth.bot_token, auth.session_secret) come only from `auth`: none of them can be set here.",
  'drain': "The drain of a stopping node: preStop pause, then SIGTERM and the node's own drain.",
 }
 
