@@ -336,7 +336,12 @@ pub(super) async fn room_records(
         // room, so they are served whether or not it is still listed.
         Ok(recs) if recs.is_empty() => match find_room(&state, &id).await {
             Ok(_) => HttpResponse::Ok().json(Vec::<serde_json::Value>::new()),
-            Err(r) => r,
+            // A room the backplane has forgotten: its games as the durable
+            // store archived them, when it has them.
+            Err(r) => match archived_records(&state, &id).await {
+                Some(values) if !values.is_empty() => HttpResponse::Ok().json(values),
+                _ => r,
+            },
         },
         Ok(recs) => {
             let values: Vec<serde_json::Value> = recs
@@ -351,6 +356,27 @@ pub(super) async fn room_records(
             e.to_string(),
         ),
     }
+}
+
+/// The most games of one room [`archived_records`] reads.
+const MAX_ARCHIVED_GAMES: u32 = 1_000;
+
+/// The records of room `id`'s games in the durable store, game 1 on until
+/// the first missing one; `None` without a store or when it fails.
+async fn archived_records(state: &AppState, id: &str) -> Option<Vec<serde_json::Value>> {
+    let store = state.durable.get().ok()?;
+    let mut values = Vec::new();
+    for n in 1..=MAX_ARCHIVED_GAMES {
+        match store.game(&tabula_store::GameKey::new(id, n)).await {
+            Ok(Some(stored)) => values.push(stored.game.record),
+            Ok(None) => break,
+            Err(e) => {
+                tracing::warn!(room = %id, error = %e, "archived records not read");
+                return None;
+            }
+        }
+    }
+    Some(values)
 }
 
 /// `GET /api/rooms/{id}/summary`: seed 001's results summary of the
