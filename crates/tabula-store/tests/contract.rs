@@ -59,6 +59,7 @@ contract!(
     concurrent_archives_of_one_players_games_all_count,
     stats_are_deleted_with_the_player,
     weekly_board_ranks_only_players_rated_since,
+    weekly_counts_follow_every_rating_change,
     analysis_cache_round_trip_and_cascade,
 );
 
@@ -84,7 +85,8 @@ async fn migrations_twice_are_harmless(db: &Db) {
         again.migrations().await.unwrap(),
         vec![
             (1, "init".to_owned(), true),
-            (2, "stats_and_analyses".to_owned(), true)
+            (2, "stats_and_analyses".to_owned(), true),
+            (3, "period_buckets".to_owned(), true)
         ]
     );
     let ann = again.profile("tg:1").await.unwrap().unwrap();
@@ -1706,6 +1708,227 @@ async fn weekly_board_ranks_only_players_rated_since(db: &Db) {
     assert_eq!(board, ["p1", "p3", "p6", "p7", "p4"]);
     // Provisional at a deviation of 110 or more (these: 200).
     assert!(top[0].rating.provisional());
+}
+
+/// The period's board as `check_week` checks it, and each page size from
+/// 1 to one past its size the board's head (a small page walks the
+/// board's order, a large one sorts the period's range).
+async fn check_week_pages(
+    db: &Db,
+    model: &BTreeMap<String, (f64, Vec<u64>)>,
+    since: u64,
+    absent: &[&str],
+) -> Vec<String> {
+    let board = check_week(db, model, since, absent).await;
+    let kind = GameKind::LongNardy;
+    for limit in 1..=board.len() as u32 + 1 {
+        let page: Vec<String> = db
+            .store
+            .top_since(kind, since, limit)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| e.player)
+            .collect();
+        let n = (limit as usize).min(board.len());
+        assert_eq!(page, board[..n], "since {since}, {limit} rows");
+    }
+    board
+}
+
+/// The period counts the writes kept equal a recount from the ratings
+/// (which tracks the week of the latest rating): the tracked week, and
+/// each period's buckets.
+async fn check_counts(db: &Db, week: u64) {
+    let kept = support::period_counts(&db.url).await;
+    let long = kept.0.iter().find(|(k, _)| k == "long_nardy").map(|w| w.1);
+    assert_eq!(long, Some(week as i64), "the tracked week");
+    for kind in [GameKind::LongNardy, GameKind::Backgammon] {
+        db.store.recount_buckets(kind).await.unwrap();
+    }
+    assert_eq!(support::period_counts(&db.url).await, kept);
+}
+
+async fn weekly_counts_follow_every_rating_change(db: &Db) {
+    let store = &db.store;
+    let kind = GameKind::LongNardy;
+    let day = 24 * HOUR;
+    let last = WEEK - 7 * day;
+    let mut model = BTreeMap::new();
+    // Last week: p1 and p2, then p3 and p4 (p3 plays again this week).
+    rated_game(
+        db,
+        &mut model,
+        "g1",
+        kind,
+        ("p1", "p2"),
+        last + HOUR,
+        (1600.0, 1400.0),
+    )
+    .await;
+    rated_game(
+        db,
+        &mut model,
+        "g2",
+        kind,
+        ("p3", "p4"),
+        last + 2 * HOUR,
+        (1520.5, 1479.5),
+    )
+    .await;
+    check_counts(db, last).await;
+    check_week_pages(db, &model, last, &["p5"]).await;
+    // This week: p3 (rated last week) and p5, the first game of the week
+    // (the counts of both weeks recounted); then p3's rating moves twice
+    // within the week, to another whole point and inside it, and p5's
+    // to a tie with p6.
+    rated_game(
+        db,
+        &mut model,
+        "g3",
+        kind,
+        ("p3", "p5"),
+        WEEK + HOUR,
+        (1540.0, 1460.0),
+    )
+    .await;
+    check_counts(db, WEEK).await;
+    rated_game(
+        db,
+        &mut model,
+        "g4",
+        kind,
+        ("p3", "p6"),
+        WEEK + 2 * HOUR,
+        (1610.25, 1455.0),
+    )
+    .await;
+    rated_game(
+        db,
+        &mut model,
+        "g5",
+        kind,
+        ("p5", "p3"),
+        WEEK + 3 * HOUR,
+        (1455.0, 1610.75),
+    )
+    .await;
+    check_counts(db, WEEK).await;
+    let board = check_week_pages(db, &model, WEEK, &["p1", "p2", "p4"]).await;
+    assert_eq!(board, ["p3", "p5", "p6"]);
+    check_week_pages(db, &model, last, &["p7"]).await;
+    // Last week's game applied late: p2 (last week's) moves on last
+    // week's board, p7 enters it and not this week's; p1 (last week's)
+    // then plays this week.
+    rated_game(
+        db,
+        &mut model,
+        "g6",
+        kind,
+        ("p2", "p7"),
+        last + 5 * day,
+        (1420.0, 1380.0),
+    )
+    .await;
+    rated_game(
+        db,
+        &mut model,
+        "g7",
+        kind,
+        ("p1", "p8"),
+        WEEK + 4 * HOUR,
+        (1590.0, 1500.0),
+    )
+    .await;
+    // Another kind's week is counted apart.
+    rated_game(
+        db,
+        &mut model,
+        "g8",
+        GameKind::Backgammon,
+        ("p1", "p9"),
+        WEEK + HOUR,
+        (1700.0, 1300.0),
+    )
+    .await;
+    check_counts(db, WEEK).await;
+    let board = check_week_pages(db, &model, WEEK, &["p2", "p4", "p7", "p9"]).await;
+    assert_eq!(board, ["p3", "p1", "p8", "p5", "p6"]);
+    let board = check_week_pages(db, &model, last, &["p9"]).await;
+    assert_eq!(board, ["p3", "p1", "p8", "p4", "p5", "p6", "p2", "p7"]);
+    // A deletion leaves both weeks' counts (and another kind's).
+    store.delete_player("p1").await.unwrap();
+    model.remove("p1");
+    check_counts(db, WEEK).await;
+    check_week_pages(db, &model, WEEK, &["p1"]).await;
+    check_week_pages(db, &model, last, &["p1"]).await;
+    assert_eq!(
+        store
+            .standing_since("p9", GameKind::Backgammon, WEEK)
+            .await
+            .unwrap()
+            .map(|s| (s.rank, s.of)),
+        Some((1, 1))
+    );
+    // The week rolls over: next week's first game tracks it and this
+    // week (recounted); the week before last is read from the ratings.
+    let next = WEEK + 7 * day;
+    assert_eq!(week_start_ms(next), next);
+    rated_game(
+        db,
+        &mut model,
+        "g9",
+        kind,
+        ("p10", "p6"),
+        next,
+        (1650.0, 1440.0),
+    )
+    .await;
+    check_counts(db, next).await;
+    let board = check_week_pages(db, &model, next, &["p3", "p5"]).await;
+    assert_eq!(board, ["p10", "p6"]);
+    check_week_pages(db, &model, WEEK, &[]).await;
+    check_week_pages(db, &model, last, &[]).await;
+    // A game of the week before last applied now: p4 moves (in no
+    // tracked week), p3 (this week's) moves on this week's board too.
+    rated_game(
+        db,
+        &mut model,
+        "g10",
+        kind,
+        ("p4", "p3"),
+        last + 6 * day,
+        (1300.0, 1700.0),
+    )
+    .await;
+    check_counts(db, next).await;
+    check_week_pages(db, &model, next, &[]).await;
+    let board = check_week_pages(db, &model, WEEK, &[]).await;
+    assert_eq!(board[0], "p3");
+    check_week_pages(db, &model, last, &[]).await;
+    // Weeks with no game between: the week three later and the one
+    // before it (no game) both count that week's players only.
+    let later = next + 21 * day;
+    rated_game(
+        db,
+        &mut model,
+        "g11",
+        kind,
+        ("p11", "p12"),
+        later + HOUR,
+        (1500.0, 1500.0),
+    )
+    .await;
+    check_counts(db, later).await;
+    for since in [later, later - 7 * day] {
+        let board = check_week_pages(db, &model, since, &["p10"]).await;
+        assert_eq!(board, ["p11", "p12"]);
+    }
+    check_week_pages(db, &model, next, &[]).await;
+    store.delete_player("p12").await.unwrap();
+    model.remove("p12");
+    check_counts(db, later).await;
+    check_week_pages(db, &model, later, &["p12"]).await;
 }
 
 async fn analysis_cache_round_trip_and_cascade(db: &Db) {

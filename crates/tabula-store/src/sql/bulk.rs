@@ -12,6 +12,11 @@ use std::collections::BTreeSet;
 use serde_json::json;
 use tabula_room::GameKind;
 
+use sqlx::Row;
+
+use super::periods::{
+    CLEAR_PERIODS, COUNT_PERIOD, DROP_WEEK, LATEST, PUT_WEEK, periods_of, week_of,
+};
 use super::{BeginWrite, Pools, Store, name_of, now_ms, on_pool, to_i64};
 use crate::ratings::bucket;
 use crate::{ProfileUpdate, Rating, RatingUpdate, Result};
@@ -304,7 +309,10 @@ impl Store {
 
     /// Recounts `kind`'s leaderboard buckets from its ratings, in one
     /// write transaction (a repair; [`Ratings::apply_rated_game`] and
-    /// [`Profiles::delete_player`] keep them counted).
+    /// [`Profiles::delete_player`] keep them counted): the all-time
+    /// board's, and the period boards' (`period_buckets`) of the week of
+    /// the kind's latest `last_rated_ms` and the week before, that week
+    /// tracked from then on.
     ///
     /// [`Ratings::apply_rated_game`]: crate::Ratings::apply_rated_game
     /// [`Profiles::delete_player`]: crate::Profiles::delete_player
@@ -314,6 +322,35 @@ impl Store {
             let mut tx = pool.begin_write().await?;
             sqlx::query(CLEAR_BUCKETS).bind(kind.as_str()).execute(&mut *tx).await?;
             sqlx::query(COUNT_BUCKETS).bind(kind.as_str()).execute(&mut *tx).await?;
+            let latest: Option<i64> = sqlx::query(LATEST)
+                .bind(kind.as_str())
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("latest")?;
+            // The kind's period_weeks row first: the lock order of the
+            // writes that move the period counts.
+            match latest {
+                Some(latest) => {
+                    let week = week_of(latest);
+                    sqlx::query(PUT_WEEK)
+                        .bind(kind.as_str())
+                        .bind(week)
+                        .execute(&mut *tx)
+                        .await?;
+                    sqlx::query(CLEAR_PERIODS).bind(kind.as_str()).execute(&mut *tx).await?;
+                    for period in periods_of(week) {
+                        sqlx::query(COUNT_PERIOD)
+                            .bind(kind.as_str())
+                            .bind(period)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                }
+                None => {
+                    sqlx::query(DROP_WEEK).bind(kind.as_str()).execute(&mut *tx).await?;
+                    sqlx::query(CLEAR_PERIODS).bind(kind.as_str()).execute(&mut *tx).await?;
+                }
+            }
             tx.commit().await?;
         });
         Ok(())

@@ -47,6 +47,8 @@
 //! | `rating_history` | `(player_id, game_kind, rated_ms, room_id, game_number)` | each applied change: `rating_before` (none for the first), the new `rating`, `deviation`, `volatility`; `rated_ms` is the game's end |
 //! | `player_stats` | `player_id` | `stats`: his `tabula_room::PlayerStats` as JSON (every delta of his archived games, each added once), `updated_ms` (migration 2) |
 //! | `analyses` | `(room_id, game_number)` | a game's cached analysis: `json` (at most 1 MiB), `created_ms`; cascades from `games` (migration 2) |
+//! | `period_weeks` | `game_kind` | `week_ms`: the newest week whose period counts are kept, with the week before it (migration 3) |
+//! | `period_buckets` | `(game_kind, period_ms, bucket)` | `players`: how many ratings of the kind last rated at or after `period_ms` have that whole part (migration 3) |
 //!
 //! Indexes: `games_pending_ratings` (partial: rated games not applied, by
 //! end), `game_players_history` (`player_id, finished_ms, room_id,
@@ -55,7 +57,11 @@
 //! the leaderboard's order), `rating_history_week` (`game_kind,
 //! rated_ms`: a period's rows of the history), and from migration 2
 //! `ratings_period` (`game_kind, last_rated_ms, rating, player_id`: a
-//! period's board is one range of it, read index-only).
+//! period's board is one range of it, read index-only), and from
+//! migration 3 `ratings_board_period` (`game_kind, rating DESC,
+//! player_id, last_rated_ms`: the board's order with what a period
+//! filters on, so a period's walk and one whole point of it are read
+//! index-only).
 //!
 //! # Queries
 //!
@@ -66,7 +72,9 @@
 //!   (found through his `game_players` rows), his seat cleared; games left
 //!   with no player deleted (their `game_players` rows cascade); his
 //!   remaining `game_players` rows deleted; his ratings deleted `RETURNING`
-//!   their buckets, which are decremented; his rating history, his
+//!   their buckets and `last_rated_ms`, the buckets decremented, then each
+//!   kind's period counts (*Period boards*, in kind order); his rating
+//!   history, his
 //!   `player_stats` row and his profile deleted (the analyses of the games
 //!   deleted go with them, the cascade; a game kept for his opponent keeps
 //!   its analysis, as it keeps its record). SQLite's `secure_delete`
@@ -105,10 +113,11 @@
 //!   `previous_games`, written by an `UPDATE … WHERE games = previous` or
 //!   an `INSERT … ON CONFLICT DO NOTHING` for a first rating (a row not
 //!   written is a conflict: rolled back), and a history row; then the
-//!   buckets' counts moved, in bucket order. Locks are taken in one order
-//!   (the game, the ratings by player, the buckets by number), so two
-//!   applies cannot deadlock on PostgreSQL; on SQLite the write lock is
-//!   taken first.
+//!   buckets' counts moved, in bucket order; then the period counts
+//!   (*Period boards*). Locks are taken in one order (the game, the
+//!   ratings by player, the buckets by number, the kind's `period_weeks`
+//!   row, its `period_buckets` by (period, bucket)), so two applies cannot
+//!   deadlock on PostgreSQL; on SQLite the write lock is taken first.
 //! - **Leaderboards** (`leaderboard.rs`). Top: `ratings_board` read in
 //!   order, `LIMIT n`, joined to `players` for names. Standing: one
 //!   statement — the player's rating and bucket; 1 + the sum of
@@ -134,49 +143,95 @@
 //! two agree). `bulk_load` (benchmarks, tests) writes ratings without
 //! history; its `last_rated_ms` is taken as given.
 //!
-//! - Top (`TOP_SINCE`): the range `game_kind = k AND last_rated_ms >=
-//!   since` of `ratings_period`, index-only, into a top-n sort; the page
-//!   joined to `ratings` and `players` by key. The order is written
-//!   `-rating` so that no index provides it: walking `ratings_board`
-//!   and filtering is fast when many players are active but walks the
-//!   whole board when few are, and a generic plan cannot tell the two.
-//! - Standing (`STANDING_SINCE`): his rating by key, then one pass over
-//!   the same range counting all (`of`) and those above him (`COUNT(*)
-//!   FILTER (WHERE …)`).
+//! **Counts.** As `rating_buckets` counts the all-time board by whole
+//! rating point, `period_buckets` counts a period's: per kind, for two
+//! periods, the week `period_weeks.week_ms` (the newest week a rated
+//! game of the kind ended in, [`week_start_ms`](crate::week_start_ms) of
+//! its end) and the week before it, the ratings last rated at or after
+//! the period's start by bucket. They are kept in the transactions that
+//! move a rating (migration 3):
 //!
-//! Both read one index entry per player of the period, whatever his rank
-//! — proportional to the period's players, not to all players nor to the
-//! period's games.
+//! - `apply_rated_game`, after `rating_buckets`: the kind's
+//!   `period_weeks` row taken (`UPDATE … SET week_ms = week_ms RETURNING`,
+//!   which locks it on PostgreSQL until the commit, so every write of the
+//!   period counts queues on it; created by `INSERT … ON CONFLICT DO
+//!   NOTHING` at the kind's first rated game, read again if another
+//!   transaction made it). If the game ended in a later week than the
+//!   tracked one (the week's first game: the week rolls over), that week
+//!   is tracked and both weeks' counts are recounted from `ratings`
+//!   (`INSERT … SELECT … GROUP BY bucket` of the range `last_rated_ms >=
+//!   start` of `ratings_period`, which this transaction has written):
+//!   at a week's first game the new week holds its two players and the
+//!   one before it the last week's players, read once a week. Else each
+//!   of his two ratings moves the counts of each tracked period: out of
+//!   his old bucket if his old `last_rated_ms` was in it, into his new
+//!   bucket if his new one is (`max(old, end)`): a rating moving within
+//!   the week, a player of an earlier week rated again this week, a game
+//!   of last week applied late (last week's board moves, and this week's
+//!   if the player also played this week) — one `INSERT … ON CONFLICT DO
+//!   UPDATE` per (period, bucket) that changed, in that order.
+//! - `delete_player`: per kind of his deleted ratings, the row taken as
+//!   above and his rating taken out of the tracked periods it counted in.
+//! - `bulk_load` and [`Store::recount_buckets`] (a repair) recount them:
+//!   the week of the kind's latest `last_rated_ms` tracked, both weeks
+//!   counted from `ratings`.
 //!
-//! **Slower than the 10 ms target.** At 1,000,000 rated players of whom
-//! 50,000 played this week (`examples/leaderboard.rs`, its figures and
-//! method there), p50 / p99: SQLite 20–32 / 43 ms for a rank and 30 / 50
-//! ms for a top-100 page; PostgreSQL 55–65 / 97–168 ms for a rank and 32 /
-//! 53 ms for a page, on a 2-vCPU VM that other builds kept at a load
-//! average of 3.5 to 4 (the plans: one index-only range of 50,000 entries
-//! each, as intended). Reading `rating_history_week` instead (the
-//! period's 150,000 rows, their distinct players, each player's rating by
-//! key — the first version of this change) took 0.9 to 1.5 s on both.
-//! The plan to reach 10 ms, a migration that only adds and a change of
-//! `apply_rated_game` and `delete_player`:
+//! On PostgreSQL a recount's statement sees the committed ratings; a
+//! transaction that changed a rating but has not committed holds no
+//! `period_weeks` lock yet (it takes it after its ratings), so it queues
+//! behind the recount and then moves the recounted counts by its change:
+//! each rating is counted once. A node of a version before migration 3
+//! (a rolling update) moves ratings without these counts; the next
+//! week's first game recounts both weeks, and `recount_buckets` repairs
+//! at once.
 //!
-//! 1. Rank: per-week bucket counts, `period_buckets (game_kind,
-//!    period_ms, bucket, players)`, as `rating_buckets` is for all time,
-//!    kept for the current and the previous ISO week by
-//!    `apply_rated_game` (a player counted in a week's bucket of his
-//!    rating once his `last_rated_ms` reaches the week: his old bucket
-//!    decremented, his new one incremented, in the transaction that moves
-//!    `rating_buckets`) and by `delete_player`; the rank is then the
-//!    all-time standing's query on those counts plus one whole point's
-//!    range of the period's players: a few thousand rows, whatever the
-//!    period's size. Other `since_ms` keep the scan above.
-//! 2. Top: walk the board's order (an index `game_kind, rating DESC,
-//!    player_id, last_rated_ms`, index-only) keeping the period's players
-//!    when the period holds many (the buckets count them: at 50,000 of
-//!    1,000,000, about 2,000 entries for a page), and keep the range and
-//!    sort above when it holds few (under ~5,000), so that neither walks
-//!    far.
+//! **Queries.** A `since_ms` that is a tracked period's start reads the
+//! counts; any other (a period neither this week nor last, the counts
+//! not made yet: a week with no game applied) reads the range of
+//! `ratings_period` as before. Each query checks that its period is
+//! tracked in the statement that reads the counts (one snapshot).
 //!
+//! - Standing (`STANDING_SINCE_BUCKETS`): his row by key (none, or last
+//!   rated before the period: not on the board); 1 + the period's
+//!   buckets above his + the period's players of his bucket above him (a
+//!   range of `ratings_board_period` within one whole point, index-only,
+//!   the period's test written `+last_rated_ms` so that no index serves
+//!   it and `ratings_period` is not taken) + those with his rating and a
+//!   smaller id; `of` the sum of the period's buckets. A few thousand
+//!   bucket rows and one point's entries (up to ~1,200 at a million),
+//!   whatever the period's size and his rank. Untracked: `STANDING_SINCE`,
+//!   his rating by key then one pass over the period's range of
+//!   `ratings_period` counting all and those above him.
+//! - Top (`TOP_SINCE_PLAN`, then a page): from the counts, the highest
+//!   bucket `bound` at or above which the period has a page of players,
+//!   and how many of the whole board are at or above it (`walk`, from
+//!   `rating_buckets`). When `walk` is at most the period's size, the
+//!   page is `TOP_SINCE_WALK`: `ratings_board_period` walked in the
+//!   board's order from the top down to `bound`, keeping the period's
+//!   players, `LIMIT n` (at 50,000 of 1,000,000, about 2,000 entries for
+//!   a page of 100); else, or untracked, or a period smaller than a page,
+//!   `TOP_SINCE`: the period's range of `ratings_period`, index-only,
+//!   into a top-n sort, its order written `-rating` so that no index
+//!   provides it (both read at most the period's size). A walk that
+//!   finds fewer than `n` rows (the counts moved between the two
+//!   statements) is answered by `TOP_SINCE` instead. The page is joined
+//!   to `ratings` and `players` by key.
+//!
+//! The answers are the range's, exactly (the contract tests check both
+//! paths, the counts against a recount after each kind of change, and
+//! `examples/leaderboard.rs` checks against a sort).
+//!
+//! **Measured** (`cargo run --release -p tabula-store --example
+//! leaderboard -- --players 1000000 --active 50000 --week-lookups 300
+//! --week-pages 300 --explain 1`: 1,000,000 rated players of whom 50,000
+//! played this week; a shared 2-vCPU VM, load average 1.6 to 7.7 during
+//! the run; p50 / p99, ms): a rank, SQLite 0.59 / 1.19, PostgreSQL 1.53 /
+//! 4.45; a top-100 page with names, SQLite 2.95 / 5.23, PostgreSQL 4.28 /
+//! 5.84 — under the 10 ms target (the table and plans:
+//! `examples/leaderboard.rs`). The range and sort alone, the previous
+//! version, took 20–32 / 43 ms (SQLite) and 55–65 / 97–168 ms
+//! (PostgreSQL) for a rank, 30 / 50 and 32 / 53 ms for a page; reading
+//! `rating_history_week` instead, the first version, 0.9 to 1.5 s.
 use std::future::Future;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -196,6 +251,7 @@ mod bulk;
 mod games;
 #[doc(hidden)]
 pub mod leaderboard;
+mod periods;
 mod profiles;
 mod ratings;
 
@@ -379,6 +435,13 @@ fn migrator() -> Migrator {
             "stats_and_analyses".into(),
             MigrationType::Simple,
             include_str!("../../migrations/0002_stats_and_analyses.sql").into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            3,
+            "period_buckets".into(),
+            MigrationType::Simple,
+            include_str!("../../migrations/0003_period_buckets.sql").into_sql_str(),
             false,
         ),
     ];

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use sqlx::Row;
 
+use super::periods::{Change, move_periods};
 use super::{BeginWrite, Cols, Store, now_ms, on_pool, to_u64};
 use crate::profiles::{check_id, check_text};
 use crate::{Deleted, Profile, ProfileUpdate, Profiles, Result, StoreFuture};
@@ -27,7 +28,8 @@ SELECT id, display_name, chosen_name, username, photo_url, language, created_ms,
 FROM players WHERE id = $1";
 
 // The deletion (one write transaction, in the order `delete_player` runs them).
-const DELETE_RATINGS: &str = "DELETE FROM ratings WHERE player_id = $1 RETURNING game_kind, bucket";
+const DELETE_RATINGS: &str =
+    "DELETE FROM ratings WHERE player_id = $1 RETURNING game_kind, bucket, last_rated_ms";
 const DECREMENT_BUCKET: &str = "\
 UPDATE rating_buckets SET players = players - $3 WHERE game_kind = $1 AND bucket = $2";
 const DELETE_RATING_HISTORY: &str = "DELETE FROM rating_history WHERE player_id = $1";
@@ -137,6 +139,17 @@ impl Profiles for Store {
                         .bind(*n)
                         .execute(&mut *tx)
                         .await?;
+                }
+                // Then each kind's period counts, in kind order.
+                let mut periods: BTreeMap<String, Vec<Change>> = BTreeMap::new();
+                for row in &rows {
+                    periods.entry(row.text("game_kind")?).or_default().push(Change {
+                        old: Some((row.i64("bucket")?, row.i64("last_rated_ms")?)),
+                        new: None,
+                    });
+                }
+                for (kind, changes) in &periods {
+                    move_periods!(tx, kind.as_str(), None, changes);
                 }
                 sqlx::query(DELETE_RATING_HISTORY).bind(player).execute(&mut *tx).await?;
                 let stats = sqlx::query(DELETE_STATS).bind(player).execute(&mut *tx).await?;

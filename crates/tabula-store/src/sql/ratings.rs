@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use tabula_room::GameKind;
 
+use super::periods::{Change, move_periods, week_of};
 use super::{BeginWrite, Cols, Store, name_of, now_ms, on_pool, parse_name, to_u32, to_u64};
 use crate::{Applied, GameKey, Rating, RatingUpdate, Ratings, Result, StoreError, StoreFuture};
 
@@ -29,8 +30,8 @@ WHERE room_id = $1 AND game_number = $2 AND rated AND ratings_applied_ms IS NULL
 const STATE: &str = "\
 SELECT rated, ratings_applied_ms FROM games WHERE room_id = $1 AND game_number = $2";
 
-const READ: &str =
-    "SELECT rating, bucket, games FROM ratings WHERE player_id = $1 AND game_kind = $2";
+const READ: &str = "\
+SELECT rating, bucket, games, last_rated_ms FROM ratings WHERE player_id = $1 AND game_kind = $2";
 
 const UPDATE: &str = "\
 UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = games + 1,
@@ -176,6 +177,7 @@ impl Ratings for Store {
                     return Err(StoreError::WrongPlayers { game: game.clone() });
                 }
                 let mut buckets: BTreeMap<i64, i64> = BTreeMap::new();
+                let mut changes: Vec<Change> = Vec::with_capacity(2);
                 for u in &ordered {
                     let old = sqlx::query(READ)
                         .bind(u.player.as_str())
@@ -183,10 +185,15 @@ impl Ratings for Store {
                         .fetch_optional(&mut *tx)
                         .await?;
                     let old = match old {
-                        Some(r) => Some((r.f64("rating")?, r.i64("bucket")?, r.i64("games")?)),
+                        Some(r) => Some((
+                            r.f64("rating")?,
+                            r.i64("bucket")?,
+                            r.i64("games")?,
+                            r.i64("last_rated_ms")?,
+                        )),
                         None => None,
                     };
-                    let stored_games = old.map_or(0, |(_, _, g)| g);
+                    let stored_games = old.map_or(0, |(_, _, g, _)| g);
                     let written = if stored_games != i64::from(u.previous_games) {
                         false
                     } else if old.is_some() {
@@ -237,16 +244,21 @@ impl Ratings for Store {
                         .bind(finished)
                         .bind(game.room.as_str())
                         .bind(number)
-                        .bind(old.map(|(r, _, _)| r))
+                        .bind(old.map(|(r, _, _, _)| r))
                         .bind(u.rating)
                         .bind(u.deviation)
                         .bind(u.volatility)
                         .execute(&mut *tx)
                         .await?;
-                    if let Some((_, bucket, _)) = old {
+                    if let Some((_, bucket, _, _)) = old {
                         *buckets.entry(bucket).or_default() -= 1;
                     }
                     *buckets.entry(u.bucket()).or_default() += 1;
+                    let old_last = old.map(|(_, _, _, last)| last);
+                    changes.push(Change {
+                        old: old.map(|(_, bucket, _, last)| (bucket, last)),
+                        new: Some((u.bucket(), old_last.map_or(finished, |l| l.max(finished)))),
+                    });
                 }
                 for (bucket, delta) in buckets.iter().filter(|(_, d)| **d != 0) {
                     sqlx::query(BUCKET_ADD)
@@ -256,6 +268,7 @@ impl Ratings for Store {
                         .execute(&mut *tx)
                         .await?;
                 }
+                move_periods!(tx, kind.as_str(), Some(week_of(finished)), &changes);
                 tx.commit().await?;
                 Ok(Applied::Applied)
             })

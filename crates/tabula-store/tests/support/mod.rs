@@ -162,3 +162,48 @@ pub fn resigned_record() -> GameRecord {
         .cloned()
         .expect("a resigned game leaves a record")
 }
+
+/// The period boards' counts as stored: each kind's tracked week
+/// (`period_weeks`), and the non-zero `period_buckets` rows (kind,
+/// period, bucket, players), in key order. Read apart from the store, by
+/// SQL, to compare what the writes kept with a recount.
+pub type PeriodCounts = (Vec<(String, i64)>, Vec<(String, i64, i64, i64)>);
+
+pub async fn period_counts(url: &str) -> PeriodCounts {
+    use sqlx::Row;
+    const WEEKS: &str = "SELECT game_kind, week_ms FROM period_weeks ORDER BY game_kind";
+    const BUCKETS: &str = "\
+SELECT game_kind, period_ms, bucket, players FROM period_buckets WHERE players <> 0
+ORDER BY game_kind, period_ms, bucket";
+    fn weeks<R: Row>(rows: &[R]) -> Vec<(String, i64)>
+    where
+        for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+        for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+        usize: sqlx::ColumnIndex<R>,
+    {
+        rows.iter().map(|r| (r.get(0), r.get(1))).collect()
+    }
+    fn buckets<R: Row>(rows: &[R]) -> Vec<(String, i64, i64, i64)>
+    where
+        for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+        for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+        usize: sqlx::ColumnIndex<R>,
+    {
+        rows.iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect()
+    }
+    if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+        let w = sqlx::query(WEEKS).fetch_all(&pool).await.unwrap();
+        let b = sqlx::query(BUCKETS).fetch_all(&pool).await.unwrap();
+        pool.close().await;
+        (weeks(&w), buckets(&b))
+    } else {
+        let pool = sqlx::PgPool::connect(url).await.unwrap();
+        let w = sqlx::query(WEEKS).fetch_all(&pool).await.unwrap();
+        let b = sqlx::query(BUCKETS).fetch_all(&pool).await.unwrap();
+        pool.close().await;
+        (weeks(&w), buckets(&b))
+    }
+}
