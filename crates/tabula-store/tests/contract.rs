@@ -60,6 +60,7 @@ contract!(
     stats_are_deleted_with_the_player,
     weekly_board_ranks_only_players_rated_since,
     weekly_counts_follow_every_rating_change,
+    concurrent_applies_keep_the_week_counted,
     analysis_cache_round_trip_and_cascade,
 );
 
@@ -1929,6 +1930,103 @@ async fn weekly_counts_follow_every_rating_change(db: &Db) {
     model.remove("p12");
     check_counts(db, later).await;
     check_week_pages(db, &model, later, &["p12"]).await;
+}
+
+/// A game to apply: its room, players, end and the ratings after it.
+type Played = (String, (String, String), u64, (f64, f64));
+
+/// Applies `games` at once, each player in one of them; each update
+/// counting the stored rating's games.
+async fn apply_at_once(db: &Db, model: &mut BTreeMap<String, (f64, Vec<u64>)>, games: &[Played]) {
+    let store = &db.store;
+    let kind = GameKind::LongNardy;
+    let mut runs = Vec::new();
+    for (room, (a, b), at, (ra, rb)) in games {
+        let g = finished(room, 1, kind, [player(a), player(b)], *at, true);
+        store.archive(&g).await.unwrap();
+        let games = |p: &str| {
+            let store = store.clone();
+            let p = p.to_owned();
+            async move { store.rating(&p, kind).await.unwrap().map_or(0, |r| r.games) }
+        };
+        let ups = [
+            update(a, games(a).await, *ra),
+            update(b, games(b).await, *rb),
+        ];
+        let store = store.clone();
+        runs.push(tokio::spawn(async move {
+            store.apply_rated_game(&g.key, &ups).await
+        }));
+        for (p, r) in [(a, ra), (b, rb)] {
+            let entry = model.entry(p.clone()).or_insert((*r, Vec::new()));
+            entry.0 = *r;
+            entry.1.push(*at);
+        }
+    }
+    for run in runs {
+        assert_eq!(run.await.unwrap().unwrap(), Applied::Applied);
+    }
+}
+
+async fn concurrent_applies_keep_the_week_counted(db: &Db) {
+    let day = 24 * HOUR;
+    let (last, next) = (WEEK - 7 * day, WEEK + 7 * day);
+    let mut model = BTreeMap::new();
+    let name = |i: usize| format!("c{i:02}");
+    // The kind's first games at once, last week's and this week's: one
+    // makes the tracked week, the others queue behind it.
+    let first: Vec<_> = (0..12)
+        .map(|i| {
+            let at = if i % 2 == 0 { last + HOUR } else { WEEK + HOUR };
+            let r = 1400.0 + 17.5 * i as f64;
+            (
+                format!("k{i}"),
+                (name(2 * i), name(2 * i + 1)),
+                at,
+                (r, r - 33.25),
+            )
+        })
+        .collect();
+    apply_at_once(db, &mut model, &first).await;
+    check_counts(db, WEEK).await;
+    check_week_pages(db, &model, WEEK, &[]).await;
+    check_week_pages(db, &model, last, &[]).await;
+    // Then each player again, paired otherwise, some games this week and
+    // some next (the week rolls over among them), while two players of
+    // the first round delete their data.
+    let second: Vec<_> = (0..11)
+        .map(|i| {
+            let at = if i % 3 == 0 {
+                next + HOUR
+            } else {
+                WEEK + 2 * HOUR
+            };
+            let r = 1390.0 + 23.0 * i as f64;
+            (
+                format!("l{i}"),
+                (name(2 * i + 1), name(2 * i + 2)),
+                at,
+                (r, r + 41.5),
+            )
+        })
+        .collect();
+    let deleting: Vec<_> = [name(0), name(23)]
+        .into_iter()
+        .map(|p| {
+            let store = db.store.clone();
+            tokio::spawn(async move { store.delete_player(&p).await })
+        })
+        .collect();
+    apply_at_once(db, &mut model, &second).await;
+    for d in deleting {
+        d.await.unwrap().unwrap();
+    }
+    model.remove(&name(0));
+    model.remove(&name(23));
+    check_counts(db, next).await;
+    check_week_pages(db, &model, next, &[]).await;
+    check_week_pages(db, &model, WEEK, &[]).await;
+    check_week_pages(db, &model, last, &[]).await;
 }
 
 async fn analysis_cache_round_trip_and_cascade(db: &Db) {

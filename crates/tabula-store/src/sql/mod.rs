@@ -218,8 +218,9 @@
 //!   to `ratings` and `players` by key.
 //!
 //! The answers are the range's, exactly (the contract tests check both
-//! paths, the counts against a recount after each kind of change, and
-//! `examples/leaderboard.rs` checks against a sort).
+//! paths, the counts against a recount after each kind of change and
+//! after applies and deletions run at once, and `examples/leaderboard.rs`
+//! checks against a sort).
 //!
 //! **Measured** (`cargo run --release -p tabula-store --example
 //! leaderboard -- --players 1000000 --active 50000 --week-lookups 300
