@@ -4,9 +4,11 @@
 #   loadtest/scripts/measure.sh [scenario ...]
 # Scenarios: human, idle, stress, cluster, chaos (default: all),
 # instructions (callgrind's count per action; needs valgrind), soak
-# (node memory over minutes of games finishing and starting), and floor
+# (node memory over minutes of games finishing and starting), floor
 # (the socket stack alone, tabula-ws-floor: its actions per core and
-# memory per idle pair of sockets, what a node cannot go below). Reports go
+# memory per idle pair of sockets, what a node cannot go below), and archive
+# (the archiver keeping up with finished games; ARCHIVE_MATCHES,
+# ARCHIVE_SECONDS, ARCHIVE_THINK, ARCHIVE_STORE_URL). Reports go
 # to loadtest/results/<scenario>-<n>.json; one summary line per run on
 # stdout. Needs redis-server for the cluster scenarios (our own instance on
 # a free port; a Redis already running is not touched).
@@ -187,6 +189,80 @@ soak() {
   local rooms; rooms=$(curl -s "127.0.0.1:$port/metrics" | awk '/^tabula_rooms\{/ {s += $2} END {print s}')
   echo "soak $(summary "$OUT/soak-$n.json")  rss every 30 s (MiB):$samples  rooms held at the end $rooms"
   kill -9 "$pid"
+}
+
+# metric NAME PORT: the sum of a metric's series on the node at PORT.
+metric() {
+  curl -s "127.0.0.1:$2/metrics" | awk -v m="$1" '$1 == m || index($1, m "{") == 1 {s += $2} END {print s + 0}'
+}
+
+# The archiver against the harness's finished games (issue 24): a node with
+# its durable store (a fresh SQLite file, or ARCHIVE_STORE_URL, e.g. a
+# postgres:// URL) under soak-style churn, then the same run without a store
+# (TABULA__STORE__URL=""), same matches and pace: games finished and
+# archived per second, the archive queue's largest backlog and lag in 1 s
+# samples, how long it takes to empty after the load, and what the store
+# costs the node (CPU, p99).
+archive() {
+  local n=${ARCHIVE_MATCHES:-1000} secs=${ARCHIVE_SECONDS:-120} think=${ARCHIVE_THINK:-20ms..120ms}
+  local dir; dir=$(mktemp -d)
+  local url=${ARCHIVE_STORE_URL:-sqlite://$dir/tabula.db?mode=rwc}
+  local mode
+  for mode in store none; do
+    local port; port=$(free_port)
+    local store_url=$url; [ "$mode" = none ] && store_url=""
+    local pid; pid=$(start_node "$port" TABULA__STORE__URL="$store_url")
+    if [ "$mode" = store ]; then
+      for _ in $(seq 100); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "127.0.0.1:$port/api/leaderboards/backgammon")" = 200 ] && break
+        sleep 0.1
+      done
+    fi
+    local a0; a0=$(metric tabula_archived_total "$port")
+    local c0; c0=$(cpu_s "$pid")
+    "$BIN/tabula-load" --url "127.0.0.1:$port" --matches "$n" --ramp-up 10s \
+      --duration "$((secs - 10))s" --think "$think" --progress 0 \
+      --report "$OUT/archive-$mode-$n.json" >/dev/null &
+    local lpid=$! max_backlog=0 max_lag=0 b l
+    while kill -0 "$lpid" 2>/dev/null; do
+      sleep 1
+      b=$(metric tabula_archive_backlog_games "$port")
+      l=$(metric tabula_archive_lag_seconds "$port")
+      max_backlog=$(python3 -c "print(max($max_backlog, $b))")
+      max_lag=$(python3 -c "print(max($max_lag, $l))")
+    done
+    wait "$lpid" || true
+    local c1; c1=$(cpu_s "$pid")
+    local t_end; t_end=$(date +%s.%N)
+    local drained="-"
+    if [ "$mode" = store ]; then
+      for _ in $(seq 600); do
+        [ "$(metric tabula_archive_backlog_games "$port")" = 0 ] && break
+        sleep 0.1
+      done
+      drained=$(python3 -c "print(round($(date +%s.%N) - $t_end, 1))")
+    fi
+    sleep 1
+    local a1; a1=$(metric tabula_archived_total "$port")
+    local errs; errs=$(metric tabula_store_errors_total "$port")
+    python3 - "$OUT/archive-$mode-$n.json" "$mode" "$(python3 -c "print(int($a1 - $a0))")" \
+      "$max_backlog" "$max_lag" "$drained" "$errs" "$c0" "$c1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+mode, archived, backlog, lag, drained, errs, c0, c1 = sys.argv[2:]
+secs = r["elapsed_s"]
+a = r["action"]
+line = (f'archive {mode}: {r["config"]["matches"]} matches, {r["games"]} games in {secs:.0f} s '
+        f'({r["games"] / secs:.1f}/s), p99 {a["p99_ms"]:.1f} ms, actions/s {r["actions_per_s"]:.0f}, '
+        f'errors {r["errors_total"]}, node cpu {(float(c1) - float(c0)) / secs:.2f} cores')
+if mode == "store":
+    line += (f'; archived {archived} ({int(archived) / secs:.1f}/s), backlog max {backlog}, '
+             f'lag max {lag} s, empty {drained} s after the load, store errors {errs}')
+print(line)
+PY
+    kill -9 "$pid"
+  done
+  rm -rf "$dir"
 }
 
 # CPU instructions the node executes per action (user space), counted by
