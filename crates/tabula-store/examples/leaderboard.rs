@@ -84,7 +84,12 @@
 //! | week rank, the worst active player | 0.62 / 0.93 / 0.93 | 0.72 / 0.84 / 0.84 |
 //! | week top 100 with names, 300 pages | 2.95 / 5.23 / 5.9 | 4.28 / 5.84 / 7.2 |
 //!
-//! Under the 10 ms target, every call of the run. The plans: the rank
+//! Under the 10 ms target, every call of that run. A second run of the
+//! same command (without `--explain`) while other builds kept the load
+//! average between 5.6 and 6.6: SQLite 0.48 / 3.83 / 5.7 for a random
+//! rank and 4.31 / 8.35 / 9.7 for a page; PostgreSQL 1.95 / 4.77 / 10.2
+//! and 5.13 / 11.9 / 17.7 — every p50 well under 10 ms, PostgreSQL's
+//! page p99 just over it on a machine that busy. The plans: the rank
 //! reads his row by key, `period_weeks` (one row), the week's bucket
 //! counts (about 2,100 rows: SQLite by its key, PostgreSQL a bitmap scan
 //! and a scan of 36 pages) and one whole point of `ratings_board_period`
