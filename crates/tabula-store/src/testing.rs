@@ -222,6 +222,52 @@ impl PgServer {
         started
     }
 
+    /// Restarts the server with TLS on (`cert` and `key`: PEM files, the
+    /// server's certificate and its key) and TCP connections refused
+    /// without it (`pg_hba.conf`'s `host` lines become `hostssl`; the unix
+    /// socket stays as it was).
+    pub fn enable_tls(&self, cert: &Path, key: &Path) -> Result<(), PgServerError> {
+        self.stop()?;
+        let data = self.data();
+        let owner = match self.run_as {
+            Some(user) => {
+                let uid = id(&["-u", user]).and_then(|s| s.parse::<u32>().ok());
+                let gid = id(&["-g", user]).and_then(|s| s.parse::<u32>().ok());
+                match (uid, gid) {
+                    (Some(u), Some(g)) => Some((u, g)),
+                    _ => return Err(PgServerError::NoPostgresUser),
+                }
+            }
+            None => None,
+        };
+        for (from, to) in [(cert, "server.crt"), (key, "server.key")] {
+            let to = data.join(to);
+            std::fs::copy(from, &to).map_err(|e| failed("copy the TLS files", e))?;
+            if let Some((uid, gid)) = owner {
+                std::os::unix::fs::chown(&to, Some(uid), Some(gid))
+                    .map_err(|e| failed("chown", e))?;
+            }
+            let private =
+                <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o600);
+            std::fs::set_permissions(&to, private).map_err(|e| failed("chmod", e))?;
+        }
+        let conf = data.join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).map_err(|e| failed("read the config", e))?;
+        text.push_str("\nssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n");
+        std::fs::write(&conf, text).map_err(|e| failed("write the config", e))?;
+        let hba = data.join("pg_hba.conf");
+        let rules = std::fs::read_to_string(&hba).map_err(|e| failed("read pg_hba", e))?;
+        let rules: String = rules
+            .lines()
+            .map(|l| match l.strip_prefix("host ") {
+                Some(rest) => format!("hostssl {rest}\n"),
+                None => format!("{l}\n"),
+            })
+            .collect();
+        std::fs::write(&hba, rules).map_err(|e| failed("write pg_hba", e))?;
+        self.start_again()
+    }
+
     fn data(&self) -> PathBuf {
         self.root.join("data")
     }
