@@ -295,24 +295,29 @@ fn rated(id: u64, p: &str, rating: i32, since_ms: u64) -> Ticket {
     }
 }
 
-/// 100 points at once, 50 a second, any rating after 15 s (as the
-/// in-process scenario's).
+/// 100 points at once, 50 a second, any rating after 15 s.
 const W: Window = Window {
     start: 100,
     per_sec: 50,
     open_after_ms: 15_000,
 };
 
-/// The in-process quick-match scenarios against Redis: the Lua `pick`
-/// must choose as `pick_partner` does. Shared by the single instance and
-/// the cluster tests.
-async fn matchmaking_scenario(a: &RedisBackplane) {
+/// Quick match, the same on every lobby: `a` and `b` two nodes of one
+/// backplane (on Redis the Lua `pick` must choose as `pick_partner` does).
+/// Run on a single Redis, a Redis Cluster and in process.
+async fn matchmaking_scenario(a: &impl Lobby, b: &impl Lobby) {
     let t = |id, p: &str| rated(id, p, 1500, 0);
     let mw = |k: &'static str, t: Ticket, now| async move {
         a.match_or_wait(k, t, W, now).await.unwrap()
     };
     let re =
         |k: &'static str, t: Ticket, now| async move { a.rematch(k, &t, W, now).await.unwrap() };
+    // The same, on the other node.
+    let mw_b = |k: &'static str, t: Ticket, now| async move {
+        b.match_or_wait(k, t, W, now).await.unwrap()
+    };
+    let re_b =
+        |k: &'static str, t: Ticket, now| async move { b.rematch(k, &t, W, now).await.unwrap() };
     let big = u64::MAX - 1; // Beyond Lua's exact integers.
     assert_eq!(mw("k{x}", t(big, "p"), 0).await, None);
     assert_eq!(mw("k{x}", t(2, "p"), 0).await, None);
@@ -325,10 +330,10 @@ async fn matchmaking_scenario(a: &RedisBackplane) {
     a.deliver_match(big, "room".into()).await.unwrap();
     assert_eq!(a.poll_match(big).await.unwrap(), Some("room".into()));
     assert_eq!(a.poll_match(big).await.unwrap(), None);
-    // Close ratings (80 apart) meet at once.
+    // Close ratings (80 apart) meet at once, across nodes.
     assert_eq!(mw("close", rated(1, "p", 1500, 1_000), 1_000).await, None);
     assert_eq!(
-        mw("close", rated(2, "q", 1580, 1_000), 1_000).await,
+        mw_b("close", rated(2, "q", 1580, 1_000), 1_000).await,
         Some(rated(1, "p", 1500, 1_000))
     );
 
@@ -336,23 +341,29 @@ async fn matchmaking_scenario(a: &RedisBackplane) {
     let low = rated(big, "low", 1200, 0);
     let high = rated(4, "high", 1700, 2_000);
     assert_eq!(mw("far", low.clone(), 0).await, None);
-    assert_eq!(mw("far", high.clone(), 2_000).await, None);
+    assert_eq!(mw_b("far", high.clone(), 2_000).await, None);
     assert_eq!(re("far", low.clone(), 7_900).await, Rematch::Waiting);
-    assert_eq!(re("far", high.clone(), 7_900).await, Rematch::Waiting);
+    assert_eq!(re_b("far", high.clone(), 7_900).await, Rematch::Waiting);
+    // The younger waiter's try counts the older one's wait.
     assert_eq!(
-        re("far", high.clone(), 8_000).await,
+        re_b("far", high.clone(), 8_000).await,
         Rematch::Matched(low.clone())
     );
+    // Both are off the queue: the older one's try finds his ticket taken,
+    // his cancel fails, and the room reaches him.
     assert_eq!(re("far", low.clone(), 8_050).await, Rematch::Taken);
     assert!(!a.cancel_ticket("far", low.id).await.unwrap());
-    assert!(!a.cancel_ticket("far", high.id).await.unwrap());
+    assert!(!b.cancel_ticket("far", high.id).await.unwrap());
+    assert_eq!(mw("far", rated(5, "late", 1700, 9_000), 9_000).await, None);
+    b.deliver_match(low.id, "room".into()).await.unwrap();
+    assert_eq!(a.poll_match(low.id).await.unwrap(), Some("room".into()));
 
     // A newcomer meets a waiter whose window has widened; any rating once
     // the wait reaches the window's end.
     assert_eq!(mw("new", rated(6, "old", 1000, 0), 0).await, None);
-    assert_eq!(mw("new", rated(7, "n1", 600, 5_000), 5_000).await, None);
+    assert_eq!(mw_b("new", rated(7, "n1", 600, 5_000), 5_000).await, None);
     assert_eq!(
-        mw("new", rated(8, "n2", 1340, 5_000), 5_000).await,
+        mw_b("new", rated(8, "n2", 1340, 5_000), 5_000).await,
         Some(rated(6, "old", 1000, 0))
     );
     assert_eq!(
@@ -368,11 +379,11 @@ async fn matchmaking_scenario(a: &RedisBackplane) {
         assert_eq!(mw("three", t.clone(), 0).await, None);
     }
     assert_eq!(
-        mw("three", rated(14, "me", 1500, 3_000), 3_000).await,
+        mw_b("three", rated(14, "me", 1500, 3_000), 3_000).await,
         Some(rated(12, "z", 1560, 0))
     );
     assert_eq!(
-        mw("three", rated(15, "me2", 1500, 3_000), 3_000).await,
+        mw_b("three", rated(15, "me2", 1500, 3_000), 3_000).await,
         Some(rated(13, "w", 1440, 0))
     );
     assert_eq!(re("three", y.clone(), 1_900).await, Rematch::Waiting);
@@ -395,7 +406,7 @@ async fn matchmaking_scenario(a: &RedisBackplane) {
     );
     assert_eq!(re("retry", me.clone(), 3_999).await, Rematch::Waiting);
     assert_eq!(
-        re("retry", me.clone(), 4_000).await,
+        re_b("retry", me.clone(), 4_000).await,
         Rematch::Matched(rated(21, "hi", 1800, 0))
     );
     assert!(!a.cancel_ticket("retry", me.id).await.unwrap());
@@ -567,10 +578,13 @@ async fn messages_reach_the_named_node_only() {
 }
 
 #[tokio::test]
-async fn quick_match_pairs_two_players_once() {
+async fn quick_match_pairs_by_a_widening_rating_window_on_redis_and_in_process() {
     let s = Server::start();
     let a = node(&s, "a", 3000).await;
-    matchmaking_scenario(&a).await;
+    let b = node(&s, "b", 3000).await;
+    matchmaking_scenario(&a, &b).await;
+    let solo = InProcess::new("solo");
+    matchmaking_scenario(&solo, &solo.member("other")).await;
     // A ticket queued before ratings (no rating, no since) has waited for
     // anyone; unreadable entries are skipped. The queue of key "old":
     // `t:mm:{hex("old")}`.
@@ -799,7 +813,7 @@ async fn works_on_a_redis_cluster() {
         b.resolve_invite("INVC").await.unwrap().unwrap().id,
         "room-1"
     );
-    matchmaking_scenario(&a).await;
+    matchmaking_scenario(&a, &b).await;
     a.save_record("room-1", 1, "g1".into()).await.unwrap();
     assert_eq!(b.records("room-1").await.unwrap(), vec!["g1"]);
     idle_scenario(&a, [("room-3", "INVE"), ("room-4", "INVF")]).await;

@@ -1,12 +1,13 @@
 //! The in-process backplane's scenarios (the Redis one runs the same
-//! ones against real servers: `tests/redis.rs`).
+//! ones against real servers: `tests/redis.rs`, where the quick-match,
+//! unfinished-games and profile scenarios are one function run on both).
 
 use std::task::{Context, Poll, Waker};
 
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, Room, RoomConfig};
 
 use super::*;
-use crate::{Archive, ArchiveBacklog, Lobby, NodeBus, Rematch, RoomAppend, RoomStore, Window};
+use crate::{Archive, ArchiveBacklog, NodeBus, RoomAppend, RoomStore};
 
 /// The in-process futures are ready at once.
 fn block_on<T>(mut f: BoxFuture<'_, T>) -> T {
@@ -243,128 +244,4 @@ fn messages_reach_the_named_node_only() {
     block_on(a.send("b", "hello".into())).unwrap();
     assert_eq!(ib.try_recv().unwrap(), Inbound::Message("hello".into()));
     assert!(ia.try_recv().is_err());
-}
-
-/// A ticket rated 1500 that started waiting at 0.
-fn t(id: u64, p: &str) -> Ticket {
-    rated(id, p, 1500, 0)
-}
-
-fn rated(id: u64, p: &str, rating: i32, since_ms: u64) -> Ticket {
-    Ticket {
-        id,
-        player: p.into(),
-        rating,
-        since_ms,
-    }
-}
-
-/// 100 points at once, 50 a second, any rating after 15 s.
-const W: Window = Window {
-    start: 100,
-    per_sec: 50,
-    open_after_ms: 15_000,
-};
-
-#[test]
-fn quick_match_pairs_two_players_once() {
-    let a = InProcess::new("a");
-    let mw = |k: &str, t: Ticket| block_on(a.match_or_wait(k, t, W, 0)).unwrap();
-    assert_eq!(mw("k", t(1, "p")), None);
-    // The same player does not match himself.
-    assert_eq!(mw("k", t(2, "p")), None);
-    assert_eq!(mw("k", t(3, "q")), Some(t(1, "p")));
-    assert!(!block_on(a.cancel_ticket("k", 1)).unwrap());
-    assert!(block_on(a.cancel_ticket("k", 2)).unwrap());
-    block_on(a.deliver_match(1, "room".into())).unwrap();
-    assert_eq!(block_on(a.poll_match(1)).unwrap(), Some("room".into()));
-    assert_eq!(block_on(a.poll_match(1)).unwrap(), None);
-}
-
-#[test]
-fn quick_match_pairs_by_rating_within_a_window_that_widens() {
-    let a = InProcess::new("a");
-    let b = a.member("b");
-    let mw =
-        |n: &InProcess, k: &str, t: Ticket, now| block_on(n.match_or_wait(k, t, W, now)).unwrap();
-    let re = |n: &InProcess, k: &str, t: &Ticket, now| block_on(n.rematch(k, t, W, now)).unwrap();
-
-    // Close ratings (80 apart) meet at once, across nodes.
-    assert_eq!(mw(&a, "close", rated(1, "p", 1500, 1_000), 1_000), None);
-    assert_eq!(
-        mw(&b, "close", rated(2, "q", 1580, 1_000), 1_000),
-        Some(rated(1, "p", 1500, 1_000))
-    );
-
-    // 500 apart: not at once, nor at 7.9 s; at 8 s of the longer wait.
-    let low = rated(3, "low", 1200, 0);
-    let high = rated(4, "high", 1700, 2_000);
-    assert_eq!(mw(&a, "far", low.clone(), 0), None);
-    assert_eq!(mw(&b, "far", high.clone(), 2_000), None);
-    assert_eq!(re(&a, "far", &low, 7_900), Rematch::Waiting);
-    assert_eq!(re(&b, "far", &high, 7_900), Rematch::Waiting);
-    // The younger waiter's try counts the older one's wait.
-    assert_eq!(re(&b, "far", &high, 8_000), Rematch::Matched(low.clone()));
-    // Both are off the queue: the older one's try finds his ticket taken,
-    // his cancel fails, and the room reaches him.
-    assert_eq!(re(&a, "far", &low, 8_050), Rematch::Taken);
-    assert!(!block_on(a.cancel_ticket("far", low.id)).unwrap());
-    assert!(!block_on(b.cancel_ticket("far", high.id)).unwrap());
-    assert_eq!(mw(&a, "far", rated(5, "late", 1700, 9_000), 9_000), None);
-    block_on(b.deliver_match(low.id, "room".into())).unwrap();
-    assert_eq!(block_on(a.poll_match(low.id)).unwrap(), Some("room".into()));
-
-    // A newcomer meets a waiter whose window has widened.
-    assert_eq!(mw(&a, "new", rated(6, "old", 1000, 0), 0), None);
-    assert_eq!(mw(&b, "new", rated(7, "n1", 600, 5_000), 5_000), None);
-    assert_eq!(
-        mw(&b, "new", rated(8, "n2", 1340, 5_000), 5_000),
-        Some(rated(6, "old", 1000, 0))
-    );
-    // Any rating once the wait reaches the window's end.
-    assert_eq!(
-        mw(&a, "new", rated(9, "n3", 3_000, 20_000), 20_000),
-        Some(rated(7, "n1", 600, 5_000))
-    );
-
-    // Several waiting, none compatible with another at first.
-    let x = rated(10, "x", 1900, 0);
-    let y = rated(11, "y", 1700, 0);
-    for t in [&x, &y, &rated(12, "z", 1560, 0), &rated(13, "w", 1440, 0)] {
-        assert_eq!(mw(&a, "three", t.clone(), 0), None);
-    }
-    // At 3 s (250 points) y, z and w are compatible with a 1500: the
-    // closest is taken, not the oldest; z and w are as close: the older.
-    assert_eq!(
-        mw(&b, "three", rated(14, "me", 1500, 3_000), 3_000),
-        Some(rated(12, "z", 1560, 0))
-    );
-    assert_eq!(
-        mw(&b, "three", rated(15, "me2", 1500, 3_000), 3_000),
-        Some(rated(13, "w", 1440, 0))
-    );
-    // Two waiters 200 apart meet on the try of either at 2 s.
-    assert_eq!(re(&a, "three", &y, 1_900), Rematch::Waiting);
-    assert_eq!(re(&a, "three", &y, 2_000), Rematch::Matched(x.clone()));
-    assert!(!block_on(a.cancel_ticket("three", x.id)).unwrap());
-    assert_eq!(re(&a, "three", &x, 2_000), Rematch::Taken);
-
-    // A waiter's try takes the closest to him, the oldest on a tie.
-    let me = rated(20, "me", 1500, 0);
-    for t in [&me, &rated(21, "hi", 1800, 0), &rated(22, "lo", 1200, 0)] {
-        assert_eq!(mw(&a, "retry", t.clone(), 0), None);
-    }
-    // An unknown key or ticket: not queued.
-    assert_eq!(re(&a, "nowhere", &me, 0), Rematch::Taken);
-    assert_eq!(
-        re(&a, "retry", &rated(99, "me", 1500, 0), 9_000),
-        Rematch::Taken
-    );
-    assert_eq!(re(&a, "retry", &me, 3_999), Rematch::Waiting);
-    assert_eq!(
-        re(&b, "retry", &me, 4_000),
-        Rematch::Matched(rated(21, "hi", 1800, 0))
-    );
-    assert!(!block_on(a.cancel_ticket("retry", me.id)).unwrap());
-    assert!(block_on(a.cancel_ticket("retry", 22)).unwrap());
 }
