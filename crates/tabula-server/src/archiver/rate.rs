@@ -148,6 +148,14 @@ mod tests {
     }
 
     #[test]
+    fn a_match_longer_than_the_formula_takes_counts_as_the_longest() {
+        let longest = rate(&game(Some(SeatId::A), 255), None, None).unwrap();
+        let longer = rate(&game(Some(SeatId::A), 300), None, None).unwrap();
+        assert_eq!(longer[0].rating, longest[0].rating);
+        assert_eq!(longer[1].deviation, longest[1].deviation);
+    }
+
+    #[test]
     fn a_game_with_a_bot_is_not_rated() {
         let mut g = game(Some(SeatId::A), 1);
         g.seats[1] = Seat::Bot(2);
