@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use tabula_backplane::{BackplaneError, RoomEntry, Ticket};
+use tabula_backplane::{BackplaneError, Rematch, RoomEntry, Ticket};
 use tabula_protocol::ErrorCode;
 use tabula_protocol::http::{
     AuthQuery, BotSpec, CreateRoom, QuickMatch, RoomCreated, RoomState, RoomSummary,
@@ -21,6 +21,7 @@ use tabula_room::{
 use super::client_ip;
 use super::{authenticate, credentials, error};
 use crate::AppState;
+use crate::matchmaking;
 use crate::quotas::Refusal;
 use crate::room_actor::GetView;
 
@@ -421,6 +422,26 @@ pub(super) async fn stats(state: web::Data<AppState>, id: web::Path<String>) -> 
     }
 }
 
+/// `player`'s rating in `game` for quick match: the durable store's;
+/// `None` (a new player's) without one, without a store, or when the store
+/// fails or is slower than [`matchmaking::RATING_WAIT_MS`] (a match is
+/// never held up by it).
+async fn stored_rating(state: &AppState, player: &str, game: GameKind) -> Option<f64> {
+    let store = state.durable.get().ok()?;
+    let wait = Duration::from_millis(matchmaking::RATING_WAIT_MS);
+    match tokio::time::timeout(wait, store.rating(player, game)).await {
+        Ok(Ok(r)) => r.map(|r| r.rating),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "quick match: rating not read; as a new player");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("quick match: the rating was slow; as a new player");
+            None
+        }
+    }
+}
+
 pub(super) async fn quickmatch(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -479,27 +500,7 @@ pub(super) async fn quickmatch(
             e.to_string(),
         )
     };
-    use crate::matchmaking;
-    // The player's rating in this game: the durable store's, a new
-    // player's without one, without a store, or when the store is slow or
-    // failing (a match is never held up by it).
-    let stored = match state.durable.get() {
-        Ok(store) => {
-            let wait = Duration::from_millis(matchmaking::RATING_WAIT_MS);
-            match tokio::time::timeout(wait, store.rating(&player.0, body.game)).await {
-                Ok(Ok(r)) => r.map(|r| r.rating),
-                Ok(Err(e)) => {
-                    tracing::warn!(error = %e, "quick match: rating not read; as a new player");
-                    None
-                }
-                Err(_) => {
-                    tracing::warn!("quick match: the rating was slow; as a new player");
-                    None
-                }
-            }
-        }
-        Err(_) => None,
-    };
+    let stored = stored_rating(&state, &player.0, body.game).await;
     // The waiting list lives in the backplane, so players on different
     // nodes meet; who meets whom is `matchmaking`'s window.
     let window = matchmaking::window(state.settings.matchmaking.bot_after_ms);
@@ -547,12 +548,12 @@ pub(super) async fn quickmatch(
                 next_try = now + retry;
                 let at = crate::room_actor::now_ms();
                 match bp.rematch(&key, &ticket, window, at).await {
-                    Ok(tabula_backplane::Rematch::Matched(p)) => {
+                    Ok(Rematch::Matched(p)) => {
                         partner = Some(p);
                         break;
                     }
-                    Ok(tabula_backplane::Rematch::Taken) => taken = true,
-                    Ok(tabula_backplane::Rematch::Waiting) => {}
+                    Ok(Rematch::Taken) => taken = true,
+                    Ok(Rematch::Waiting) => {}
                     Err(e) => tracing::warn!(error = %e, "quick match retry failed"),
                 }
             }
