@@ -193,14 +193,14 @@ pub(super) async fn me(
                 ratings.push(rating_json(kind, &r, rank));
             }
             let stats = stats_of(&state, &player.0).await.unwrap_or_default();
-            // What only he sees: his Telegram username and language, as
-            // his latest login with initData left them in the store.
+            // What only he sees: his language as his latest login with
+            // initData left it in the store, and since when it keeps him.
             let kept = store.profile(&player.0).await.map_err(failed)?;
             Ok(HttpResponse::Ok().json(json!({
                 "player": player.0,
                 "name": public.name,
                 "photoUrl": public.photo_url,
-                "username": kept.as_ref().and_then(|p| p.username.clone()),
+                "username": public.username,
                 "language": kept.as_ref().and_then(|p| p.language.clone()),
                 "since": kept.as_ref().map(|p| p.created_ms),
                 "ratings": ratings,
