@@ -1444,8 +1444,8 @@ function renderLobby(app) {
     pl.lobbyNav(),
     h('section.card', h('h2', t('lobby.game')), h('div.segs', gameButtons), variantRows, h('button.link#rules', { onclick: () => openSheet('rules', L.game) }, t('btn.rules'))),
     h('section.card', h('h2', t('lobby.computer')),
-      h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${['easy', 'medium', 'hard'][l - 1]}`, { onclick: () => createRoom(l), title: t(`level.${l}.about`) }, levelName(l)))),
-      h('p.levels-about', [1, 2, 3].map((l) => h('span', h('b', levelName(l)), ' — ', t(`level.${l}.about`))))),
+      h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${['easy', 'medium', 'hard'][l - 1]}`, { onclick: () => createRoom(l), title: t(`level.${l}.about.${L.game}`) }, levelName(l)))),
+      h('p.levels-about', [1, 2, 3].map((l) => h('span', h('b', levelName(l)), ' — ', t(`level.${l}.about.${L.game}`))))),
     h('section.card', h('h2', t('lobby.person')),
       // The clock of a game between people (quick match pairs equal clocks only).
       h('label.row', h('span', t('lobby.clock')), h('select#time-control', { onchange: (e) => { L.timeControl = e.target.value; setPref('timeControl', e.target.value); } },
@@ -1848,7 +1848,7 @@ function rulesBody(g) {
     h('p', g === 'thud' ? t('rules.clockThud') : g === 'backgammon' ? t('rules.clockBackgammon') : t('rules.clockNardy')));
   const terms = g === 'long_nardy' ? ['oin', 'mars', 'koks', 'head'] : g === 'backgammon' ? ['gammon', 'backgammon'] : [];
   if (terms.length) out.push(h('ul.terms', terms.map((k) => h('li', t(`term.${k}`)))));
-  out.push(h('h3', t('rules.levelsTitle')), h('ul', [1, 2, 3].map((l) => h('li', h('b', levelName(l)), ' — ', t(`level.${l}.about`)))));
+  out.push(h('h3', t('rules.levelsTitle')), h('ul', [1, 2, 3].map((l) => h('li', h('b', levelName(l)), ' — ', t(`level.${l}.about.${g}`)))));
   out.push(h('p.tips', t('rules.tips')));
   return out;
 }

@@ -30,7 +30,10 @@ test('every text exists in English and Russian, and every key the app and the pr
   assert.ok(used.size > 100, `the app's literal keys (${used.size})`);
   // Keys made from names: each name the app or the server can give.
   for (const g of ['long_nardy', 'backgammon', 'thud']) used.add(`game.${g}`).add(`rules.${g}`);
-  for (const l of [1, 2, 3]) used.add(`level.${l}`).add(`level.${l}.about`);
+  for (const l of [1, 2, 3]) {
+    used.add(`level.${l}`);
+    for (const g of ['long_nardy', 'backgammon', 'thud']) used.add(`level.${l}.about.${g}`);
+  }
   for (const k of ['oin', 'mars', 'koks', 'single', 'gammon', 'backgammon', 'drop', 'thudTotals', 'draw']) used.add(`kind.${k}`);
   for (const k of ['oin', 'mars', 'koks', 'head', 'gammon', 'backgammon']) used.add(`term.${k}`);
   for (const r of ['borneOff', 'resigned', 'stoodUp', 'disconnected', 'dropped', 'roundsOver', 'timeout']) used.add(`reason.${r}`);

@@ -2,7 +2,8 @@
 //!
 //! `bots/long-nardy-hard` and `bots/backgammon-hard`: 200 (position, roll)
 //! pairs each from seeded random games, cycled; `bots/*-medium` the same
-//! positions at Medium; `bots/thud-hard` the Thud start position (dwarfs)
+//! positions at Medium; `bots/long-nardy-hard-classic` long nardy's Hard
+//! before the trained network (the hand-made evaluation); `bots/thud-hard` the Thud start position (dwarfs)
 //! and one early trolls position. The arena (`tabula arena`) reports the
 //! p50 / p99 / max of the same decisions in real games.
 
@@ -78,6 +79,17 @@ fn bots(c: &mut Criterion) {
             })
         });
     }
+    // Long nardy Hard as it was before the trained network (the hand-made
+    // evaluation and its expectimax), to compare the search's cost.
+    let mut bot = Bot::new(Level::Hard, 1).with_classic_long();
+    let mut i = 0;
+    g.bench_function("long-nardy-hard-classic", |b| {
+        b.iter(|| {
+            let (p, d) = &long[i % long.len()];
+            i += 1;
+            bot.long_nardy(p, *d)
+        })
+    });
     let start = tabula_thud::Position::start();
     let mut bot = Bot::new(Level::Hard, 1);
     g.bench_function("thud-hard-start", |b| b.iter(|| bot.thud(&start)));

@@ -24,6 +24,9 @@ use rand_chacha::ChaCha8Rng;
 use tabula_backgammon::{Position, Scoring, WinKind};
 use tabula_dice::Dice;
 
+pub use crate::nn::NetError;
+use crate::nn::{self, Sparse};
+
 /// Input units.
 pub const INPUTS: usize = 196;
 /// Outputs: win, win gammon, lose gammon (all for the side that moved).
@@ -75,117 +78,54 @@ impl Probs {
     }
 }
 
-/// The active (non-zero) inputs of a position: at most 2 × (24 × 4 + 2).
-#[derive(Debug, Clone)]
-pub struct Encoded {
-    idx: [u16; 200],
-    val: [f32; 200],
-    len: usize,
-}
-
-impl Encoded {
-    /// Encodes `b`, a mover-relative board (positive: the side that moved,
-    /// 1..=24 its points, 25 its bar; negative: the opponent, 0 its bar).
-    pub fn new(b: &[i8; 26]) -> Encoded {
-        let mut e = Encoded {
-            idx: [0; 200],
-            val: [0.0; 200],
-            len: 0,
-        };
-        let mut on = [0i32; 2];
-        for i in 1..=24usize {
-            let mine = b[i].max(0);
-            let theirs = (-b[25 - i]).max(0);
-            for (side, n) in [(0usize, mine), (1usize, theirs)] {
-                if n <= 0 {
-                    continue;
-                }
-                on[side] += i32::from(n);
-                let base = side * 98 + (i - 1) * 4;
-                e.push(base, 1.0);
-                if n >= 2 {
-                    e.push(base + 1, 1.0);
-                }
-                if n >= 3 {
-                    e.push(base + 2, 1.0);
-                }
-                if n > 3 {
-                    e.push(base + 3, f32::from(n - 3) / 2.0);
-                }
+/// Encodes `b`, a mover-relative board (positive: the side that moved,
+/// 1..=24 its points, 25 its bar; negative: the opponent, 0 its bar): at
+/// most 2 × (24 × 4 + 2) active units.
+pub fn encode(b: &[i8; 26], e: &mut Sparse) {
+    e.clear();
+    let mut on = [0i32; 2];
+    for i in 1..=24usize {
+        let mine = b[i].max(0);
+        let theirs = (-b[25 - i]).max(0);
+        for (side, n) in [(0usize, mine), (1usize, theirs)] {
+            if n <= 0 {
+                continue;
+            }
+            on[side] += i32::from(n);
+            let base = side * 98 + (i - 1) * 4;
+            e.push(base, 1.0);
+            if n >= 2 {
+                e.push(base + 1, 1.0);
+            }
+            if n >= 3 {
+                e.push(base + 2, 1.0);
+            }
+            if n > 3 {
+                e.push(base + 3, f32::from(n - 3) / 2.0);
             }
         }
-        let bar = [b[25].max(0), (-b[0]).max(0)];
-        for side in 0..2 {
-            on[side] += i32::from(bar[side]);
-            if bar[side] > 0 {
-                e.push(side * 98 + 96, f32::from(bar[side]) / 2.0);
-            }
-            let off = 15 - on[side];
-            if off > 0 {
-                e.push(side * 98 + 97, off as f32 / 15.0);
-            }
+    }
+    let bar = [b[25].max(0), (-b[0]).max(0)];
+    for side in 0..2 {
+        on[side] += i32::from(bar[side]);
+        if bar[side] > 0 {
+            e.push(side * 98 + 96, f32::from(bar[side]) / 2.0);
         }
-        e
-    }
-
-    fn push(&mut self, i: usize, v: f32) {
-        self.idx[self.len] = i as u16;
-        self.val[self.len] = v;
-        self.len += 1;
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (usize, f32)> + '_ {
-        self.idx[..self.len]
-            .iter()
-            .zip(&self.val[..self.len])
-            .map(|(&i, &v)| (usize::from(i), v))
+        let off = 15 - on[side];
+        if off > 0 {
+            e.push(side * 98 + 97, off as f32 / 15.0);
+        }
     }
 }
 
-/// Why a weights file was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum NetError {
-    /// Not a `TBGNET1` file.
-    #[error("not a Tabula backgammon network (bad magic)")]
-    BadMagic,
-    /// The sizes in the header disagree with the file's length or the
-    /// encoding's.
-    #[error("bad network shape: {0}")]
-    BadShape(String),
-}
-
-/// A one-hidden-layer network: `INPUTS` → `hidden` (sigmoid) → 3 (sigmoid).
+/// The backgammon network: [`INPUTS`] → hidden (sigmoid) → 3 (sigmoid).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Net {
-    hidden: usize,
-    /// Hidden weights, input-major: `w1[i * hidden + j]`.
-    w1: Vec<f32>,
-    b1: Vec<f32>,
-    /// Output weights: `w2[k * hidden + j]`.
-    w2: Vec<f32>,
-    b2: [f32; OUTPUTS],
-}
-
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
+pub struct Net(nn::Net);
 
 impl Net {
     /// A network with small seeded random weights.
     pub fn random(hidden: usize, seed: u64) -> Net {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut r = |s: f32| (rng.random::<f32>() * 2.0 - 1.0) * s;
-        let w1 = (0..INPUTS * hidden).map(|_| r(0.1)).collect();
-        let b1 = (0..hidden).map(|_| r(0.1)).collect();
-        let w2 = (0..OUTPUTS * hidden).map(|_| r(0.1)).collect();
-        Net {
-            hidden,
-            w1,
-            b1,
-            w2,
-            b2: [0.0; OUTPUTS],
-        }
+        Net(nn::Net::random(INPUTS, hidden, OUTPUTS, seed))
     }
 
     /// The network shipped with the crate (`nets/bg.bin`).
@@ -201,90 +141,42 @@ impl Net {
 
     /// Hidden units.
     pub fn hidden(&self) -> usize {
-        self.hidden
+        self.0.hidden()
     }
 
-    /// The file form: magic, hidden (u32 LE), then every weight (f32 LE).
+    /// The file form: magic, hidden (u32 LE), inputs (u32 LE), then every
+    /// weight (f32 LE; three outputs).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(16 + 4 * self.weight_count());
+        let mut out = Vec::with_capacity(16 + 4 * self.0.weight_count());
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        out.extend_from_slice(&(self.0.hidden as u32).to_le_bytes());
         out.extend_from_slice(&(INPUTS as u32).to_le_bytes());
-        for v in self
-            .w1
-            .iter()
-            .chain(&self.b1)
-            .chain(&self.w2)
-            .chain(&self.b2)
-        {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
+        self.0.write_weights(&mut out);
         out
     }
 
     /// Parses [`Net::to_bytes`]'s form.
     pub fn from_bytes(bytes: &[u8]) -> Result<Net, NetError> {
         if bytes.len() < 16 || &bytes[..8] != MAGIC {
-            return Err(NetError::BadMagic);
+            return Err(NetError::BadMagic("backgammon"));
         }
         let word = |at: usize| {
             u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
         };
         let hidden = word(8) as usize;
         let inputs = word(12) as usize;
-        if inputs != INPUTS || hidden == 0 || hidden > 4096 {
+        if inputs != INPUTS {
             return Err(NetError::BadShape(format!(
                 "{inputs} inputs, {hidden} hidden"
             )));
         }
-        let n = INPUTS * hidden + hidden + OUTPUTS * hidden + OUTPUTS;
-        if bytes.len() != 16 + 4 * n {
-            return Err(NetError::BadShape(format!(
-                "{} bytes of weights for {n} weights",
-                bytes.len() - 16
-            )));
-        }
-        let mut vals = bytes[16..]
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
-        let mut take = |k: usize| -> Vec<f32> { vals.by_ref().take(k).collect() };
-        let w1 = take(INPUTS * hidden);
-        let b1 = take(hidden);
-        let w2 = take(OUTPUTS * hidden);
-        let b2v = take(OUTPUTS);
-        Ok(Net {
-            hidden,
-            w1,
-            b1,
-            w2,
-            b2: [b2v[0], b2v[1], b2v[2]],
-        })
+        nn::Net::read_weights(INPUTS, hidden, OUTPUTS, &bytes[16..]).map(Net)
     }
 
-    fn weight_count(&self) -> usize {
-        self.w1.len() + self.b1.len() + self.w2.len() + OUTPUTS
-    }
-
-    /// The hidden activations and outputs for `x`.
-    fn forward(&self, x: &Encoded, h: &mut Vec<f32>) -> [f32; OUTPUTS] {
-        let hn = self.hidden;
-        h.clear();
-        h.extend_from_slice(&self.b1);
-        for (i, v) in x.iter() {
-            let row = &self.w1[i * hn..(i + 1) * hn];
-            for (a, w) in h.iter_mut().zip(row) {
-                *a += v * w;
-            }
-        }
-        for a in h.iter_mut() {
-            *a = sigmoid(*a);
-        }
+    /// The outputs for `x`, the hidden activations left in `h`.
+    fn forward(&self, x: &Sparse, h: &mut Vec<f32>) -> [f32; OUTPUTS] {
         let mut y = [0.0; OUTPUTS];
-        for (k, yk) in y.iter_mut().enumerate() {
-            let row = &self.w2[k * hn..(k + 1) * hn];
-            let z: f32 = row.iter().zip(h.iter()).map(|(w, a)| w * a).sum::<f32>() + self.b2[k];
-            *yk = sigmoid(z);
-        }
+        self.0.forward(x, h, &mut y);
         y
     }
 
@@ -295,17 +187,33 @@ impl Net {
         if let Some(p) = Probs::of_outcome(after) {
             return p;
         }
-        let mut h = Vec::with_capacity(self.hidden);
-        self.eval_board(after.board(), &mut h)
+        self.eval_board(after.board(), &mut Buf::new(self))
     }
 
-    fn eval_board(&self, b: &[i8; 26], h: &mut Vec<f32>) -> Probs {
-        let y = self.forward(&Encoded::new(b), h);
+    fn eval_board(&self, b: &[i8; 26], buf: &mut Buf) -> Probs {
+        encode(b, &mut buf.x);
+        let y = self.forward(&buf.x, &mut buf.h);
         // Gammon chances can't exceed the win / loss chances.
         Probs {
             win: y[0],
             win_gammon: y[1].min(y[0]),
             lose_gammon: y[2].min(1.0 - y[0]),
+        }
+    }
+}
+
+/// Buffers for evaluations (no allocation per position).
+#[derive(Debug)]
+struct Buf {
+    x: Sparse,
+    h: Vec<f32>,
+}
+
+impl Buf {
+    fn new(net: &Net) -> Buf {
+        Buf {
+            x: Sparse::with_capacity(200),
+            h: Vec::with_capacity(net.hidden()),
         }
     }
 }
@@ -341,7 +249,7 @@ struct Chain {
 
 impl Chain {
     fn new(net: &Net) -> Chain {
-        let hn = net.hidden;
+        let hn = net.hidden();
         Chain {
             e1: vec![vec![0.0; INPUTS * hn]; OUTPUTS],
             eb1: vec![vec![0.0; hn]; OUTPUTS],
@@ -371,7 +279,7 @@ pub struct Trainer {
     pub net: Net,
     config: TrainConfig,
     chains: [Chain; 2],
-    h: Vec<f32>,
+    h: Buf,
     rng: ChaCha8Rng,
     buf: Vec<Position>,
     /// Games played so far.
@@ -382,7 +290,7 @@ impl Trainer {
     /// A trainer for `net`, its dice seeded by `seed`.
     pub fn new(net: Net, config: TrainConfig, seed: u64) -> Trainer {
         let chains = [Chain::new(&net), Chain::new(&net)];
-        let h = Vec::with_capacity(net.hidden);
+        let h = Buf::new(&net);
         Trainer {
             net,
             config,
@@ -452,8 +360,9 @@ impl Trainer {
                 };
                 return sign * pts;
             }
-            let x = Encoded::new(after.board());
-            let y = self.net.forward(&x, &mut self.h);
+            let mut x = Sparse::with_capacity(200);
+            encode(after.board(), &mut x);
+            let y = self.net.forward(&x, &mut self.h.h);
             self.learn(side, y, Some(&x));
             pos = after.pass_turn();
             side = 1 - side;
@@ -465,8 +374,9 @@ impl Trainer {
     /// given) adds the gradient of the new prediction `target` at `x` to
     /// its traces. `self.h` holds `x`'s hidden activations.
     #[allow(clippy::needless_range_loop)] // k indexes targets, traces and weights alike
-    fn learn(&mut self, side: usize, target: [f32; OUTPUTS], x: Option<&Encoded>) {
-        let hn = self.net.hidden;
+    fn learn(&mut self, side: usize, target: [f32; OUTPUTS], x: Option<&Sparse>) {
+        let net = &mut self.net.0;
+        let hn = net.hidden;
         let TrainConfig { alpha, lambda } = self.config;
         let chain = &mut self.chains[side];
         if let Some(last) = chain.last {
@@ -475,19 +385,16 @@ impl Trainer {
                 if d == 0.0 {
                     continue;
                 }
-                for (w, e) in self.net.w1.iter_mut().zip(&chain.e1[k]) {
+                for (w, e) in net.w1.iter_mut().zip(&chain.e1[k]) {
                     *w += d * e;
                 }
-                for (w, e) in self.net.b1.iter_mut().zip(&chain.eb1[k]) {
+                for (w, e) in net.b1.iter_mut().zip(&chain.eb1[k]) {
                     *w += d * e;
                 }
-                for (w, e) in self.net.w2[k * hn..(k + 1) * hn]
-                    .iter_mut()
-                    .zip(&chain.e2[k])
-                {
+                for (w, e) in net.w2[k * hn..(k + 1) * hn].iter_mut().zip(&chain.e2[k]) {
                     *w += d * e;
                 }
-                self.net.b2[k] += d * chain.eb2[k];
+                net.b2[k] += d * chain.eb2[k];
             }
         }
         let Some(x) = x else {
@@ -497,7 +404,7 @@ impl Trainer {
         // Traces: e ← λe + ∇y at x. The weights just moved a little, but
         // the gradient is taken at the forward pass already made (as
         // TD-Gammon does).
-        let h = &self.h;
+        let h = &self.h.h;
         for k in 0..OUTPUTS {
             let yk = target[k];
             let g = yk * (1.0 - yk);
@@ -511,7 +418,7 @@ impl Trainer {
                 *e *= lambda;
             }
             chain.eb2[k] = chain.eb2[k] * lambda + g;
-            let w2 = &self.net.w2[k * hn..(k + 1) * hn];
+            let w2 = &net.w2[k * hn..(k + 1) * hn];
             let e2 = &mut chain.e2[k];
             let eb1 = &mut chain.eb1[k];
             let mut back = vec![0.0f32; hn];
@@ -535,7 +442,7 @@ impl Trainer {
 /// The best play by the network alone (0-ply): the index into `finals`
 /// with the highest equity for the mover; a finished game wins outright.
 pub fn best_static(net: &Net, finals: &[Position]) -> Option<usize> {
-    let mut h = Vec::with_capacity(net.hidden);
+    let mut h = Buf::new(net);
     let mut best = None;
     let mut best_eq = f32::NEG_INFINITY;
     for (i, p) in finals.iter().enumerate() {
@@ -559,7 +466,7 @@ pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>) -> f32 {
         return o.equity();
     }
     let opp = after.pass_turn();
-    let mut h = Vec::with_capacity(net.hidden);
+    let mut h = Buf::new(net);
     let mut total = 0.0f32;
     for dice in Dice::ALL_21 {
         opp.legal_positions_into(dice, buf);
@@ -588,7 +495,8 @@ mod tests {
     #[test]
     fn the_start_encodes_both_sides_alike() {
         let pos = Position::initial();
-        let e = Encoded::new(pos.board());
+        let mut e = Sparse::default();
+        encode(pos.board(), &mut e);
         let mine: Vec<_> = e.iter().filter(|&(i, _)| i < 98).collect();
         let theirs: Vec<_> = e
             .iter()
@@ -605,7 +513,10 @@ mod tests {
         let net = Net::random(8, 3);
         let bytes = net.to_bytes();
         assert_eq!(Net::from_bytes(&bytes).unwrap(), net);
-        assert_eq!(Net::from_bytes(b"nonsense"), Err(NetError::BadMagic));
+        assert_eq!(
+            Net::from_bytes(b"nonsense"),
+            Err(NetError::BadMagic("backgammon"))
+        );
         assert!(matches!(
             Net::from_bytes(&bytes[..bytes.len() - 4]),
             Err(NetError::BadShape(_))

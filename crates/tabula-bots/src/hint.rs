@@ -1,21 +1,19 @@
 //! Hints: every legal play of a position and roll, ranked by the Hard
 //! evaluation, with an estimated win probability and equity for the mover.
 //!
-//! The ranking is Hard's: the static evaluation for every play, the
-//! look-ahead over the opponent's 21 rolls for the best
-//! [`crate::HARD_NARDY_CANDIDATES`] (backgammon: the trained network's
-//! equity, [`crate::bg_net`]; long nardy: the hand-made evaluation, in
-//! pips). Then, when a rollout budget is given, the best
+//! The ranking is Hard's: the trained network's equity for every play
+//! (backgammon [`crate::bg_net`], long nardy [`crate::long_net`]), then
+//! the look-ahead over the opponent's 21 rolls for the best candidates
+//! (backgammon: the best [`crate::HARD_NARDY_CANDIDATES`]; long nardy:
+//! those of them within [`crate::long::FILTER_EQUITY`] of the best, as Hard
+//! plays). Then, when a rollout budget is given, the best
 //! [`HINT_ROLLOUT_CANDIDATES`] plays are rolled out to the end of the game
-//! (backgammon: the network's greedy play on both sides; long nardy:
-//! Medium on both sides), the same dice sequences for every candidate (so
-//! the comparison is paired), and re-ranked by their mean result in
-//! points. Plays that were not rolled out get a win probability from the
-//! evaluation ([`crate::bg::win_probability`],
-//! [`crate::long::win_probability`]) and an equity: backgammon, the
-//! network's (gammons counted; the look-ahead's for the best candidates);
-//! long nardy, that of a single game at that probability. Deterministic
-//! for a seed; budgets are counts.
+//! (the network's greedy play on both sides), the same dice sequences for
+//! every candidate (so the comparison is paired), and re-ranked by their
+//! mean result in points. Plays that were not rolled out get the
+//! network's win probability and equity (gammons, mars and
+//! koks counted as the scoring counts them; the look-ahead's for the
+//! candidates). Deterministic for a seed; budgets are counts.
 //!
 //! Once every play leaves both sides bearing off (all checkers of each in
 //! his home board), the ranking is the bear-off database's
@@ -36,7 +34,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tabula_dice::{Dice, DiceSource, SeededDice};
 
-use crate::{HARD_NARDY_CANDIDATES, Level};
+use crate::HARD_NARDY_CANDIDATES;
 
 /// A long nardy play as the wire and the CLI write it: `24-18,18-13`.
 pub fn long_notation(steps: &[tabula_long::Step]) -> String {
@@ -78,9 +76,9 @@ const MAX_PLIES: u32 = 1000;
 pub struct Hint<P> {
     /// The play.
     pub play: P,
-    /// Hard's score of the play (backgammon: equity in points per game;
-    /// long nardy: pips), the look-ahead for the best candidates and the
-    /// static evaluation for the rest. Higher is better.
+    /// Hard's score of the play, its equity in points per game: the
+    /// look-ahead's for the best candidates and the network's (or the
+    /// bear-off database's) for the rest. Higher is better.
     pub score: f64,
     /// The estimated chance that the mover wins the game.
     pub win: f64,
@@ -91,14 +89,25 @@ pub struct Hint<P> {
     pub rollouts: u32,
 }
 
-/// Order of the plays by Hard's score, and the scores: the expectimax for
-/// the best `HARD_NARDY_CANDIDATES` by the static evaluation (so those come
-/// first), the static evaluation for the rest.
-fn hard_order(statics: &[f64], deep: impl Fn(usize) -> f64) -> (Vec<usize>, Vec<f64>) {
+/// The best `n` indices of `statics`, best first.
+fn best_n(statics: &[f64], n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..statics.len()).collect();
+    order.sort_by(|&a, &b| statics[b].total_cmp(&statics[a]));
+    order.truncate(n);
+    order
+}
+
+/// Order of the plays by Hard's score, and the scores: the look-ahead for
+/// the candidates `top` (so those come first), the static evaluation for
+/// the rest.
+fn hard_order(
+    statics: &[f64],
+    top: Vec<usize>,
+    deep: impl Fn(usize) -> f64,
+) -> (Vec<usize>, Vec<f64>) {
     let mut order: Vec<usize> = (0..statics.len()).collect();
     order.sort_by(|&a, &b| statics[b].total_cmp(&statics[a]));
     let mut scores = statics.to_vec();
-    let top: Vec<usize> = order.iter().copied().take(HARD_NARDY_CANDIDATES).collect();
     for &i in &top {
         scores[i] = deep(i);
     }
@@ -106,7 +115,8 @@ fn hard_order(statics: &[f64], deep: impl Fn(usize) -> f64) -> (Vec<usize>, Vec<
     // rest, by their static one.
     let mut ranked = top;
     ranked.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-    ranked.extend(order.iter().skip(ranked.len()));
+    let rest: Vec<usize> = order.into_iter().filter(|i| !ranked.contains(i)).collect();
+    ranked.extend(rest);
     (ranked, scores)
 }
 
@@ -253,7 +263,8 @@ fn rank_backgammon(
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
     use tabula_backgammon::Scoring;
     if let Some(exact) = crate::bg::bearoff_scores(&finals) {
-        let (order, scores) = hard_order(&exact, |i| exact[i]);
+        let (order, scores) =
+            hard_order(&exact, best_n(&exact, HARD_NARDY_CANDIDATES), |i| exact[i]);
         return rank(
             &plays,
             order,
@@ -271,7 +282,9 @@ fn rank_backgammon(
         );
     }
     let statics: Vec<f64> = finals.iter().map(crate::bg::hard_static).collect();
-    let (order, scores) = hard_order(&statics, |i| crate::bg::hard_score(&finals[i]));
+    let (order, scores) = hard_order(&statics, best_n(&statics, HARD_NARDY_CANDIDATES), |i| {
+        crate::bg::hard_score(&finals[i])
+    });
     let me = pos.turn();
     let net = crate::bg_net::Net::shipped();
     rank(
@@ -390,7 +403,8 @@ fn rank_long(
 ) -> Vec<Hint<Vec<tabula_long::Step>>> {
     let me = pos.turn();
     if let Some(exact) = crate::long::bearoff_scores(me, &finals) {
-        let (order, scores) = hard_order(&exact, |i| exact[i]);
+        let (order, scores) =
+            hard_order(&exact, best_n(&exact, HARD_NARDY_CANDIDATES), |i| exact[i]);
         return rank(
             &plays,
             order,
@@ -408,37 +422,43 @@ fn rank_long(
             |_, _, _| 0,
         );
     }
-    let statics: Vec<f64> = finals
-        .iter()
-        .map(|f| crate::long::evaluate(f, me, &crate::long::HARD))
-        .collect();
-    let (order, scores) = hard_order(&statics, |i| crate::long::hard_score(&finals[i], me));
+    let statics = crate::long::net_statics(me, &finals, true);
+    let (order, scores) = hard_order(&statics, crate::long::candidates(&statics), |i| {
+        crate::long::net_deep(&finals[i], me, true)
+    });
+    let net = crate::long_net::Net::shipped();
     rank(
         &plays,
         order,
         &scores,
-        |i| {
-            let w = crate::long::win_probability(&finals[i], me);
-            (w, 2.0 * w - 1.0)
+        // The network's equity counts mars and koks as the scoring does;
+        // its look-ahead score where it was computed.
+        |i| match finals[i].outcome() {
+            Some(o) if o.winner == me => (1.0, f64::from(o.points)),
+            Some(o) => (0.0, -f64::from(o.points)),
+            None => (f64::from(net.evaluate(&finals[i], me).win), scores[i]),
         },
         Rollouts {
             count: rollouts,
             seed,
             cancel,
         },
-        |i, dice, rng| {
+        // Both sides play the network's best play (no look-ahead).
+        |i, dice, _rng| {
+            let mut scratch = crate::long_net::Scratch::new(net);
             let mut p = finals[i];
             for _ in 0..MAX_PLIES {
                 if let Some(o) = p.outcome() {
                     let pts = i32::from(o.points);
                     return if o.winner == me { pts } else { -pts };
                 }
+                let mover = p.turn();
                 let options = p.legal_moves(dice.roll());
-                p = if options.is_empty() {
-                    p.pass_turn()
-                } else {
-                    options[crate::long::pick(Level::Medium, rng, &p, &options)]
-                };
+                let s = crate::long_net::rank(net, &mut scratch, mover, &options, true);
+                let best = (0..s.len())
+                    .max_by(|&a, &b| s[a].total_cmp(&s[b]).then(b.cmp(&a)))
+                    .unwrap_or(0);
+                p = options.get(best).copied().unwrap_or_else(|| p.pass_turn());
             }
             0
         },

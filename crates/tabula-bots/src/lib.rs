@@ -6,8 +6,8 @@
 //! seed replays the same games on every machine.
 //!
 //! Because there is no clock, thinking budgets are expressed as work, not
-//! time: Hard nardy looks one ply ahead over the opponent's 21 rolls for a
-//! fixed number of candidate plays ([`HARD_NARDY_CANDIDATES`]), and Hard
+//! time: Hard nardy looks one ply ahead over the opponent's 21 rolls for at
+//! most a fixed number of candidate plays ([`HARD_NARDY_CANDIDATES`]), and Hard
 //! Thud searches alpha-beta within a node budget ([`HARD_THUD_NODES`]).
 //! These were sized so a decision stays well inside the 100 ms
 //! (p99) on the reference machine; see `RESULTS.md`.
@@ -23,10 +23,14 @@
 //! * **Medium**: a one-ply greedy evaluation: race lead (pips), points made,
 //!   hitting and blots (short nardy); in long nardy also checkers off,
 //!   home, on the head. Thud: greedy on material (dwarf 1, troll 4).
-//! * **Hard**: long nardy: a richer evaluation (blocks on the opponent's
-//!   route, stacking, mobility, rearmost checker) and an expectimax over
-//!   the opponent's 21 rolls; short nardy: a neural network trained by
-//!   self-play ([`bg_net`]) and the same one-roll look-ahead.
+//! * **Hard**: a neural network trained by self-play in each nardy game
+//!   (long nardy [`long_net`], with mars and koks outputs so it plays for
+//!   points; short nardy [`bg_net`]) ranks every play, and the best few
+//!   (long nardy: those within [`long::FILTER_EQUITY`] of the best, as
+//!   gnubg filters) are searched one roll deeper: the opponent's best
+//!   reply by the network to each of his 21 rolls. Long nardy's hand-made
+//!   evaluation and expectimax that Hard used before the network stay as
+//!   [`Bot::with_classic_long`], to measure against.
 //!   Once both sides are bearing off (every checker of each in his home
 //!   board, so no contact is left), Hard in both nardy games plays by the
 //!   exact one-sided bear-off database instead ([`bearoff`]): the play
@@ -48,10 +52,12 @@ pub mod bg;
 pub mod bg_net;
 pub mod hint;
 pub mod long;
+pub mod long_net;
+pub mod nn;
 pub mod thud;
 
 /// How many candidate plays (the best by the static evaluation) Hard nardy
-/// examines with the expectimax over the opponent's 21 rolls.
+/// at most examines with the look-ahead over the opponent's 21 rolls.
 pub const HARD_NARDY_CANDIDATES: usize = 8;
 
 /// The node budget of Hard Thud's alpha-beta search per decision.
@@ -134,6 +140,7 @@ pub struct Bot {
     level: Level,
     rng: ChaCha8Rng,
     bearoff: bool,
+    long_network: bool,
 }
 
 impl Bot {
@@ -143,7 +150,22 @@ impl Bot {
             level,
             rng: ChaCha8Rng::seed_from_u64(seed),
             bearoff: true,
+            long_network: true,
         }
+    }
+
+    /// The same bot playing long nardy at Hard by the hand-made evaluation
+    /// and its look-ahead, as Hard did before the trained network, cube
+    /// decisions included (for measuring what the network is worth:
+    /// `tabula arena --a-classic`).
+    pub fn with_classic_long(mut self) -> Bot {
+        self.long_network = false;
+        self
+    }
+
+    /// Whether Hard plays long nardy by the trained network (the default).
+    pub fn uses_long_network(&self) -> bool {
+        self.long_network
     }
 
     /// The same bot without the bear-off database: Hard then plays bear-offs
@@ -172,7 +194,11 @@ impl Bot {
         pos: &tabula_long::Position,
         dice: Dice,
     ) -> Vec<tabula_long::Step> {
-        long::choose_with(self.level, &mut self.rng, pos, dice, self.bearoff)
+        let engine = long::Engine {
+            bearoff: self.bearoff,
+            network: self.long_network,
+        };
+        long::choose_with(self.level, &mut self.rng, pos, dice, engine)
     }
 
     /// Short nardy (backgammon): the whole turn as steps `(from, to)` in the
@@ -231,7 +257,8 @@ impl Bot {
 
     /// The chance `c` wins `pos` for a cube decision: Hard's from the
     /// bear-off database once both sides are bearing off, else the
-    /// evaluation's ([`long::win_probability`]).
+    /// network's ([`long::net_win_probability`]); Medium's (and classic
+    /// Hard's) from the hand-made evaluation ([`long::win_probability`]).
     fn long_win(&self, pos: &tabula_long::Position, c: tabula_long::Color) -> f64 {
         match bearoff::long_race(pos) {
             Some(r) if self.level == Level::Hard && self.bearoff => {
@@ -240,6 +267,9 @@ impl Bot {
                 } else {
                     1.0 - r.win
                 }
+            }
+            _ if self.level == Level::Hard && self.long_network => {
+                long::net_win_probability(pos, c)
             }
             _ => long::win_probability(pos, c),
         }

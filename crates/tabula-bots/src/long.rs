@@ -206,15 +206,24 @@ fn expectimax(pos: &Position, me: Color, w: &Weights, buf: &mut Vec<Position>) -
     total
 }
 
-/// Hard's score for `me` of a play: the expectimax over the opponent's 21
-/// rolls of the position after it (opponent to move).
-pub(crate) fn hard_score(after: &Position, me: Color) -> f64 {
-    expectimax(after, me, &HARD, &mut Vec::with_capacity(64))
+/// How Hard plays long nardy: which evaluation, and whether the bear-off
+/// database takes over once both sides are bearing off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Engine {
+    /// Both sides bearing off: the exact database.
+    pub bearoff: bool,
+    /// The trained network ([`crate::long_net`]); `false`: the hand-made
+    /// evaluation Hard played before it ([`HARD`]), kept to measure
+    /// against.
+    pub network: bool,
 }
 
-/// Index into `finals` of the play `level` picks.
-pub fn pick(level: Level, rng: &mut ChaCha8Rng, pos: &Position, finals: &[Position]) -> usize {
-    pick_with(level, rng, pos, finals, true)
+impl Engine {
+    /// Hard as shipped: the network and the database.
+    pub const BEST: Engine = Engine {
+        bearoff: true,
+        network: true,
+    };
 }
 
 /// The race equity for the mover of every play in `finals` by the bear-off
@@ -227,14 +236,65 @@ pub(crate) fn bearoff_scores(me: Color, finals: &[Position]) -> Option<Vec<f64>>
         .collect()
 }
 
-/// [`pick`], Hard using the bear-off database (`bearoff`) once both sides
-/// are bearing off.
+/// The equity below the best within which a play is searched deeper
+/// (gnubg's move filter for its first look-ahead: the best eight within
+/// 0.16 points of the best).
+pub const FILTER_EQUITY: f64 = 0.16;
+
+/// The candidates Hard searches one roll deeper: indices of `statics` (each
+/// play's 0-ply equity), best first, at most [`HARD_NARDY_CANDIDATES`] and
+/// only those within [`FILTER_EQUITY`] of the best.
+pub(crate) fn candidates(statics: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..statics.len()).collect();
+    order.sort_by(|&a, &b| statics[b].total_cmp(&statics[a]));
+    let Some(&best) = order.first() else {
+        return order;
+    };
+    let floor = statics[best] - FILTER_EQUITY;
+    order.truncate(HARD_NARDY_CANDIDATES);
+    order.retain(|&i| statics[i] >= floor);
+    order
+}
+
+/// The network's 0-ply equity for `me` of every play in `finals` (the
+/// bear-off database's, exact, for a play that leaves both sides bearing
+/// off, when `bearoff`).
+pub(crate) fn net_statics(me: Color, finals: &[Position], bearoff: bool) -> Vec<f64> {
+    let net = crate::long_net::Net::shipped();
+    let mut scratch = crate::long_net::Scratch::new(net);
+    crate::long_net::rank(net, &mut scratch, me, finals, bearoff)
+        .into_iter()
+        .map(f64::from)
+        .collect()
+}
+
+/// Hard's deep score for `me` of a play: its equity after the opponent's
+/// best reply (by the network) to each of his 21 rolls.
+pub(crate) fn net_deep(after: &Position, me: Color, bearoff: bool) -> f64 {
+    let net = crate::long_net::Net::shipped();
+    let mut scratch = crate::long_net::Scratch::new(net);
+    f64::from(crate::long_net::one_ply(
+        net,
+        &mut scratch,
+        after,
+        me,
+        bearoff,
+        &mut Vec::with_capacity(64),
+    ))
+}
+
+/// Index into `finals` of the play `level` picks.
+pub fn pick(level: Level, rng: &mut ChaCha8Rng, pos: &Position, finals: &[Position]) -> usize {
+    pick_with(level, rng, pos, finals, Engine::BEST)
+}
+
+/// [`pick`], Hard playing by `engine`.
 pub fn pick_with(
     level: Level,
     rng: &mut ChaCha8Rng,
     pos: &Position,
     finals: &[Position],
-    bearoff: bool,
+    engine: Engine,
 ) -> usize {
     if finals.len() <= 1 {
         return 0;
@@ -247,38 +307,54 @@ pub fn pick_with(
             argmax(&s, rng).unwrap_or(0)
         }
         Level::Hard => {
-            let s: Vec<f64> = finals.iter().map(|f| evaluate(f, me, &HARD)).collect();
             if let Some(i) = (0..finals.len()).find(|&i| finals[i].is_game_over()) {
                 return i;
             }
-            if bearoff && let Some(s) = bearoff_scores(me, finals) {
+            if engine.bearoff
+                && let Some(s) = bearoff_scores(me, finals)
+            {
                 return argmax(&s, rng).unwrap_or(0);
             }
-            let mut order: Vec<usize> = (0..finals.len()).collect();
-            order.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
-            order.truncate(HARD_NARDY_CANDIDATES);
-            let mut buf = Vec::with_capacity(64);
+            if !engine.network {
+                return pick_classic(me, rng, finals);
+            }
+            let statics = net_statics(me, finals, engine.bearoff);
             let mut deep = vec![f64::NEG_INFINITY; finals.len()];
-            for &i in &order {
-                deep[i] = expectimax(&finals[i], me, &HARD, &mut buf);
+            for i in candidates(&statics) {
+                deep[i] = net_deep(&finals[i], me, engine.bearoff);
             }
             argmax(&deep, rng).unwrap_or(0)
         }
     }
 }
 
-/// The whole turn `level` plays (empty for a pass or a finished game).
-pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) -> Vec<Step> {
-    choose_with(level, rng, pos, dice, true)
+/// Hard before the network: the hand-made evaluation, then the expectimax
+/// over the opponent's 21 rolls for its best [`HARD_NARDY_CANDIDATES`].
+fn pick_classic(me: Color, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {
+    let s: Vec<f64> = finals.iter().map(|f| evaluate(f, me, &HARD)).collect();
+    let mut order: Vec<usize> = (0..finals.len()).collect();
+    order.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
+    order.truncate(HARD_NARDY_CANDIDATES);
+    let mut buf = Vec::with_capacity(64);
+    let mut deep = vec![f64::NEG_INFINITY; finals.len()];
+    for &i in &order {
+        deep[i] = expectimax(&finals[i], me, &HARD, &mut buf);
+    }
+    argmax(&deep, rng).unwrap_or(0)
 }
 
-/// [`choose`], Hard using the bear-off database (`bearoff`) or not.
+/// The whole turn `level` plays (empty for a pass or a finished game).
+pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) -> Vec<Step> {
+    choose_with(level, rng, pos, dice, Engine::BEST)
+}
+
+/// [`choose`], Hard playing by `engine`.
 pub fn choose_with(
     level: Level,
     rng: &mut ChaCha8Rng,
     pos: &Position,
     dice: Dice,
-    bearoff: bool,
+    engine: Engine,
 ) -> Vec<Step> {
     if pos.is_game_over() {
         return Vec::new();
@@ -287,7 +363,7 @@ pub fn choose_with(
     if finals.is_empty() {
         return Vec::new();
     }
-    let i = pick_with(level, rng, pos, &finals, bearoff);
+    let i = pick_with(level, rng, pos, &finals, engine);
     sequence_to(pos, dice, &finals[i]).unwrap_or_default()
 }
 
@@ -320,8 +396,35 @@ pub fn sequence_to(pos: &Position, dice: Dice, target: &Position) -> Option<Vec<
     dfs(&pos.turn_with(dice), target, &mut HashSet::new())
 }
 
-/// A rough chance that `c` wins from `pos` (for cube decisions): the Hard
-/// evaluation squashed by a logistic whose scale grows with the pips left.
+/// The network's chance that `c` wins from `pos` (either side to move),
+/// for Hard's cube decisions: for the side on roll, the average over its
+/// 21 rolls of the win chance after its best play (the network judges
+/// positions as a side has just left them, so this asks it only what it
+/// was trained on, the start included).
+pub fn net_win_probability(pos: &Position, c: Color) -> f64 {
+    if let Some(o) = pos.outcome() {
+        return if o.winner == c { 1.0 } else { 0.0 };
+    }
+    let net = crate::long_net::Net::shipped();
+    let mut scratch = crate::long_net::Scratch::new(net);
+    let mover = pos.turn();
+    let mut finals = Vec::with_capacity(64);
+    let mut p = 0.0;
+    for dice in Dice::ALL_21 {
+        finals.clear();
+        pos.legal_moves_into(dice, &mut finals);
+        let eq = crate::long_net::rank(net, &mut scratch, mover, &finals, false);
+        let best = (0..eq.len())
+            .max_by(|&a, &b| eq[a].total_cmp(&eq[b]).then(b.cmp(&a)))
+            .map(|i| scratch.probs(net, &finals[i], mover).win)
+            .unwrap_or(0.5);
+        p += dice.probability() * f64::from(best);
+    }
+    if c == mover { p } else { 1.0 - p }
+}
+
+/// A rough chance that `c` wins from `pos` (for Medium's cube decisions,
+/// and Hard's before the network): the hand-made Hard evaluation squashed by a logistic whose scale grows with the pips left.
 pub fn win_probability(pos: &Position, c: Color) -> f64 {
     if let Some(o) = pos.outcome() {
         return if o.winner == c { 1.0 } else { 0.0 };

@@ -60,6 +60,18 @@ pub struct ArenaArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Threads to play games on (each game's dice and bots depend only on
+    /// the seed and the game's number, so the results are the same for
+    /// any count; the decision times are not, with the cores shared).
+    #[arg(long, default_value_t = 1)]
+    pub threads: u64,
+    /// Long nardy: bot `a` plays Hard by the hand-made evaluation, as Hard
+    /// did before the trained network (to measure the network against).
+    #[arg(long)]
+    pub a_classic: bool,
+    /// Long nardy: bot `b` plays Hard by the hand-made evaluation.
+    #[arg(long)]
+    pub b_classic: bool,
 }
 
 /// One game's result from `a`'s point of view.
@@ -125,6 +137,11 @@ struct Report {
     game: &'static str,
     a: Level,
     b: Level,
+    /// Long nardy Hard by the hand-made evaluation (`--a-classic`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    a_classic: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    b_classic: bool,
     seed: u64,
     games: u64,
     a_wins: u64,
@@ -134,6 +151,9 @@ struct Report {
     b_points: u64,
     a_win_rate: f64,
     a_win_rate_ci95: [f64; 2],
+    /// a's points minus b's, per game, and its 95% interval by pair.
+    a_margin_per_game: f64,
+    a_margin_per_game_ci95: [f64; 2],
     a_kinds: BTreeMap<&'static str, u64>,
     b_kinds: BTreeMap<&'static str, u64>,
     mean_plies: f64,
@@ -287,8 +307,12 @@ fn play_one(
     let pair = i / 2;
     let a_first = i.is_multiple_of(2);
     let dice_seed = sub_seed(args.seed, pair, 0);
-    let mut bot_a = Bot::new(args.a, sub_seed(args.seed, i, 1));
-    let mut bot_b = Bot::new(args.b, sub_seed(args.seed, i, 2));
+    let bot = |level, classic, s| {
+        let b = Bot::new(level, sub_seed(args.seed, i, s));
+        if classic { b.with_classic_long() } else { b }
+    };
+    let mut bot_a = bot(args.a, args.a_classic, 1);
+    let mut bot_b = bot(args.b, args.b_classic, 2);
     let [ta, tb] = timers;
     let (first, second) = if a_first {
         ((&mut bot_a, ta), (&mut bot_b, tb))
@@ -406,15 +430,50 @@ fn bootstrap_ci(units: &[f64], seed: u64) -> [f64; 2] {
     [r(means[49]), r(means[1949])]
 }
 
+/// One arena thread's games (numbered) and decision times.
+type ThreadPart = (Vec<(u64, GameResult)>, [Timer; 2]);
+
 /// Runs `tabula arena`.
 pub fn run(args: &ArenaArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     anyhow::ensure!(args.games > 0, "--games must be at least 1");
     let variants = variants(args)?;
+    anyhow::ensure!(
+        (1..=256).contains(&args.threads),
+        "--threads must be 1..=256"
+    );
+    let n = args.threads;
+    let parts: Vec<anyhow::Result<ThreadPart>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..n)
+            .map(|t| {
+                let variants = &variants;
+                scope.spawn(move || {
+                    let mut timers = [Timer::default(), Timer::default()];
+                    let mut mine = Vec::new();
+                    for i in (t..args.games).step_by(n as usize) {
+                        mine.push((i, play_one(args, variants, i, &mut timers)?));
+                    }
+                    Ok((mine, timers))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an arena thread panicked")))
+            })
+            .collect()
+    });
     let mut timers = [Timer::default(), Timer::default()];
-    let mut results = Vec::with_capacity(args.games as usize);
-    for i in 0..args.games {
-        results.push(play_one(args, &variants, i, &mut timers)?);
+    let mut numbered = Vec::with_capacity(args.games as usize);
+    for part in parts {
+        let (mine, [ta, tb]) = part?;
+        numbered.extend(mine);
+        timers[0].ms.extend(ta.ms);
+        timers[1].ms.extend(tb.ms);
     }
+    numbered.sort_by_key(|&(i, _)| i);
+    let results: Vec<GameResult> = numbered.into_iter().map(|(_, r)| r).collect();
     let mut a_kinds = BTreeMap::new();
     let mut b_kinds = BTreeMap::new();
     let (mut a_wins, mut b_wins, mut draws) = (0, 0, 0);
@@ -438,6 +497,17 @@ pub fn run(args: &ArenaArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         .map(|c| c.iter().map(|r| r.score).sum::<f64>() / c.len() as f64)
         .collect();
     let score: f64 = results.iter().map(|r| r.score).sum();
+    // a's points minus b's per game, by pair.
+    let margins: Vec<f64> = results
+        .chunks(2)
+        .map(|c| {
+            c.iter()
+                .map(|r| r.a_points as f64 - r.b_points as f64)
+                .sum::<f64>()
+                / c.len() as f64
+        })
+        .collect();
+    let margin = margins.iter().sum::<f64>() / margins.len() as f64;
     let [ta, tb] = &mut timers;
     let report = Report {
         game: match args.game {
@@ -447,6 +517,8 @@ pub fn run(args: &ArenaArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         },
         a: args.a,
         b: args.b,
+        a_classic: args.a_classic,
+        b_classic: args.b_classic,
         seed: args.seed,
         games: args.games,
         a_wins,
@@ -456,6 +528,8 @@ pub fn run(args: &ArenaArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         b_points: results.iter().map(|r| r.b_points).sum(),
         a_win_rate: (score / args.games as f64 * 10_000.0).round() / 10_000.0,
         a_win_rate_ci95: bootstrap_ci(&units, sub_seed(args.seed, u64::MAX, 3)),
+        a_margin_per_game: (margin * 10_000.0).round() / 10_000.0,
+        a_margin_per_game_ci95: bootstrap_ci(&margins, sub_seed(args.seed, u64::MAX, 4)),
         a_kinds,
         b_kinds,
         mean_plies: (results.iter().map(|r| r.plies).sum::<u64>() as f64 / args.games as f64

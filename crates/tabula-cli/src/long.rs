@@ -250,3 +250,77 @@ pub fn hint(a: &crate::HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let name = |play: &Vec<tabula_long::Step>| tabula_bots::hint::long_notation(play);
     crate::print_hints("long-nardy", roll, &hints, name, a.json, out)
 }
+
+/// `tabula train-long`.
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// Self-play games to train for.
+    #[arg(long, default_value_t = 100_000)]
+    pub games: u64,
+    /// Seed of the initial weights and of the training dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Hidden units of a new network.
+    #[arg(long, default_value_t = 96)]
+    pub hidden: usize,
+    /// Learning rate.
+    #[arg(long, default_value_t = 0.1)]
+    pub alpha: f32,
+    /// Trace decay λ.
+    #[arg(long, default_value_t = 0.7)]
+    pub lambda: f32,
+    /// Continue from these weights instead of random ones.
+    #[arg(long)]
+    pub from: Option<std::path::PathBuf>,
+    /// Where to write the weights (also written at every report).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Every this many games: write the weights and measure the network
+    /// (greedy, no look-ahead) against Medium over 200 paired-dice games.
+    #[arg(long, default_value_t = 10_000)]
+    pub report_every: u64,
+}
+
+/// `tabula train-long`: TD(λ) self-play training of the long nardy network.
+pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    use tabula_bots::long_net::{Net, TrainConfig, Trainer};
+    if a.hidden == 0 || a.hidden > 1024 {
+        anyhow::bail!("--hidden must be 1..=1024");
+    }
+    let net = match &a.from {
+        Some(p) => {
+            Net::from_bytes(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?)
+                .with_context(|| format!("{} is not a long nardy network", p.display()))?
+        }
+        None => Net::random(a.hidden, a.seed),
+    };
+    let config = TrainConfig {
+        alpha: a.alpha,
+        lambda: a.lambda,
+    };
+    let mut t = Trainer::new(net, config, a.seed);
+    let start = Instant::now();
+    let every = a.report_every.max(1);
+    let mut played = 0u64;
+    while played < a.games {
+        t.play_game();
+        played += 1;
+        if played.is_multiple_of(every) || played == a.games {
+            std::fs::write(&a.out, t.net.to_bytes())
+                .with_context(|| format!("writing {}", a.out.display()))?;
+            let share = tabula_bots::long_net::greedy_share_vs_medium(&t.net, 100, 99);
+            writeln!(
+                out,
+                "{}",
+                json!({
+                    "games": played,
+                    "positions": t.positions,
+                    "secs": (start.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+                    "greedy_points_share_vs_medium": (share * 1000.0).round() / 1000.0,
+                })
+            )?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}

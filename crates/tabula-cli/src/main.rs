@@ -59,6 +59,9 @@ enum Command {
     /// Train the backgammon evaluation network by TD(λ) self-play and
     /// write its weights (`crates/tabula-bots/nets/bg.bin` is made so).
     TrainBg(backgammon::TrainArgs),
+    /// Train the long nardy evaluation network by TD(λ) self-play and
+    /// write its weights (`crates/tabula-bots/nets/long.bin` is made so).
+    TrainLong(long::TrainArgs),
     /// The exact one-sided bear-off database: write it in GNU Backgammon's
     /// format (`--out`), show a position (`--board`), or measure it in
     /// races (`--race`).
@@ -241,6 +244,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Verify(a) => record::verify(&a, out),
         Command::Analyse(a) => analyse::run(&a, out),
         Command::TrainBg(a) => backgammon::train(&a, out),
+        Command::TrainLong(a) => long::train(&a, out),
         Command::Bearoff(a) => bearoff::run(&a, out),
         Command::Hint(a) => match a.game {
             Game::Backgammon => backgammon::hint(&a, out),

@@ -391,6 +391,15 @@ impl Position {
         }
     }
 
+    /// The board as the side to move sees it: entry `r` is its route
+    /// point `r` (0 = its head, 18..=23 its home), positive for its own
+    /// checkers and negative for the opponent's. The opponent's route point
+    /// `s` is entry `(s + 12) % 24`. For hot loops (the bots' encodings);
+    /// [`Position::checkers`] reads one point by colour.
+    pub fn route_board(&self) -> &[i8; 24] {
+        &self.board
+    }
+
     /// How many of `color`'s checkers are borne off.
     pub fn off(&self, color: Color) -> u8 {
         if color == self.turn {
