@@ -21,7 +21,7 @@ use serde_json::json;
 use tabula_backgammon::{Options, Position, Setup, Side, WinKind, random_game};
 use tabula_dice::{Dice, SeededDice};
 
-use crate::{BotArgs, HintArgs, MovesArgs, PerftArgs, SelfplayArgs};
+use crate::{BotArgs, HintArgs, MovesArgs, PerftArgs, SelfplayArgs, TrainArgs};
 
 fn options(raw: &[String]) -> anyhow::Result<Options> {
     let pairs = crate::parse_options(raw)?;
@@ -276,36 +276,6 @@ pub fn hint(a: &HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         a.json,
         out,
     )
-}
-
-/// `tabula train-bg`.
-#[derive(Debug, clap::Args)]
-pub struct TrainArgs {
-    /// Self-play games to train for.
-    #[arg(long, default_value_t = 100_000)]
-    pub games: u64,
-    /// Seed of the initial weights and of the training dice.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Hidden units of a new network.
-    #[arg(long, default_value_t = 64)]
-    pub hidden: usize,
-    /// Learning rate.
-    #[arg(long, default_value_t = 0.1)]
-    pub alpha: f32,
-    /// Trace decay λ.
-    #[arg(long, default_value_t = 0.7)]
-    pub lambda: f32,
-    /// Continue from these weights instead of random ones.
-    #[arg(long)]
-    pub from: Option<std::path::PathBuf>,
-    /// Where to write the weights (also written at every report).
-    #[arg(long)]
-    pub out: std::path::PathBuf,
-    /// Every this many games: write the weights and measure the network
-    /// (greedy, no look-ahead) against Medium over 200 paired-dice games.
-    #[arg(long, default_value_t = 10_000)]
-    pub report_every: u64,
 }
 
 /// Win rate of the network's greedy play against Medium over `games`

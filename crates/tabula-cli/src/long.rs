@@ -11,7 +11,7 @@ use tabula_long::{
     Color, Moves, Position, Setup, Variant, WinKind, perft_divide, perft_roll, play_random_game,
 };
 
-use crate::{MovesArgs, PerftArgs, SelfplayArgs, parse_options};
+use crate::{MovesArgs, PerftArgs, SelfplayArgs, TrainArgs, parse_options};
 
 /// Longest game self-play will play before giving up on it (random games
 /// end in a few hundred plies; this only guards against a stuck game).
@@ -251,36 +251,6 @@ pub fn hint(a: &crate::HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     crate::print_hints("long-nardy", roll, &hints, name, a.json, out)
 }
 
-/// `tabula train-long`.
-#[derive(Debug, clap::Args)]
-pub struct TrainArgs {
-    /// Self-play games to train for.
-    #[arg(long, default_value_t = 100_000)]
-    pub games: u64,
-    /// Seed of the initial weights and of the training dice.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Hidden units of a new network.
-    #[arg(long, default_value_t = 96)]
-    pub hidden: usize,
-    /// Learning rate.
-    #[arg(long, default_value_t = 0.1)]
-    pub alpha: f32,
-    /// Trace decay λ.
-    #[arg(long, default_value_t = 0.7)]
-    pub lambda: f32,
-    /// Continue from these weights instead of random ones.
-    #[arg(long)]
-    pub from: Option<std::path::PathBuf>,
-    /// Where to write the weights (also written at every report).
-    #[arg(long)]
-    pub out: std::path::PathBuf,
-    /// Every this many games: write the weights and measure the network
-    /// (greedy, no look-ahead) against Medium over 200 paired-dice games.
-    #[arg(long, default_value_t = 10_000)]
-    pub report_every: u64,
-}
-
 /// `tabula train-long`: TD(λ) self-play training of the long nardy network.
 pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     use tabula_bots::long_net::{Net, TrainConfig, Trainer};
@@ -290,7 +260,7 @@ pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let net = match &a.from {
         Some(p) => {
             Net::from_bytes(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?)
-                .with_context(|| format!("{} is not a long nardy network", p.display()))?
+                .with_context(|| format!("{} is not a network", p.display()))?
         }
         None => Net::random(a.hidden, a.seed),
     };

@@ -58,10 +58,10 @@ enum Command {
     Analyse(analyse::AnalyseArgs),
     /// Train the backgammon evaluation network by TD(λ) self-play and
     /// write its weights (`crates/tabula-bots/nets/bg.bin` is made so).
-    TrainBg(backgammon::TrainArgs),
+    TrainBg(TrainArgs),
     /// Train the long nardy evaluation network by TD(λ) self-play and
     /// write its weights (`crates/tabula-bots/nets/long.bin` is made so).
-    TrainLong(long::TrainArgs),
+    TrainLong(TrainArgs),
     /// The exact one-sided bear-off database: write it in GNU Backgammon's
     /// format (`--out`), show a position (`--board`), or measure it in
     /// races (`--race`).
@@ -139,6 +139,39 @@ pub enum Game {
     /// Thud! (seed 003).
     #[value(name = "thud")]
     Thud,
+}
+
+/// `tabula train-bg` and `tabula train-long`: TD(λ) self-play training
+/// of a game's network.
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// Self-play games to train for.
+    #[arg(long, default_value_t = 100_000)]
+    pub games: u64,
+    /// Seed of the initial weights and of the training dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Hidden units of a new network (both shipped networks have 128).
+    #[arg(long, default_value_t = 128)]
+    pub hidden: usize,
+    /// Learning rate.
+    #[arg(long, default_value_t = 0.1)]
+    pub alpha: f32,
+    /// Trace decay λ.
+    #[arg(long, default_value_t = 0.7)]
+    pub lambda: f32,
+    /// Continue from these weights instead of random ones.
+    #[arg(long)]
+    pub from: Option<std::path::PathBuf>,
+    /// Where to write the weights (also written at every report).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Every this many games: write the weights and measure the network's
+    /// greedy play (no look-ahead) against Medium (backgammon: its win
+    /// rate over 200 games; long nardy: its share of the points over 100
+    /// paired-dice pairs).
+    #[arg(long, default_value_t = 10_000)]
+    pub report_every: u64,
 }
 
 /// `tabula moves`.

@@ -250,13 +250,26 @@ fn analyse_marks_every_move_of_a_recorded_game() {
 }
 
 #[test]
-fn train_bg_writes_a_network_the_crate_can_load_and_reports_as_it_goes() {
-    let dir = std::env::temp_dir().join(format!("tabula-train-{}", std::process::id()));
+fn train_bg_and_train_long_write_a_network_the_crate_can_load_and_report_as_they_go() {
+    fn bg_hidden(b: &[u8]) -> usize {
+        tabula_bots::bg_net::Net::from_bytes(b).unwrap().hidden()
+    }
+    fn long_hidden(b: &[u8]) -> usize {
+        tabula_bots::long_net::Net::from_bytes(b).unwrap().hidden()
+    }
+    train_command("train-bg", "greedy_vs_medium", bg_hidden);
+    train_command("train-long", "greedy_points_share_vs_medium", long_hidden);
+}
+
+/// One training command's contract: reports, the file, determinism,
+/// continuing, and bad input.
+fn train_command(command: &str, report: &str, hidden: fn(&[u8]) -> usize) {
+    let dir = std::env::temp_dir().join(format!("tabula-{command}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out_path = dir.join("net.bin");
     let p = out_path.to_str().unwrap();
     let args = [
-        "train-bg",
+        command,
         "--games",
         "40",
         "--hidden",
@@ -277,17 +290,16 @@ fn train_bg_writes_a_network_the_crate_can_load_and_reports_as_it_goes() {
         .collect();
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(lines[1]["games"], 40);
-    let rate = lines[1]["greedy_vs_medium"].as_f64().unwrap();
+    let rate = lines[1][report].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&rate));
     let first = std::fs::read(&out_path).unwrap();
-    let net = tabula_bots::bg_net::Net::from_bytes(&first).unwrap();
-    assert_eq!(net.hidden(), 8);
+    assert_eq!(hidden(&first), 8);
     // The same seed trains the same weights; continuing from them changes them.
     assert!(tabula(&args).status.success());
     assert_eq!(std::fs::read(&out_path).unwrap(), first);
     let cont = dir.join("cont.bin");
     let more = [
-        "train-bg",
+        command,
         "--games",
         "20",
         "--from",
@@ -298,11 +310,11 @@ fn train_bg_writes_a_network_the_crate_can_load_and_reports_as_it_goes() {
     assert!(tabula(&more).status.success());
     assert_ne!(std::fs::read(&cont).unwrap(), first);
     // Bad input: a clear error, exit 2.
-    let bad = tabula(&["train-bg", "--hidden", "0", "--out", p]);
+    let bad = tabula(&[command, "--hidden", "0", "--out", p]);
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
     let junk = dir.join("junk.bin");
     std::fs::write(&junk, b"not a network").unwrap();
-    let bad = tabula(&["train-bg", "--from", junk.to_str().unwrap(), "--out", p]);
+    let bad = tabula(&[command, "--from", junk.to_str().unwrap(), "--out", p]);
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
     assert!(
         String::from_utf8_lossy(&bad.stderr).contains("not a network"),
