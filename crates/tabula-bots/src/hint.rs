@@ -454,10 +454,8 @@ fn rank_long(
                 }
                 let mover = p.turn();
                 let options = p.legal_moves(dice.roll());
-                let s = crate::long_net::rank(net, &mut scratch, mover, &options, true);
-                let best = (0..s.len())
-                    .max_by(|&a, &b| s[a].total_cmp(&s[b]).then(b.cmp(&a)))
-                    .unwrap_or(0);
+                let best =
+                    crate::long_net::greedy(net, &mut scratch, mover, &options, true).unwrap_or(0);
                 p = options.get(best).copied().unwrap_or_else(|| p.pass_turn());
             }
             0

@@ -413,9 +413,7 @@ pub fn net_win_probability(pos: &Position, c: Color) -> f64 {
     for dice in Dice::ALL_21 {
         finals.clear();
         pos.legal_moves_into(dice, &mut finals);
-        let eq = crate::long_net::rank(net, &mut scratch, mover, &finals, false);
-        let best = (0..eq.len())
-            .max_by(|&a, &b| eq[a].total_cmp(&eq[b]).then(b.cmp(&a)))
+        let best = crate::long_net::greedy(net, &mut scratch, mover, &finals, false)
             .map(|i| scratch.probs(net, &finals[i], mover).win)
             .unwrap_or(0.5);
         p += dice.probability() * f64::from(best);
@@ -448,4 +446,22 @@ pub fn no_contact(pos: &Position) -> bool {
     [Color::White, Color::Black]
         .into_iter()
         .all(|c| (0..12).all(|r| pos.checkers(c, point_of(c, r)) == 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hard_searches_at_most_eight_plays_within_the_filter_of_the_best() {
+        // Best first; only those within 0.16 of the best.
+        assert_eq!(candidates(&[0.1, 0.5, 0.3, 0.45]), vec![1, 3]);
+        assert_eq!(candidates(&[0.0, 0.16, -1.0]), vec![1, 0]);
+        // Never more than eight, however close.
+        let close: Vec<f64> = (0..12).map(|i| f64::from(i) * 0.001).collect();
+        assert_eq!(candidates(&close), (4..12).rev().collect::<Vec<usize>>());
+        // A lone play is its own candidate; none for none.
+        assert_eq!(candidates(&[-2.0]), vec![0]);
+        assert!(candidates(&[]).is_empty());
+    }
 }

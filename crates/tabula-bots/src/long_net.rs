@@ -356,6 +356,19 @@ pub fn rank(
         .collect()
 }
 
+/// The index of `me`'s best play in `finals` by [`rank`] (the first of
+/// equal ones), `None` for none: the network's greedy (0-ply) choice.
+pub fn greedy(
+    net: &Net,
+    scratch: &mut Scratch,
+    me: Color,
+    finals: &[Position],
+    bearoff: bool,
+) -> Option<usize> {
+    let s = rank(net, scratch, me, finals, bearoff);
+    (0..s.len()).max_by(|&a, &b| s[a].total_cmp(&s[b]).then(b.cmp(&a)))
+}
+
 /// The equity for `me` of `after` (the opponent to roll) looking one roll
 /// ahead: the average over the opponent's 21 rolls of its best reply by
 /// the network (or the bear-off database), seen from `me`'s side.
@@ -409,10 +422,7 @@ pub fn greedy_share_vs_medium(net: &Net, pairs: u64, seed: u64) -> f64 {
             let d = pending.take().unwrap_or_else(|| dice.roll());
             let finals = pos.legal_moves(d);
             let i = if pos.turn() == net_side {
-                let s = rank(net, &mut scratch, net_side, &finals, false);
-                (0..s.len())
-                    .max_by(|&a, &b| s[a].total_cmp(&s[b]).then(b.cmp(&a)))
-                    .unwrap_or(0)
+                greedy(net, &mut scratch, net_side, &finals, false).unwrap_or(0)
             } else {
                 crate::long::pick(crate::Level::Medium, &mut rng, &pos, &finals)
             };
