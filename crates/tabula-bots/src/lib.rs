@@ -50,6 +50,7 @@ pub mod analysis;
 pub mod bearoff;
 pub mod bg;
 pub mod bg_net;
+pub mod error_rate;
 pub mod hint;
 pub mod long;
 pub mod long_net;

@@ -328,6 +328,39 @@ pub fn pick_with(
     }
 }
 
+/// Every play in `finals` (`pos`'s legal plays of a roll) in Hard's order,
+/// best first, as Hard ranks them: a play that ends the game first; where
+/// every play leaves both sides bearing off, the bear-off database's race
+/// equity; else the candidates ([`candidates`]) by their look-ahead, then
+/// the rest by the network's 0-ply equity. Ties keep the finals' order.
+pub fn hard_ranking(pos: &Position, finals: &[Position]) -> Vec<usize> {
+    let me = pos.turn();
+    let by = |scores: &[f64], order: &mut Vec<usize>| {
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    };
+    let mut order: Vec<usize> = (0..finals.len()).collect();
+    if let Some(i) = (0..finals.len()).find(|&i| finals[i].is_game_over()) {
+        order.retain(|&j| j != i);
+        order.insert(0, i);
+        return order;
+    }
+    if let Some(s) = bearoff_scores(me, finals) {
+        by(&s, &mut order);
+        return order;
+    }
+    let statics = net_statics(me, finals, true);
+    let mut top = candidates(&statics);
+    let mut deep = vec![f64::NEG_INFINITY; finals.len()];
+    for &i in &top {
+        deep[i] = net_deep(&finals[i], me, true);
+    }
+    by(&deep, &mut top);
+    let mut rest: Vec<usize> = order.into_iter().filter(|i| !top.contains(i)).collect();
+    by(&statics, &mut rest);
+    top.extend(rest);
+    top
+}
+
 /// Hard before the network: the hand-made evaluation, then the expectimax
 /// over the opponent's 21 rolls for its best [`HARD_NARDY_CANDIDATES`].
 fn pick_classic(me: Color, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {

@@ -357,7 +357,10 @@ pub fn rank(
 }
 
 /// The index of `me`'s best play in `finals` by [`rank`] (the first of
-/// equal ones), `None` for none: the network's greedy (0-ply) choice.
+/// equal ones), `None` for none: the network's greedy (0-ply) choice. A
+/// play that ends the game is always taken (it wins, and waiting can only
+/// let the loser bear off a checker; the network may rate an unfinished
+/// play above a single win).
 pub fn greedy(
     net: &Net,
     scratch: &mut Scratch,
@@ -365,6 +368,9 @@ pub fn greedy(
     finals: &[Position],
     bearoff: bool,
 ) -> Option<usize> {
+    if let Some(i) = finals.iter().position(Position::is_game_over) {
+        return Some(i);
+    }
     let s = rank(net, scratch, me, finals, bearoff);
     (0..s.len()).max_by(|&a, &b| s[a].total_cmp(&s[b]).then(b.cmp(&a)))
 }

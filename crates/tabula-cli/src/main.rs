@@ -15,6 +15,7 @@ mod analyse;
 mod arena;
 mod backgammon;
 mod bearoff;
+mod error_rate;
 mod long;
 mod record;
 mod thud;
@@ -66,6 +67,9 @@ enum Command {
     /// format (`--out`), show a position (`--board`), or measure it in
     /// races (`--race`).
     Bearoff(bearoff::BearoffArgs),
+    /// Long nardy: each level's average equity loss per move against
+    /// rollouts, on a fixed set of decisions from play.
+    ErrorRate(error_rate::ErrorRateArgs),
 }
 
 /// `tabula hint`.
@@ -279,6 +283,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::TrainBg(a) => backgammon::train(&a, out),
         Command::TrainLong(a) => long::train(&a, out),
         Command::Bearoff(a) => bearoff::run(&a, out),
+        Command::ErrorRate(a) => error_rate::run(&a, out),
         Command::Hint(a) => match a.game {
             Game::Backgammon => backgammon::hint(&a, out),
             Game::LongNardy => long::hint(&a, out),
