@@ -100,7 +100,9 @@ pub fn shots(b: &[i8; 26]) -> (u32, u32) {
     (count, worst)
 }
 
-fn flip(b: &[i8; 26]) -> [i8; 26] {
+/// The same board seen by the other side (its checkers positive, in its
+/// own numbering).
+pub(crate) fn flip(b: &[i8; 26]) -> [i8; 26] {
     let mut out = [0i8; 26];
     for i in 0..26 {
         out[i] = -b[25 - i];

@@ -8,9 +8,18 @@
 //! backgammon), it loses a gammon (or backgammon). [`Probs::equity`] turns
 //! them into points per game.
 //!
-//! Input encoding (Tesauro's, 196 units): for each side and each of its 24
-//! points in its own numbering, four units (1+, 2+, 3+ checkers, and
-//! (n − 3) / 2 above three); then each side's bar / 2 and checkers off / 15.
+//! Input encoding ([`INPUTS`] = 209 units). Tesauro's 196: for each side
+//! and each of its 24 points in its own numbering, four units (1+, 2+, 3+
+//! checkers, and (n − 3) / 2 above three); then each side's bar / 2 and
+//! checkers off / 15. Then, as TD-Gammon 2 and gnubg add to the raw board,
+//! six features of each side ([`FEATURES`]; the side that moved first): its
+//! pips / 167; the share of the other side's 36 rolls that hit one of its
+//! blots, and the pips the farthest of them would lose / 24 (gnubg's P1 and
+//! pip loss: the side that moved faces the next roll); the share of the 36
+//! rolls with which its rearmost checker gets past every point the other
+//! side holds within 12 pips ahead of it (gnubg's back escapes); its
+//! longest run of made points / 6; its made home points / 6 (the other
+//! side's entry). The last unit says contact is left.
 //!
 //! The trained weights ship in `nets/bg.bin` (made by `tabula train-bg`,
 //! the command and seed in `RESULTS.md`); [`Net::shipped`] parses them once.
@@ -27,12 +36,19 @@ use tabula_dice::Dice;
 pub use crate::nn::NetError;
 use crate::nn::{self, Sparse};
 
+/// Tesauro's board units.
+const BOARD: usize = 196;
+/// Features per side after the board units.
+pub const FEATURES: usize = 6;
 /// Input units.
-pub const INPUTS: usize = 196;
+pub const INPUTS: usize = BOARD + 2 * FEATURES + 1;
 /// Outputs: win, win gammon, lose gammon (all for the side that moved).
 pub const OUTPUTS: usize = 3;
 
-const MAGIC: &[u8; 8] = b"TBGNET1\0";
+const MAGIC: &[u8; 8] = b"TBGNET2\0";
+/// The first networks' header: the board units only ([`Net::from_bytes`]
+/// widens them, the features' weights zero, to train on from there).
+const MAGIC_V1: &[u8; 8] = b"TBGNET1\0";
 
 /// The three probabilities the network answers, for the side that moved.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,6 +132,104 @@ pub fn encode(b: &[i8; 26], e: &mut Sparse) {
             e.push(side * 98 + 97, off as f32 / 15.0);
         }
     }
+    let other = crate::bg::flip(b);
+    for (side, view) in [b, &other].into_iter().enumerate() {
+        let f = side_features(view);
+        for (k, v) in f.iter().enumerate() {
+            e.push(BOARD + side * FEATURES + k, *v);
+        }
+    }
+    if contact(b) {
+        e.push(BOARD + 2 * FEATURES, 1.0);
+    }
+}
+
+/// Whether some checker of one side still has one of the other's ahead of
+/// it (on `b`, mover-relative).
+fn contact(b: &[i8; 26]) -> bool {
+    // My rearmost checker (25 = bar) against their rearmost (0 = bar):
+    // they move up my numbering, so contact is theirs below mine.
+    let mine = (1..=25).rev().find(|&i| b[i] > 0);
+    let theirs = (0..=24).find(|&j| b[j] < 0);
+    matches!((mine, theirs), (Some(m), Some(t)) if t < m)
+}
+
+/// The [`FEATURES`] of the side with positive counts on `v` (its own
+/// numbering: 1..=24 its points, 25 its bar; the other side negative, 0
+/// its bar).
+fn side_features(v: &[i8; 26]) -> [f32; FEATURES] {
+    let mut pips = 0u32;
+    for (i, &n) in v.iter().enumerate().skip(1) {
+        if n > 0 {
+            pips += n as u32 * i as u32;
+        }
+    }
+    let (hits, loss) = crate::bg::shots(v);
+    let mut run = 0u32;
+    let mut prime = 0u32;
+    let mut home = 0u32;
+    for (i, &n) in v.iter().enumerate().take(25).skip(1) {
+        if n >= 2 {
+            run += 1;
+            prime = prime.max(run);
+            home += u32::from(i <= 6);
+        } else {
+            run = 0;
+        }
+    }
+    [
+        pips as f32 / 167.0,
+        hits as f32 / 36.0,
+        loss as f32 / 24.0,
+        escapes(v) as f32 / 36.0,
+        prime.min(6) as f32 / 6.0,
+        home as f32 / 6.0,
+    ]
+}
+
+/// Of the 36 rolls, how many let the rearmost checker of the positive side
+/// of `v` land beyond every point the other side holds (2+ checkers)
+/// within 12 pips ahead of it, one checker moving through open points: 36
+/// when nothing holds it, 0 with no checker left outside home.
+fn escapes(v: &[i8; 26]) -> u32 {
+    let Some(rear) = (7..=25).rev().find(|&i| v[i] > 0) else {
+        return 0;
+    };
+    let blocked = |i: usize| v[i] <= -2;
+    let Some(last) = (rear.saturating_sub(12).max(1)..rear)
+        .filter(|&i| blocked(i))
+        .min()
+    else {
+        return 36;
+    };
+    let lands = |steps: &[usize]| {
+        let mut at = rear;
+        for &d in steps {
+            if at <= d {
+                return false;
+            }
+            at -= d;
+            if blocked(at) {
+                return false;
+            }
+            if at < last {
+                return true;
+            }
+        }
+        false
+    };
+    let mut n = 0;
+    for d1 in 1..=6usize {
+        for d2 in 1..=6usize {
+            let ok = if d1 == d2 {
+                lands(&[d1; 4])
+            } else {
+                lands(&[d1, d2]) || lands(&[d2, d1])
+            };
+            n += u32::from(ok);
+        }
+    }
+    n
 }
 
 /// The backgammon network: [`INPUTS`] → hidden (sigmoid) → 3 (sigmoid).
@@ -156,8 +270,12 @@ impl Net {
     }
 
     /// Parses [`Net::to_bytes`]'s form.
+    /// A first network's file (`TBGNET1`: the board units only) is read
+    /// with zero weights from the features, so it judges as it did and
+    /// training can go on from it.
     pub fn from_bytes(bytes: &[u8]) -> Result<Net, NetError> {
-        if bytes.len() < 16 || &bytes[..8] != MAGIC {
+        let v1 = bytes.len() >= 16 && &bytes[..8] == MAGIC_V1;
+        if bytes.len() < 16 || (&bytes[..8] != MAGIC && !v1) {
             return Err(NetError::BadMagic("backgammon"));
         }
         let word = |at: usize| {
@@ -165,12 +283,18 @@ impl Net {
         };
         let hidden = word(8) as usize;
         let inputs = word(12) as usize;
-        if inputs != INPUTS {
+        let expected = if v1 { BOARD } else { INPUTS };
+        if inputs != expected {
             return Err(NetError::BadShape(format!(
                 "{inputs} inputs, {hidden} hidden"
             )));
         }
-        nn::Net::read_weights(INPUTS, hidden, OUTPUTS, &bytes[16..]).map(Net)
+        let mut net = nn::Net::read_weights(expected, hidden, OUTPUTS, &bytes[16..])?;
+        if v1 {
+            net.inputs = INPUTS;
+            net.w1.resize(INPUTS * hidden, 0.0);
+        }
+        Ok(Net(net))
     }
 
     /// The outputs for `x`, the hidden activations left in `h`.
@@ -212,7 +336,7 @@ struct Buf {
 impl Buf {
     fn new(net: &Net) -> Buf {
         Buf {
-            x: Sparse::with_capacity(200),
+            x: Sparse::with_capacity(INPUTS),
             h: Vec::with_capacity(net.hidden()),
         }
     }
@@ -360,7 +484,7 @@ impl Trainer {
                 };
                 return sign * pts;
             }
-            let mut x = Sparse::with_capacity(200);
+            let mut x = Sparse::with_capacity(INPUTS);
             encode(after.board(), &mut x);
             let y = self.net.forward(&x, &mut self.h.h);
             self.learn(side, y, Some(&x));
@@ -497,15 +621,92 @@ mod tests {
         let pos = Position::initial();
         let mut e = Sparse::default();
         encode(pos.board(), &mut e);
-        let mine: Vec<_> = e.iter().filter(|&(i, _)| i < 98).collect();
-        let theirs: Vec<_> = e
-            .iter()
-            .filter(|&(i, _)| i >= 98)
-            .map(|(i, v)| (i - 98, v))
-            .collect();
-        assert_eq!(mine, theirs);
+        let units: Vec<_> = e.iter().collect();
+        let side = |lo: usize, hi: usize| -> Vec<(usize, f32)> {
+            units
+                .iter()
+                .filter(|&&(i, _)| (lo..hi).contains(&i))
+                .map(|&(i, v)| (i - lo, v))
+                .collect()
+        };
+        let mine = side(0, 98);
+        assert_eq!(mine, side(98, 196));
         // 4 points: 2 (2 units), 5 (4 units: 1+,2+,3+, 5-3=2 → 1.0), 3 (3), 5 (4).
         assert_eq!(mine.len(), 2 + 4 + 3 + 4);
+        let features = side(BOARD, BOARD + FEATURES);
+        assert_eq!(features, side(BOARD + FEATURES, BOARD + 2 * FEATURES));
+        // 167 pips; no blot to hit; the back checkers (24) face the
+        // other side's points 19, 17 and 12 (this side's numbering), and
+        // only 13 pips or more would clear the 12: no roll does it; no
+        // run longer than one point; the 6-point made at home.
+        assert_eq!(features, vec![(0, 1.0), (4, 1.0 / 6.0), (5, 1.0 / 6.0)]);
+        assert!(units.contains(&(BOARD + 2 * FEATURES, 1.0)), "contact");
+    }
+
+    #[test]
+    fn features_read_blots_escapes_and_primes() {
+        // My blot on my 5-point; one of theirs on my 1-point (their 24)
+        // hits it with any 4 (11 rolls), 1-3 and 3-1, 2-2 and 1-1: 15
+        // rolls, and it would lose 20 pips. My back pair on 24 faces
+        // their points 12..=18 (my numbering), a prime: no escape.
+        let mut b = [0i8; 26];
+        b[5] = 1;
+        b[24] = 2;
+        b[6] = 12;
+        b[1] = -1;
+        for p in &mut b[12..=18] {
+            *p = -2;
+        }
+        let f = side_features(&b);
+        assert_eq!(f[1], 15.0 / 36.0, "{f:?}");
+        assert_eq!(f[2], 20.0 / 24.0);
+        assert_eq!(escapes(&b), 0);
+        assert!(contact(&b));
+        // Theirs, seen from their side: a run of seven made points, none
+        // at home.
+        let g = side_features(&crate::bg::flip(&b));
+        assert_eq!(g[4], 1.0);
+        assert_eq!(g[5], 0.0);
+        // Only 16 and 17 held: the back checker needs 9 pips through open
+        // points: 6-3, 5-4, 6-4, 6-5 either way (8 rolls), 3-3, 5-5 and
+        // 6-6 (4-4 stops on the 16).
+        for p in [12, 13, 14, 15, 18] {
+            b[p] = 0;
+        }
+        assert_eq!(escapes(&b), 11);
+        // Nothing ahead: every roll escapes; no contact in a race.
+        let mut free = [0i8; 26];
+        free[20] = 15;
+        free[24] = 0;
+        free[23] = -15;
+        assert_eq!(escapes(&free), 36);
+        assert!(!contact(&free));
+    }
+
+    #[test]
+    fn a_first_network_file_judges_as_it_did_with_the_features_ignored() {
+        let net = Net::random(8, 5);
+        // The same weights in the old form: the board rows only.
+        let mut old = Vec::new();
+        old.extend_from_slice(MAGIC_V1);
+        old.extend_from_slice(&8u32.to_le_bytes());
+        old.extend_from_slice(&(BOARD as u32).to_le_bytes());
+        let mut v1 = net.0.clone();
+        v1.inputs = BOARD;
+        v1.w1.truncate(BOARD * 8);
+        v1.write_weights(&mut old);
+        let widened = Net::from_bytes(&old).unwrap();
+        let pos = Position::initial();
+        let mut board_only = Sparse::default();
+        let mut full = Sparse::default();
+        encode(pos.board(), &mut full);
+        for (i, v) in full.iter().filter(|&(i, _)| i < BOARD) {
+            board_only.push(i, v);
+        }
+        let (mut h, mut y1, mut y2) = (Vec::new(), [0.0f32; 3], [0.0f32; 3]);
+        widened.0.forward(&full, &mut h, &mut y1);
+        v1.forward(&board_only, &mut h, &mut y2);
+        assert_eq!(y1, y2);
     }
 
     #[test]
