@@ -122,16 +122,11 @@ fn other_games_and_missing_arguments_are_one_line_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--stdin"));
 }
 
-/// Two real games against GNU Backgammon at 0-ply through
-/// `scripts/gnubg-match`, then gnubg's analysis of them.
-#[test]
-fn the_gnubg_match_script_plays_and_analyses_real_games() {
+/// `scripts/gnubg-match` with `args` against this build: its report line.
+fn gnubg_match(args: &[&str]) -> serde_json::Value {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let report = std::env::temp_dir().join(format!("gnubg-match-{}.json", std::process::id()));
     let out = Command::new(root.join("scripts/gnubg-match"))
-        .args(["--games", "2", "--level", "hard", "--seed", "3"])
-        .arg("--report")
-        .arg(&report)
+        .args(args)
         .env("TABULA_BIN", env!("CARGO_BIN_EXE_tabula"))
         .output()
         .unwrap();
@@ -145,7 +140,24 @@ fn the_gnubg_match_script_plays_and_analyses_real_games() {
         .lines()
         .find_map(|l| l.strip_prefix("TABULA-GNUBG-REPORT "))
         .expect("a report line");
-    let r: serde_json::Value = serde_json::from_str(line).unwrap();
+    serde_json::from_str(line).unwrap()
+}
+
+/// Two real games against GNU Backgammon at 0-ply through
+/// `scripts/gnubg-match`, then gnubg's analysis of them.
+#[test]
+fn the_gnubg_match_script_plays_and_analyses_real_games() {
+    let report = std::env::temp_dir().join(format!("gnubg-match-{}.json", std::process::id()));
+    let r = gnubg_match(&[
+        "--games",
+        "2",
+        "--level",
+        "hard",
+        "--seed",
+        "3",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
     assert_eq!(r["games"], 2, "{r}");
     assert_eq!(
         r["tabula_wins"].as_u64().unwrap() + r["gnubg_wins"].as_u64().unwrap(),
@@ -176,23 +188,7 @@ fn the_gnubg_match_script_plays_and_analyses_real_games() {
 /// Broken features or untrained weights fail here.
 #[test]
 fn gnubg_judges_hards_moves_within_the_floor() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new(root.join("scripts/gnubg-match"))
-        .args(["--games", "30", "--level", "hard", "--seed", "7"])
-        .env("TABULA_BIN", env!("CARGO_BIN_EXE_tabula"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("TABULA-GNUBG-REPORT "))
-        .expect("a report line");
-    let r: serde_json::Value = serde_json::from_str(line).unwrap();
+    let r = gnubg_match(&["--games", "30", "--level", "hard", "--seed", "7"]);
     assert_eq!(r["games"], 30, "{r}");
     let rate = r["tabula_error_rate_per_move"].as_f64().unwrap();
     assert!(rate > 0.0 && rate < 14.0, "gnubg's error rate of Hard: {r}");
