@@ -671,6 +671,32 @@ mod tests {
     }
 
     #[test]
+    fn greedy_play_always_takes_a_win() {
+        // Two left (on 6 and 1) with 6-1: bearing both off wins an oin
+        // (black has borne one off); 6-5 then 5-off does not. A network
+        // sure of a koks everywhere rates every unfinished play near 3
+        // points, above the oin; the win is taken all the same.
+        let setup: tabula_long::Setup = serde_json::from_str(
+            r#"{"turn":"white","white":{"6":1,"1":1},"black":{"12":14},"off":{"white":13,"black":1}}"#,
+        )
+        .unwrap();
+        let pos = Position::from_setup(&setup, Variant::default()).unwrap();
+        let finals = pos.legal_moves(Dice::new(6, 1).unwrap());
+        assert!(finals.iter().any(|f| !f.is_game_over()));
+        let mut sure = Net::random(8, 2);
+        sure.0.b2 = vec![20.0, 20.0, 20.0, -20.0, -20.0];
+        let mut scratch = Scratch::new(&sure);
+        let unfinished = finals.iter().find(|f| !f.is_game_over()).unwrap();
+        assert!(scratch.equity(&sure, unfinished, Color::White, false) > 2.9);
+        for net in [Net::shipped(), &sure] {
+            for bearoff in [false, true] {
+                let i = greedy(net, &mut scratch, Color::White, &finals, bearoff).unwrap();
+                assert!(finals[i].is_game_over());
+            }
+        }
+    }
+
+    #[test]
     fn weights_round_trip_and_bad_files_are_refused() {
         let net = Net::random(8, 3);
         let bytes = net.to_bytes();
