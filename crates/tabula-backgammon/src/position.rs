@@ -232,10 +232,17 @@ impl Position {
     /// No contact left: every mover checker has passed every opponent
     /// checker (a pure race), so no hit can ever happen again.
     pub fn is_race(&self) -> bool {
+        Position::board_is_race(&self.board)
+    }
+
+    /// [`Position::is_race`] of a mover-relative board as
+    /// [`Position::board`] gives it (for evaluations that see only the
+    /// board).
+    pub fn board_is_race(board: &[i8; 26]) -> bool {
         // The mover's farthest-back checker must be below the opponent's
         // farthest-back checker (lowest index holding an opponent checker).
-        let my_back = (0..=25).rev().find(|&i| self.board[i] > 0);
-        let their_back = (0..=25).find(|&i| self.board[i] < 0);
+        let my_back = (0..=25).rev().find(|&i| board[i] > 0);
+        let their_back = (0..=25).find(|&i| board[i] < 0);
         match (my_back, their_back) {
             (Some(m), Some(t)) => m < t,
             _ => true,

@@ -168,7 +168,8 @@ fn features(b: &[i8; 26], w: &Weights, mover: bool, race: bool) -> f64 {
     s
 }
 
-fn pips(b: &[i8; 26]) -> (i32, i32) {
+/// The pips of the side with positive counts on `b` and of the other.
+pub(crate) fn pips(b: &[i8; 26]) -> (i32, i32) {
     let mut mine = 0;
     let mut theirs = 0;
     for (i, &n) in b.iter().enumerate() {

@@ -139,31 +139,16 @@ pub fn encode(b: &[i8; 26], e: &mut Sparse) {
             e.push(BOARD + side * FEATURES + k, *v);
         }
     }
-    if contact(b) {
+    if !Position::board_is_race(b) {
         e.push(BOARD + 2 * FEATURES, 1.0);
     }
-}
-
-/// Whether some checker of one side still has one of the other's ahead of
-/// it (on `b`, mover-relative).
-fn contact(b: &[i8; 26]) -> bool {
-    // My rearmost checker (25 = bar) against their rearmost (0 = bar):
-    // they move up my numbering, so contact is theirs below mine.
-    let mine = (1..=25).rev().find(|&i| b[i] > 0);
-    let theirs = (0..=24).find(|&j| b[j] < 0);
-    matches!((mine, theirs), (Some(m), Some(t)) if t < m)
 }
 
 /// The [`FEATURES`] of the side with positive counts on `v` (its own
 /// numbering: 1..=24 its points, 25 its bar; the other side negative, 0
 /// its bar).
 fn side_features(v: &[i8; 26]) -> [f32; FEATURES] {
-    let mut pips = 0u32;
-    for (i, &n) in v.iter().enumerate().skip(1) {
-        if n > 0 {
-            pips += n as u32 * i as u32;
-        }
-    }
+    let pips = crate::bg::pips(v).0;
     let (hits, loss) = crate::bg::shots(v);
     let mut run = 0u32;
     let mut prime = 0u32;
@@ -196,10 +181,7 @@ fn escapes(v: &[i8; 26]) -> u32 {
         return 0;
     };
     let blocked = |i: usize| v[i] <= -2;
-    let Some(last) = (rear.saturating_sub(12).max(1)..rear)
-        .filter(|&i| blocked(i))
-        .min()
-    else {
+    let Some(last) = (rear.saturating_sub(12).max(1)..rear).find(|&i| blocked(i)) else {
         return 36;
     };
     let lands = |steps: &[usize]| {
@@ -661,7 +643,7 @@ mod tests {
         assert_eq!(f[1], 15.0 / 36.0, "{f:?}");
         assert_eq!(f[2], 20.0 / 24.0);
         assert_eq!(escapes(&b), 0);
-        assert!(contact(&b));
+        assert!(!Position::board_is_race(&b));
         // Theirs, seen from their side: a run of seven made points, none
         // at home.
         let g = side_features(&crate::bg::flip(&b));
@@ -680,7 +662,7 @@ mod tests {
         free[24] = 0;
         free[23] = -15;
         assert_eq!(escapes(&free), 36);
-        assert!(!contact(&free));
+        assert!(Position::board_is_race(&free));
     }
 
     #[test]
