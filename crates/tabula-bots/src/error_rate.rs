@@ -453,6 +453,25 @@ mod tests {
     }
 
     #[test]
+    fn every_candidate_of_a_decision_sees_the_same_dice() {
+        // Paired: the same play twice in one rollout gets the same
+        // estimate, trial by trial the same dice; another seed changes the
+        // rolls after the first two.
+        let d = sample_decisions(1, 2)[0];
+        let after = d.position.legal_moves(d.dice)[0];
+        let me = d.position.turn();
+        let s = RolloutSettings {
+            trials: 36,
+            truncate: 8,
+            seed: 4,
+        };
+        let e = rollout(&[after, after], me, &s);
+        assert_eq!(e[0], e[1]);
+        let other = rollout(&[after], me, &RolloutSettings { seed: 5, ..s });
+        assert_ne!(other[0], e[0]);
+    }
+
+    #[test]
     fn decisions_are_unforced_and_reproducible() {
         let a = sample_decisions(6, 3);
         assert_eq!(a, sample_decisions(6, 3));
