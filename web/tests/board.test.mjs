@@ -37,9 +37,11 @@ async function botGame(page, game = 'long_nardy') {
 /**
  * Plays turns until it is our move with the dice out, after the computer
  * has moved (its last move marked); then selects a checker so that its
- * targets show. `before` runs on the way while it is our turn to roll.
+ * targets show. `onRoll` runs on the way while it is our turn to roll,
+ * `onDice` once the dice are out and the movable checkers marked, before
+ * one is selected (the dice may leave only one checker movable).
  */
-async function toMoveWithTargets(page, onRoll) {
+async function toMoveWithTargets(page, onRoll, onDice) {
   await playDiceTurn(page);
   await waitState(page, (s) => s.view.phase !== 'playing' || (s.view.toAct?.seat === 'a' && s.view.toAct.need === 'roll'), 'our turn to roll');
   await page.waitForSelector('#board .last-to, #board .last-from');
@@ -47,6 +49,7 @@ async function toMoveWithTargets(page, onRoll) {
   await page.click('#board svg', { position: { x: 40, y: 60 } });
   await waitState(page, (s) => s.view.toAct?.need === 'move' && s.view.moves?.seat === 'a', 'dice rolled');
   await page.waitForSelector('#board .checker.movable');
+  if (onDice) await onDice();
   await page.locator('#board .checker.movable').last().click();
   await page.waitForSelector('#board .point.target, #board .tray.target');
 }
@@ -142,9 +145,23 @@ test('portrait 390×844: the board is the whole width, checkers ≥ 32 px, dice 
     const page = await phone(`${node.base}/?guest=paula`, 390, 844);
     await botGame(page);
     let prompt = null;
-    await toMoveWithTargets(page, async () => {
-      prompt = await nardyContrast(page);
-    });
+    // The movable ring, measured before a checker is selected: where the
+    // dice leave one checker movable, none is left unselected after.
+    const movable = {};
+    await toMoveWithTargets(
+      page,
+      async () => {
+        prompt = await nardyContrast(page);
+      },
+      async () => {
+        for (const scheme of ['dark', 'light']) {
+          await page.emulateMedia({ colorScheme: scheme });
+          await page.waitForFunction((t) => document.documentElement.dataset.theme === t, scheme);
+          const c = await nardyContrast(page);
+          movable[scheme] = { ratio: c.movable, colour: c.colours.movable };
+        }
+      },
+    );
     const m = await page.evaluate(() => {
       const svg = document.querySelector('#board svg');
       const box = svg.getBoundingClientRect();
@@ -164,6 +181,8 @@ test('portrait 390×844: the board is the whole width, checkers ≥ 32 px, dice 
 
     // Each marking its own colour and shape.
     const light = { ...(await nardyContrast(page)), prompt: prompt.prompt };
+    light.movable ??= movable.light.ratio;
+    light.colours.movable ??= movable.light.colour;
     console.log(`# light theme contrast: ${JSON.stringify(round({ ...light, colours: undefined }))}`);
     assert.ok(light.movable && light.selected && light.target && light.lastTo, `all the markings are drawn: ${JSON.stringify(light)}`);
     const cols = light.colours;
@@ -175,6 +194,8 @@ test('portrait 390×844: the board is the whole width, checkers ≥ 32 px, dice 
     await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
     const dark = await nardyContrast(page);
     dark.prompt = null;
+    dark.movable ??= movable.dark.ratio;
+    assert.ok(dark.movable, 'the movable ring is drawn in the dark theme');
     console.log(`# dark theme contrast: ${JSON.stringify(round({ ...dark, colours: undefined }))}`);
     assertContrast(dark, 'dark');
     await screenshot(page, 'board-390x844-dark');
