@@ -296,6 +296,36 @@ impl Net {
         self.eval_board(after.board(), &mut Buf::new(self))
     }
 
+    /// [`Net::evaluate`] with the caller's scratch buffers.
+    pub(crate) fn evaluate_in(&self, after: &Position, buf: &mut Buf) -> Probs {
+        if let Some(p) = Probs::of_outcome(after) {
+            return p;
+        }
+        self.eval_board(after.board(), buf)
+    }
+
+    /// One gradient step moving the network's judgement of `after` toward
+    /// `target` at learning rate `alpha` (supervised training,
+    /// [`crate::bg_fit`]); `buf` is scratch.
+    pub(crate) fn step_toward(
+        &mut self,
+        after: &Position,
+        target: &Probs,
+        alpha: f32,
+        buf: &mut Buf,
+    ) {
+        encode(after.board(), &mut buf.x);
+        let mut y = [0.0; OUTPUTS];
+        self.0.step_toward(
+            &buf.x,
+            &target.to_array(),
+            alpha,
+            &mut buf.h,
+            &mut buf.back,
+            &mut y,
+        );
+    }
+
     fn eval_board(&self, b: &[i8; 26], buf: &mut Buf) -> Probs {
         encode(b, &mut buf.x);
         let y = self.forward(&buf.x, &mut buf.h);
@@ -310,16 +340,18 @@ impl Net {
 
 /// Buffers for evaluations (no allocation per position).
 #[derive(Debug)]
-struct Buf {
+pub(crate) struct Buf {
     x: Sparse,
     h: Vec<f32>,
+    back: Vec<f32>,
 }
 
 impl Buf {
-    fn new(net: &Net) -> Buf {
+    pub(crate) fn new(net: &Net) -> Buf {
         Buf {
             x: Sparse::with_capacity(INPUTS),
             h: Vec::with_capacity(net.hidden()),
+            back: Vec::new(),
         }
     }
 }

@@ -49,6 +49,7 @@ use tabula_dice::Dice;
 pub mod analysis;
 pub mod bearoff;
 pub mod bg;
+pub mod bg_fit;
 pub mod bg_net;
 pub mod error_rate;
 pub mod hint;

@@ -355,3 +355,133 @@ pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// `tabula fit-bg`: supervised training of the backgammon network on its
+/// own 1-ply judgement (`tabula_bots::bg_fit`). The same arguments give the
+/// same weights, whatever `--threads`.
+#[derive(Debug, clap::Args)]
+pub struct FitArgs {
+    /// The network to start from and to label with (default: the shipped one).
+    #[arg(long)]
+    pub from: Option<std::path::PathBuf>,
+    /// Self-play positions to label and train on.
+    #[arg(long, default_value_t = 200_000)]
+    pub positions: usize,
+    /// The share of moves played at random while sampling.
+    #[arg(long, default_value_t = 0.05)]
+    pub explore: f64,
+    /// Passes over the positions.
+    #[arg(long, default_value_t = 4)]
+    pub epochs: u32,
+    /// The first epoch's learning rate (down to a tenth in the last).
+    #[arg(long, default_value_t = 0.02)]
+    pub alpha: f32,
+    /// The share of positions held out to measure the error on.
+    #[arg(long, default_value_t = 0.05)]
+    pub holdout: f64,
+    /// Seed of the sampled games and of the training order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads for the labels (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where to write the weights (also after every epoch).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// A file of labelled positions: read from it when it exists (no
+    /// sampling or labelling), else written there once labelled.
+    #[arg(long)]
+    pub data: Option<std::path::PathBuf>,
+}
+
+pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    use tabula_bots::bg_fit::{self, FitConfig};
+    use tabula_bots::bg_net::Net;
+    if a.positions == 0 || a.positions > 50_000_000 {
+        bail!("--positions must be 1..=50000000");
+    }
+    if !(0.0..=1.0).contains(&a.explore) || !(0.0..1.0).contains(&a.holdout) {
+        bail!("--explore must be in [0, 1] and --holdout in [0, 1)");
+    }
+    if !(a.alpha > 0.0 && a.alpha <= 1.0) {
+        bail!("--alpha must be in (0, 1]");
+    }
+    let net = match &a.from {
+        Some(p) => {
+            Net::from_bytes(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?)
+                .with_context(|| format!("{} is not a network", p.display()))?
+        }
+        None => Net::shipped().clone(),
+    };
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 256);
+    let start = Instant::now();
+    let secs = |start: &Instant| (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+    let data = match &a.data {
+        Some(p) if p.exists() => {
+            let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+            let data = bg_fit::read_data(&bytes)
+                .with_context(|| format!("{} is not a file of labelled positions", p.display()))?;
+            writeln!(
+                out,
+                "{}",
+                json!({"stage": "read", "positions": data.len(), "secs": secs(&start)})
+            )?;
+            data
+        }
+        _ => {
+            let positions = bg_fit::sample(&net, a.positions, a.explore, a.seed);
+            writeln!(
+                out,
+                "{}",
+                json!({"stage": "sampled", "positions": positions.len(), "secs": secs(&start)})
+            )?;
+            out.flush()?;
+            let labels = bg_fit::label(&net, &positions, threads);
+            writeln!(
+                out,
+                "{}",
+                json!({"stage": "labelled", "threads": threads, "secs": secs(&start)})
+            )?;
+            out.flush()?;
+            let data: Vec<_> = positions.into_iter().zip(labels).collect();
+            if let Some(p) = &a.data {
+                std::fs::write(p, bg_fit::write_data(&data))
+                    .with_context(|| format!("writing {}", p.display()))?;
+            }
+            data
+        }
+    };
+    let mut trained = net;
+    let config = FitConfig {
+        epochs: a.epochs,
+        alpha: a.alpha,
+        holdout: a.holdout,
+        seed: a.seed,
+    };
+    let mut failed = None;
+    // The report runs before the first epoch and after each: write the
+    // weights as they stand.
+    bg_fit::fit(&mut trained, &data, config, |epoch, err, net| {
+        if failed.is_some() {
+            return;
+        }
+        let r = std::fs::write(&a.out, net.to_bytes())
+            .with_context(|| format!("writing {}", a.out.display()))
+            .and_then(|()| {
+                let line = json!({"stage": "epoch", "epoch": epoch, "held_out_mse": err, "secs": secs(&start)});
+                writeln!(out, "{line}")?;
+                out.flush()?;
+                Ok(())
+            });
+        if let Err(e) = r {
+            failed = Some(e);
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

@@ -57,6 +57,9 @@ enum Command {
     /// Replay analysis of a finished long nardy or backgammon game record:
     /// each move marked with the equity it lost against the best play.
     Analyse(analyse::AnalyseArgs),
+    /// Train the backgammon network on its own look-ahead (supervised):
+    /// self-play positions labelled by its 1-ply judgement.
+    FitBg(backgammon::FitArgs),
     /// Train the backgammon evaluation network by TD(λ) self-play and
     /// write its weights (`crates/tabula-bots/nets/bg.bin` is made so).
     TrainBg(TrainArgs),
@@ -281,6 +284,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Verify(a) => record::verify(&a, out),
         Command::Analyse(a) => analyse::run(&a, out),
         Command::TrainBg(a) => backgammon::train(&a, out),
+        Command::FitBg(a) => backgammon::fit(&a, out),
         Command::TrainLong(a) => long::train(&a, out),
         Command::Bearoff(a) => bearoff::run(&a, out),
         Command::ErrorRate(a) => error_rate::run(&a, out),

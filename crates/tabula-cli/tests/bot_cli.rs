@@ -295,6 +295,78 @@ fn train_bg_and_train_long_write_a_network_the_crate_can_load_and_report_as_they
     train_command("train-long", "greedy_points_share_vs_medium", long_hidden);
 }
 
+/// `tabula fit-bg`: sampled, labelled and fitted; the same seed gives the
+/// same weights whatever the thread count; `--data` is written once and
+/// read after (the same weights again); bad input is a clear error.
+#[test]
+fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
+    let dir = std::env::temp_dir().join(format!("tabula-fit-bg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_path = dir.join("net.bin");
+    let data = dir.join("data.bin");
+    let p = out_path.to_str().unwrap();
+    let run = |threads: &str, data: Option<&std::path::Path>| {
+        let mut args = vec![
+            "fit-bg",
+            "--positions",
+            "300",
+            "--epochs",
+            "2",
+            "--seed",
+            "4",
+            "--threads",
+            threads,
+            "--out",
+            p,
+        ];
+        if let Some(d) = data {
+            args.extend(["--data", d.to_str().unwrap()]);
+        }
+        let out = tabula(&args);
+        assert!(out.status.success(), "{out:?}");
+        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (lines, std::fs::read(&out_path).unwrap())
+    };
+    let (lines, first) = run("1", None);
+    let stages: Vec<_> = lines.iter().map(|l| l["stage"].as_str().unwrap()).collect();
+    assert_eq!(
+        stages,
+        ["sampled", "labelled", "epoch", "epoch", "epoch"],
+        "{lines:?}"
+    );
+    assert_eq!(lines[0]["positions"], 300);
+    let err = |l: &serde_json::Value| l["held_out_mse"].as_f64().unwrap();
+    assert!(err(&lines[4]) <= err(&lines[2]), "{lines:?}");
+    assert_ne!(
+        first,
+        tabula_bots::bg_net::Net::shipped().to_bytes(),
+        "the weights moved"
+    );
+    assert!(tabula_bots::bg_net::Net::from_bytes(&first).is_ok());
+    assert_eq!(run("3", None).1, first, "the thread count changes nothing");
+    // Labelled once into --data, then read from it: the same weights.
+    assert_eq!(run("2", Some(&data)).1, first);
+    let (lines, again) = run("2", Some(&data));
+    assert_eq!(lines[0]["stage"], "read");
+    assert_eq!(again, first);
+    // Bad input: a clear error, exit 2.
+    let junk = dir.join("junk.bin");
+    std::fs::write(&junk, b"not labelled positions").unwrap();
+    let bad = tabula(&["fit-bg", "--data", junk.to_str().unwrap(), "--out", p]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("not a file of labelled positions"),
+        "{bad:?}"
+    );
+    let bad = tabula(&["fit-bg", "--positions", "0", "--out", p]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// One training command's contract: reports, the file, determinism,
 /// continuing, and bad input.
 fn train_command(command: &str, report: &str, hidden: fn(&[u8]) -> usize) {

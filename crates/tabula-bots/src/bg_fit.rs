@@ -1,0 +1,342 @@
+//! Supervised training of the backgammon network on its own look-ahead,
+//! as GNU Backgammon's and wildbg's networks are trained on deeper
+//! evaluations than their own: the network's 0-ply judgement of a
+//! position is moved toward its 1-ply judgement of it (the average over
+//! the opponent's 21 rolls of the position after its best reply). Hard
+//! searches one roll ahead on top of the network, so a network that has
+//! learnt its own 1-ply sees, at Hard's leaves, about what the old one saw
+//! two rolls ahead.
+//!
+//! Three steps, each deterministic for its inputs (whatever the thread
+//! count): [`sample`] plays self-play games by the network's greedy play
+//! (a share of moves at random, to see positions it would not reach) and
+//! keeps every position after a move; [`label`] judges each at 1-ply
+//! ([`one_ply_probs`]); [`fit`] takes gradient steps toward the labels in
+//! a seeded order, epoch by epoch, and reports the mean squared error on
+//! a held-out part. `tabula fit-bg` runs them.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tabula_backgammon::Position;
+use tabula_dice::Dice;
+
+use crate::bg_net::{Buf, Net, OUTPUTS, Probs};
+
+/// Positions after a move (the side that moved still "on turn" in the
+/// engine's sense, as [`Net::evaluate`] takes them) from self-play games
+/// of the network's greedy play, `explore` of the moves picked at random
+/// among the legal ones instead; finished games are left out. `n` of
+/// them, the same for the same network, `n`, `explore` and `seed`.
+pub fn sample(net: &Net, n: usize, explore: f64, seed: u64) -> Vec<Position> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    let mut buf = Vec::with_capacity(64);
+    let roll = |rng: &mut ChaCha8Rng| {
+        Dice::new(rng.random_range(1..=6u8), rng.random_range(1..=6u8)).unwrap_or(Dice::ALL_21[0])
+    };
+    while out.len() < n {
+        let mut pos = Position::initial();
+        let mut dice = loop {
+            let d = roll(&mut rng);
+            if !d.is_double() {
+                break d;
+            }
+        };
+        loop {
+            pos.legal_positions_into(dice, &mut buf);
+            let after = if buf.is_empty() {
+                pos
+            } else if rng.random_bool(explore) {
+                buf[rng.random_range(0..buf.len())]
+            } else {
+                buf[crate::bg_net::best_static(net, &buf).unwrap_or(0)]
+            };
+            if after.is_over() || out.len() >= n {
+                break;
+            }
+            out.push(after);
+            pos = after.pass_turn();
+            dice = roll(&mut rng);
+        }
+    }
+    out
+}
+
+/// The probabilities for the side that moved in `after` looking one roll
+/// ahead: over the opponent's 21 rolls, the network's judgement of the
+/// position after its best reply (by equity), seen from the mover's side
+/// and weighted by the roll's chance. A finished game answers its outcome.
+pub fn one_ply_probs(net: &Net, after: &Position, buf: &mut Vec<Position>) -> Probs {
+    if let Some(o) = Probs::of_outcome(after) {
+        return o;
+    }
+    let mut h = Buf::new(net);
+    let opp = after.pass_turn();
+    let mut sum = [0.0f32; OUTPUTS];
+    for dice in Dice::ALL_21 {
+        opp.legal_positions_into(dice, buf);
+        let reply = if buf.is_empty() {
+            // The opponent cannot move: the position as the mover left
+            // it, judged from the opponent's side (as `one_ply` does).
+            net.evaluate_in(&opp, &mut h)
+        } else {
+            let mut best = net.evaluate_in(&buf[0], &mut h);
+            for p in &buf[1..] {
+                let e = net.evaluate_in(p, &mut h);
+                if e.equity() > best.equity() {
+                    best = e;
+                }
+            }
+            best
+        };
+        let mine = reply.flip();
+        let w = dice.probability() as f32;
+        sum[0] += w * mine.win;
+        sum[1] += w * mine.win_gammon;
+        sum[2] += w * mine.lose_gammon;
+    }
+    Probs {
+        win: sum[0],
+        win_gammon: sum[1],
+        lose_gammon: sum[2],
+    }
+}
+
+/// [`one_ply_probs`] of every position, on `threads` threads (the same
+/// answer for any count).
+pub fn label(net: &Net, positions: &[Position], threads: usize) -> Vec<Probs> {
+    let threads = threads.max(1);
+    let chunk = positions.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = positions
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let mut buf = Vec::with_capacity(64);
+                    part.iter()
+                        .map(|p| one_ply_probs(net, p, &mut buf))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// The file form of labelled positions ([`write_data`]): this magic, the
+/// count (u64 LE), then per position its mover-relative board (26 `i8`)
+/// and its label (win, win gammon, lose gammon: `f32` LE).
+const DATA_MAGIC: &[u8; 8] = b"TBGFIT1\0";
+const RECORD: usize = 26 + 4 * OUTPUTS;
+
+/// Labelled positions in their file form, to fit again without labelling
+/// again (`tabula fit-bg --data`).
+pub fn write_data(data: &[(Position, Probs)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + RECORD * data.len());
+    out.extend_from_slice(DATA_MAGIC);
+    out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    for (p, t) in data {
+        out.extend(p.board().iter().map(|&c| c as u8));
+        for v in [t.win, t.win_gammon, t.lose_gammon] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// Parses [`write_data`]'s form; `None` for anything else (a wrong magic
+/// or length, a board that is not a position).
+pub fn read_data(bytes: &[u8]) -> Option<Vec<(Position, Probs)>> {
+    if bytes.len() < 16 || &bytes[..8] != DATA_MAGIC {
+        return None;
+    }
+    let n = usize::try_from(u64::from_le_bytes(bytes[8..16].try_into().ok()?)).ok()?;
+    let body = &bytes[16..];
+    if body.len() != n.checked_mul(RECORD)? {
+        return None;
+    }
+    body.chunks_exact(RECORD)
+        .map(|r| {
+            let mut board = [0i8; 26];
+            for (b, &c) in board.iter_mut().zip(&r[..26]) {
+                *b = c as i8;
+            }
+            let f = |i: usize| {
+                let at = 26 + 4 * i;
+                f32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]])
+            };
+            let pos = Position::from_board(board, tabula_backgammon::Side::White).ok()?;
+            Some((
+                pos,
+                Probs {
+                    win: f(0),
+                    win_gammon: f(1),
+                    lose_gammon: f(2),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// How [`fit`] trains.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitConfig {
+    /// Passes over the training part.
+    pub epochs: u32,
+    /// The first epoch's learning rate; each later epoch's is lower, down
+    /// to a tenth of it in the last.
+    pub alpha: f32,
+    /// The share of the positions held out to measure the error on.
+    pub holdout: f64,
+    /// Seed of the order of the steps and of which positions are held out.
+    pub seed: u64,
+}
+
+/// The mean squared error (over the three outputs) of the network on
+/// `data`.
+pub fn mse(net: &Net, data: &[(Position, Probs)]) -> f64 {
+    if data.is_empty() {
+        return 0.0;
+    }
+    let mut h = Buf::new(net);
+    let total: f64 = data
+        .iter()
+        .map(|(p, t)| {
+            let y = net.evaluate_in(p, &mut h);
+            let d = [
+                y.win - t.win,
+                y.win_gammon - t.win_gammon,
+                y.lose_gammon - t.lose_gammon,
+            ];
+            d.iter().map(|x| f64::from(x * x)).sum::<f64>() / OUTPUTS as f64
+        })
+        .sum();
+    total / data.len() as f64
+}
+
+/// Trains `net` toward the labels: holds out a seeded share of `data`,
+/// then takes one gradient step per training position per epoch in a
+/// seeded order. Calls `report(epoch, held-out error, the network)` before
+/// the first epoch (epoch 0) and after each.
+pub fn fit(
+    net: &mut Net,
+    data: &[(Position, Probs)],
+    config: FitConfig,
+    mut report: impl FnMut(u32, f64, &Net),
+) {
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+    let (mut train, mut held) = (Vec::new(), Vec::new());
+    for d in data {
+        if rng.random_bool(config.holdout.clamp(0.0, 1.0)) {
+            held.push(*d);
+        } else {
+            train.push(*d);
+        }
+    }
+    report(0, mse(net, &held), net);
+    let epochs = config.epochs.max(1);
+    for e in 0..epochs {
+        // Linear from alpha down to alpha / 10.
+        let frac = if epochs == 1 {
+            0.0
+        } else {
+            e as f32 / (epochs - 1) as f32
+        };
+        let alpha = config.alpha * (1.0 - 0.9 * frac);
+        // Fisher–Yates with the seeded generator.
+        for i in (1..train.len()).rev() {
+            let j = rng.random_range(0..=i);
+            train.swap(i, j);
+        }
+        let mut h = Buf::new(net);
+        for (p, t) in &train {
+            net.step_toward(p, t, alpha, &mut h);
+        }
+        report(e + 1, mse(net, &held), net);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampling_is_deterministic_and_keeps_only_unfinished_positions() {
+        let net = Net::shipped();
+        let a = sample(net, 300, 0.1, 7);
+        assert_eq!(a.len(), 300);
+        assert_eq!(a, sample(net, 300, 0.1, 7));
+        assert_ne!(a, sample(net, 300, 0.1, 8));
+        assert!(a.iter().all(|p| !p.is_over()));
+    }
+
+    #[test]
+    fn one_ply_probs_agree_with_one_ply_equity_and_labels_ignore_threads() {
+        let net = Net::shipped();
+        let pos = sample(net, 40, 0.0, 3);
+        let mut buf = Vec::new();
+        for p in &pos {
+            let probs = one_ply_probs(net, p, &mut buf);
+            let eq = crate::bg_net::one_ply(net, p, &mut buf);
+            assert!(
+                (probs.equity() - eq).abs() < 1e-4,
+                "{} vs {eq}",
+                probs.equity()
+            );
+            assert!((0.0..=1.0).contains(&probs.win));
+        }
+        assert_eq!(label(net, &pos, 1), label(net, &pos, 3));
+    }
+
+    #[test]
+    fn fitting_lowers_the_held_out_error_and_replays_for_a_seed() {
+        // A fresh network fitted to the shipped one's 1-ply labels.
+        let teacher = Net::shipped();
+        let pos = sample(teacher, 1500, 0.05, 11);
+        let labels = label(teacher, &pos, 2);
+        let data: Vec<_> = pos.into_iter().zip(labels).collect();
+        let config = FitConfig {
+            epochs: 3,
+            alpha: 0.1,
+            holdout: 0.2,
+            seed: 5,
+        };
+        let run = || {
+            let mut net = Net::random(16, 1);
+            let mut errors = Vec::new();
+            fit(&mut net, &data, config, |_, e, _| errors.push(e));
+            (net, errors)
+        };
+        let (a, errors) = run();
+        assert_eq!(errors.len(), 4);
+        assert!(
+            errors[3] < errors[0] * 0.5,
+            "held-out error {errors:?} did not halve"
+        );
+        assert_eq!(a, run().0, "the same seed gives the same weights");
+    }
+
+    #[test]
+    fn labelled_positions_round_trip_and_bad_files_are_refused() {
+        let net = Net::shipped();
+        let pos = sample(net, 50, 0.1, 2);
+        let labels = label(net, &pos, 1);
+        let data: Vec<_> = pos.into_iter().zip(labels).collect();
+        let bytes = write_data(&data);
+        let back = read_data(&bytes).expect("reads back");
+        assert_eq!(back.len(), data.len());
+        for ((p, t), (q, u)) in data.iter().zip(&back) {
+            assert_eq!(p.board(), q.board());
+            assert_eq!(t, u);
+            assert_eq!(net.evaluate(p), net.evaluate(q));
+        }
+        assert!(read_data(&bytes[..bytes.len() - 1]).is_none());
+        assert!(read_data(b"TBGNET2\0\0\0\0\0\0\0\0\0").is_none());
+        let mut bad = bytes.clone();
+        bad[16] = 20; // the mover's checkers on the opponent's bar
+        assert!(read_data(&bad).is_none());
+    }
+}
