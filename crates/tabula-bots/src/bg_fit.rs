@@ -189,9 +189,10 @@ pub struct FitConfig {
     /// The first epoch's learning rate; each later epoch's is lower, down
     /// to a tenth of it in the last.
     pub alpha: f32,
-    /// The share of the positions held out to measure the error on.
+    /// The share of the positions, the last ones, held out to measure
+    /// the error on.
     pub holdout: f64,
-    /// Seed of the order of the steps and of which positions are held out.
+    /// Seed of the order of the steps.
     pub seed: u64,
 }
 
@@ -217,10 +218,12 @@ pub fn mse(net: &Net, data: &[(Position, Probs)]) -> f64 {
     total / data.len() as f64
 }
 
-/// Trains `net` toward the labels: holds out a seeded share of `data`,
-/// then takes one gradient step per training position per epoch in a
-/// seeded order. Calls `report(epoch, held-out error, the network)` before
-/// the first epoch (epoch 0) and after each.
+/// Trains `net` toward the labels: holds out the last `holdout` share of
+/// `data` (from [`sample`], the positions of the last games: positions of
+/// one game are alike, so a random share would measure memory, not
+/// judgement), then takes one gradient step per training position per
+/// epoch in a seeded order. Calls `report(epoch, held-out error, the
+/// network)` before the first epoch (epoch 0) and after each.
 pub fn fit(
     net: &mut Net,
     data: &[(Position, Probs)],
@@ -228,15 +231,10 @@ pub fn fit(
     mut report: impl FnMut(u32, f64, &Net),
 ) {
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-    let (mut train, mut held) = (Vec::new(), Vec::new());
-    for d in data {
-        if rng.random_bool(config.holdout.clamp(0.0, 1.0)) {
-            held.push(*d);
-        } else {
-            train.push(*d);
-        }
-    }
-    report(0, mse(net, &held), net);
+    let held_n = (data.len() as f64 * config.holdout.clamp(0.0, 1.0)).round() as usize;
+    let (train, held) = data.split_at(data.len() - held_n.min(data.len()));
+    let mut train = train.to_vec();
+    report(0, mse(net, held), net);
     let epochs = config.epochs.max(1);
     for e in 0..epochs {
         // Linear from alpha down to alpha / 10.
@@ -255,7 +253,7 @@ pub fn fit(
         for (p, t) in &train {
             net.step_toward(p, t, alpha, &mut h);
         }
-        report(e + 1, mse(net, &held), net);
+        report(e + 1, mse(net, held), net);
     }
 }
 
