@@ -143,6 +143,68 @@ fn gnubg_match(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(line).unwrap()
 }
 
+/// `scripts/gnubg-judge`: two bots on the same gnubg self-play decisions,
+/// judged by gnubg; the same binary twice differs by exactly nothing,
+/// and on the same decisions Medium loses far more than Hard.
+#[test]
+fn gnubg_judges_bots_on_the_same_decisions() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let bin = env!("CARGO_BIN_EXE_tabula");
+    let report = std::env::temp_dir().join(format!("gnubg-judge-{}.json", std::process::id()));
+    let judge = |level: &str, report: Option<&std::path::Path>| {
+        let mut cmd = Command::new(root.join("scripts/gnubg-judge"));
+        cmd.args(["--bot", &format!("a={bin}"), "--bot", &format!("b={bin}")])
+            .args([
+                "--decisions",
+                "40",
+                "--plies",
+                "1",
+                "--seed",
+                "3",
+                "--level",
+                level,
+            ]);
+        if let Some(r) = report {
+            cmd.args(["--report", r.to_str().unwrap()]);
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("TABULA-GNUBG-JUDGE "))
+            .expect("a report line");
+        serde_json::from_str::<serde_json::Value>(line).unwrap()
+    };
+    let hard = judge("hard", Some(&report));
+    assert_eq!(hard["decisions"], 40, "{hard}");
+    let loss = |r: &serde_json::Value| r["bots"]["a"]["millipoints_per_move"].as_f64().unwrap();
+    assert_eq!(
+        hard["bots"]["b"]["minus_a"]["millipoints_per_move"].as_f64(),
+        Some(0.0),
+        "{hard}"
+    );
+    assert!((0.0..25.0).contains(&loss(&hard)), "{hard}");
+    let full: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let rows = full["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 40);
+    assert!(
+        rows.iter()
+            .all(|r| r["plays"].as_u64().unwrap() >= 2 && r["a"]["final"] == r["b"]["final"])
+    );
+    let medium = judge("medium", None);
+    assert!(
+        loss(&medium) > 2.0 * loss(&hard) + 5.0,
+        "medium {medium} against hard {hard}"
+    );
+    std::fs::remove_file(&report).unwrap();
+}
+
 /// Two real games against GNU Backgammon at 0-ply through
 /// `scripts/gnubg-match`, then gnubg's analysis of them.
 #[test]
