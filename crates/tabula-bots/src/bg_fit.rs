@@ -148,7 +148,8 @@ pub fn write_data(data: &[(Position, Probs)]) -> Vec<u8> {
 }
 
 /// Parses [`write_data`]'s form; `None` for anything else (a wrong magic
-/// or length, a board that is not a position).
+/// or length, a board that is not a position, a label that is not a
+/// probability).
 pub fn read_data(bytes: &[u8]) -> Option<Vec<(Position, Probs)>> {
     if bytes.len() < 16 || &bytes[..8] != DATA_MAGIC {
         return None;
@@ -169,6 +170,10 @@ pub fn read_data(bytes: &[u8]) -> Option<Vec<(Position, Probs)>> {
                 f32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]])
             };
             let pos = Position::from_board(board, tabula_backgammon::Side::White).ok()?;
+            // Probabilities, up to the rounding of a sum of 21 in f32.
+            if !(0..OUTPUTS).all(|i| (-1e-3..=1.0 + 1e-3).contains(&f(i))) {
+                return None;
+            }
             Some((
                 pos,
                 Probs {
@@ -336,5 +341,11 @@ mod tests {
         let mut bad = bytes.clone();
         bad[16] = 20; // the mover's checkers on the opponent's bar
         assert!(read_data(&bad).is_none());
+        let mut bad = bytes.clone();
+        bad[16 + 26..16 + 30].copy_from_slice(&f32::NAN.to_le_bytes());
+        assert!(
+            read_data(&bad).is_none(),
+            "a label that is not a probability"
+        );
     }
 }
