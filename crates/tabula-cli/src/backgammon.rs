@@ -406,6 +406,9 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if !(a.alpha > 0.0 && a.alpha <= 1.0) {
         bail!("--alpha must be in (0, 1]");
     }
+    if a.epochs == 0 {
+        bail!("--epochs must be at least 1");
+    }
     let net = match &a.from {
         Some(p) => {
             Net::from_bytes(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?)

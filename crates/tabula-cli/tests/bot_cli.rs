@@ -124,8 +124,14 @@ fn other_games_and_missing_arguments_are_one_line_errors() {
 
 /// `scripts/gnubg-match` with `args` against this build: its report line.
 fn gnubg_match(args: &[&str]) -> serde_json::Value {
+    gnubg_script("gnubg-match", args, "TABULA-GNUBG-REPORT ")
+}
+
+/// One of the scripts that drive gnubg, run with `args` (and this build
+/// as `TABULA_BIN`): the JSON after `prefix` on its report line.
+fn gnubg_script(script: &str, args: &[&str], prefix: &str) -> serde_json::Value {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new(root.join("scripts/gnubg-match"))
+    let out = Command::new(root.join("scripts").join(script))
         .args(args)
         .env("TABULA_BIN", env!("CARGO_BIN_EXE_tabula"))
         .output()
@@ -138,7 +144,7 @@ fn gnubg_match(args: &[&str]) -> serde_json::Value {
     );
     let line = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("TABULA-GNUBG-REPORT "))
+        .find_map(|l| l.strip_prefix(prefix))
         .expect("a report line");
     serde_json::from_str(line).unwrap()
 }
@@ -148,37 +154,28 @@ fn gnubg_match(args: &[&str]) -> serde_json::Value {
 /// and on the same decisions Medium loses far more than Hard.
 #[test]
 fn gnubg_judges_bots_on_the_same_decisions() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let bin = env!("CARGO_BIN_EXE_tabula");
     let report = std::env::temp_dir().join(format!("gnubg-judge-{}.json", std::process::id()));
+    let (a, b) = (format!("a={bin}"), format!("b={bin}"));
     let judge = |level: &str, report: Option<&std::path::Path>| {
-        let mut cmd = Command::new(root.join("scripts/gnubg-judge"));
-        cmd.args(["--bot", &format!("a={bin}"), "--bot", &format!("b={bin}")])
-            .args([
-                "--decisions",
-                "40",
-                "--plies",
-                "1",
-                "--seed",
-                "3",
-                "--level",
-                level,
-            ]);
+        let mut args = vec![
+            "--bot",
+            &a,
+            "--bot",
+            &b,
+            "--decisions",
+            "40",
+            "--plies",
+            "1",
+            "--seed",
+            "3",
+            "--level",
+            level,
+        ];
         if let Some(r) = report {
-            cmd.args(["--report", r.to_str().unwrap()]);
+            args.extend(["--report", r.to_str().unwrap()]);
         }
-        let out = cmd.output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let line = stdout
-            .lines()
-            .find_map(|l| l.strip_prefix("TABULA-GNUBG-JUDGE "))
-            .expect("a report line");
-        serde_json::from_str::<serde_json::Value>(line).unwrap()
+        gnubg_script("gnubg-judge", &args, "TABULA-GNUBG-JUDGE ")
     };
     let hard = judge("hard", Some(&report));
     assert_eq!(hard["decisions"], 40, "{hard}");
@@ -433,6 +430,8 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
         "{bad:?}"
     );
     let bad = tabula(&["fit-bg", "--positions", "0", "--out", p]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    let bad = tabula(&["fit-bg", "--epochs", "0", "--out", p]);
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
