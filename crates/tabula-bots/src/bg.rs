@@ -63,41 +63,63 @@ const WIN: f64 = 10_000.0;
 /// How many of the 36 rolls let the opponent hit at least one of the
 /// mover's blots, and the pips of the farthest-advanced blot hit (the most
 /// the mover can lose). Ignores the opponent's bar-entry obligation.
+///
+/// Each (blot, opponent point) pair gives the set of rolls that hit across
+/// that distance as a 36-bit mask (bit `6 × (d1 − 1) + d2 − 1` for the
+/// ordered roll d1-d2); the union's bits are the rolls that hit. No
+/// allocation: the network computes this for both sides of every position
+/// it judges.
 pub fn shots(b: &[i8; 26]) -> (u32, u32) {
-    let blots: Vec<usize> = (1..=24).filter(|&i| b[i] == 1).collect();
-    if blots.is_empty() {
-        return (0, 0);
-    }
-    let opp: Vec<usize> = (0..=24).filter(|&j| b[j] < 0).collect();
-    let blocked = |i: usize| i <= 24 && b[i] >= 2;
-    let mut count = 0;
+    let mut all = 0u64;
     let mut worst = 0u32;
-    for d1 in 1..=6usize {
-        for d2 in 1..=6usize {
-            let mut hit_any = false;
-            for &i in &blots {
-                let hit = opp.iter().any(|&j| {
-                    if j >= i {
-                        return false;
-                    }
-                    let dist = i - j;
-                    if d1 == d2 {
-                        (1..=4).any(|k| dist == d1 * k && (1..k).all(|m| !blocked(j + d1 * m)))
-                    } else {
-                        dist == d1
-                            || dist == d2
-                            || (dist == d1 + d2 && (!blocked(j + d1) || !blocked(j + d2)))
-                    }
-                });
-                if hit {
-                    hit_any = true;
-                    worst = worst.max(25 - i as u32);
-                }
+    for i in 1..=24usize {
+        if b[i] != 1 {
+            continue;
+        }
+        let mut mask = 0u64;
+        for j in i.saturating_sub(24)..i {
+            if b[j] < 0 {
+                mask |= hit_mask(b, j, i - j);
             }
-            count += u32::from(hit_any);
+        }
+        if mask != 0 {
+            all |= mask;
+            worst = worst.max(25 - i as u32);
         }
     }
-    (count, worst)
+    (all.count_ones(), worst)
+}
+
+/// The bit of the ordered roll `d1`-`d2` in [`shots`]' masks.
+const fn roll_bit(d1: usize, d2: usize) -> u64 {
+    1 << (6 * (d1 - 1) + d2 - 1)
+}
+
+/// The rolls (as [`roll_bit`]s) with which an opponent checker on `from`
+/// reaches `from + dist` on `b`: one die of `dist`; two different dice
+/// summing to it through either open intermediate point; or a double whose
+/// steps land only on open points before it. Points held by the mover (2+
+/// checkers) are closed.
+fn hit_mask(b: &[i8; 26], from: usize, dist: usize) -> u64 {
+    let open = |at: usize| at > 24 || b[at] < 2;
+    let mut m = 0u64;
+    if dist <= 6 {
+        for d in 1..=6 {
+            m |= roll_bit(dist, d) | roll_bit(d, dist);
+        }
+    }
+    for d1 in 1..=6usize {
+        let d2 = dist.wrapping_sub(d1);
+        if d2 > d1 && d2 <= 6 && (open(from + d1) || open(from + d2)) {
+            m |= roll_bit(d1, d2) | roll_bit(d2, d1);
+        }
+        for k in 2..=4 {
+            if d1 * k == dist && (1..k).all(|s| open(from + d1 * s)) {
+                m |= roll_bit(d1, d1);
+            }
+        }
+    }
+    m
 }
 
 /// The same board seen by the other side (its checkers positive, in its
@@ -297,4 +319,88 @@ pub fn choose_with(
 pub fn win_probability(pos: &Position, on_roll: bool) -> f64 {
     let other = f64::from(bg_net::Net::shipped().evaluate(&pos.pass_turn()).win);
     if on_roll { 1.0 - other } else { other }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+
+    /// [`shots`] as first written: every roll against every blot and
+    /// every opponent checker behind it, step by step.
+    fn shots_by_rolls(b: &[i8; 26]) -> (u32, u32) {
+        let blots: Vec<usize> = (1..=24).filter(|&i| b[i] == 1).collect();
+        let opp: Vec<usize> = (0..=24).filter(|&j| b[j] < 0).collect();
+        let blocked = |i: usize| i <= 24 && b[i] >= 2;
+        let mut count = 0;
+        let mut worst = 0u32;
+        for d1 in 1..=6usize {
+            for d2 in 1..=6usize {
+                let mut hit_any = false;
+                for &i in &blots {
+                    let hit = opp.iter().any(|&j| {
+                        if j >= i {
+                            return false;
+                        }
+                        let dist = i - j;
+                        if d1 == d2 {
+                            (1..=4).any(|k| dist == d1 * k && (1..k).all(|m| !blocked(j + d1 * m)))
+                        } else {
+                            dist == d1
+                                || dist == d2
+                                || (dist == d1 + d2 && (!blocked(j + d1) || !blocked(j + d2)))
+                        }
+                    });
+                    if hit {
+                        hit_any = true;
+                        worst = worst.max(25 - i as u32);
+                    }
+                }
+                count += u32::from(hit_any);
+            }
+        }
+        (count, worst)
+    }
+
+    #[test]
+    fn shots_count_the_rolls_that_hit_as_rolling_each_one_does() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut some = 0;
+        for _ in 0..20_000 {
+            let mut b = [0i8; 26];
+            for (i, p) in b.iter_mut().enumerate() {
+                // Mostly empty, blots and points of both sides, a few bars.
+                *p = match rng.random_range(0..10) {
+                    0..=3 => 0,
+                    4 | 5 => 1,
+                    6 => rng.random_range(2..=5),
+                    7 | 8 => -rng.random_range(1..=2),
+                    _ => -rng.random_range(3..=5),
+                };
+                if i == 0 {
+                    *p = -(*p).abs() * i8::from(rng.random_range(0..4) == 0);
+                }
+                if i == 25 {
+                    *p = (*p).abs() * i8::from(rng.random_range(0..4) == 0);
+                }
+            }
+            let fast = shots(&b);
+            assert_eq!(fast, shots_by_rolls(&b), "board {b:?}");
+            some += usize::from(fast.0 > 0 && fast.0 < 36);
+        }
+        assert!(some > 5_000, "too few boards with some shots: {some}");
+        // The start: no blots, no shots; a lone blot six away from an
+        // opponent checker is hit by 17 rolls (11 sixes, 5-1, 4-2, 3-3, 2-2).
+        assert_eq!(shots(Position::initial().board()), (0, 0));
+        let mut b = [0i8; 26];
+        b[10] = 1;
+        b[4] = -1;
+        assert_eq!(shots(&b), (17, 15));
+        b[7] = 2;
+        // Closing the point 3 away takes away 3-3 only (4-2 can pass
+        // through 6 or 8, 2-2 lands on 6 and 8): 16.
+        assert_eq!(shots(&b), (16, 15));
+    }
 }
