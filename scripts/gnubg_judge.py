@@ -9,7 +9,8 @@
 # mover after it (gnubg's equity of the position with the opponent on
 # roll, negated; backgammons count 3): every play at 0-ply, then the best
 # FILTER at 0-ply and each bot's pick again at PLIES (gnubg's move filter).
-# A pick's loss is the best judged equity minus its own.
+# A pick's loss is the best judged equity minus its own. gnubg 0-ply's
+# own pick is judged alongside as "gnubg-0ply" (the level to beat).
 #
 # Environment: BOTS ("name=/path/to/tabula,name2=/path2"), DECISIONS,
 # SEED, PLIES, FILTER, LEVEL, REPORT (a JSON file: every decision, every
@@ -118,7 +119,9 @@ while len(decisions) < DECISIONS:
             break
         pid = gnubg.positionid((me, opp))
 
+GNUBG0 = "gnubg-0ply"
 results = {name: [] for name, _ in BOTS}
+results[GNUBG0] = []
 rows = []
 for pid, dice, fs in decisions:
     picks = {}
@@ -130,6 +133,9 @@ for pid, dice, fs in decisions:
     top = sorted(fs, key=lambda f: -equity(f, EC0, 0))[:FILTER]
     judged = {f: equity(f, ECN, PLIES) for f in set(top) | set(picks.values())}
     best = max(judged.values())
+    # gnubg 0-ply's own pick (the play these games went on with), judged
+    # the same way: the level the bots are measured against.
+    picks[GNUBG0] = top[0]
     row = {"position": pid, "dice": list(dice), "plays": len(fs)}
     for name, f in picks.items():
         loss = best - judged[f]
@@ -150,8 +156,8 @@ def summary(losses, best=True):
 
 
 report = {"decisions": len(decisions), "seed": SEED, "plies": PLIES, "filter": FILTER,
-          "bots": {name: summary(results[name]) for name, _ in BOTS}}
-names = [name for name, _ in BOTS]
+          "bots": {name: summary(results[name]) for name in results}}
+names = [name for name, _ in BOTS] + [GNUBG0]
 if len(names) > 1:
     # Paired: each bot's loss minus the first's, decision by decision.
     base = results[names[0]]

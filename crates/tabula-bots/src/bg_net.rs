@@ -200,15 +200,13 @@ fn escapes(v: &[i8; 26]) -> u32 {
         }
         false
     };
+    // 1-2 and 2-1 escape alike (either order may be played): each pair
+    // of different dice counts twice.
     let mut n = 0;
     for d1 in 1..=6usize {
-        for d2 in 1..=6usize {
-            let ok = if d1 == d2 {
-                lands(&[d1; 4])
-            } else {
-                lands(&[d1, d2]) || lands(&[d2, d1])
-            };
-            n += u32::from(ok);
+        n += u32::from(lands(&[d1; 4]));
+        for d2 in d1 + 1..=6 {
+            n += 2 * u32::from(lands(&[d1, d2]) || lands(&[d2, d1]));
         }
     }
     n
@@ -600,6 +598,18 @@ pub fn best_static(net: &Net, finals: &[Position]) -> Option<usize> {
 /// average over the opponent's 21 rolls of its best reply by the network,
 /// seen from the mover's side.
 pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>) -> f32 {
+    one_ply_counted(net, after, buf, &mut 0)
+}
+
+/// [`one_ply`], adding to `judged` how many positions it judged (the
+/// opponent's replies over its 21 rolls): the size of the search, which
+/// the deeper look-ahead's budget is counted in.
+pub fn one_ply_counted(
+    net: &Net,
+    after: &Position,
+    buf: &mut Vec<Position>,
+    judged: &mut usize,
+) -> f32 {
     if let Some(o) = Probs::of_outcome(after) {
         return o.equity();
     }
@@ -608,6 +618,7 @@ pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>) -> f32 {
     let mut total = 0.0f32;
     for dice in Dice::ALL_21 {
         opp.legal_positions_into(dice, buf);
+        *judged += buf.len().max(1);
         let reply = if buf.is_empty() {
             // The opponent cannot move: the mover rolls next from `after`
             // as it stands, which the network judges from the opponent's
@@ -624,6 +635,55 @@ pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>) -> f32 {
         total += dice.probability() as f32 * -reply;
     }
     total
+}
+
+/// The equity for the mover of `after` looking two rolls ahead (gnubg's
+/// 2-ply): the average over the opponent's 21 rolls of minus the value of
+/// its reply, where the reply is the network's best for the opponent
+/// (0-ply, gnubg's move filter at its narrowest) and its value is
+/// [`one_ply`] of it (the mover's 21 rolls, its best answer to each).
+/// About 21 times [`one_ply`]'s work; `None` once it has judged more than
+/// `budget` positions (what it judged is taken off `budget` either way).
+pub fn two_ply(
+    net: &Net,
+    after: &Position,
+    buf: &mut Vec<Position>,
+    deeper: &mut Vec<Position>,
+    budget: &mut usize,
+) -> Option<f32> {
+    if let Some(o) = Probs::of_outcome(after) {
+        return Some(o.equity());
+    }
+    let opp = after.pass_turn();
+    let mut total = 0.0f32;
+    for dice in Dice::ALL_21 {
+        opp.legal_positions_into(dice, buf);
+        let mut judged = buf.len();
+        let reply = match best_static(net, buf) {
+            Some(i) => one_ply_counted(net, &buf[i], deeper, &mut judged),
+            // The opponent cannot move: its (empty) move leaves the board
+            // as it stands, the mover to roll.
+            None => one_ply_counted(net, &opp, deeper, &mut judged),
+        };
+        *budget = budget.checked_sub(judged)?;
+        total += dice.probability() as f32 * -reply;
+    }
+    Some(total)
+}
+
+/// About how many positions [`two_ply`] of `after` judges, from movegen
+/// alone: the mover's plays over its 21 rolls from `after` as it stands
+/// (the opponent's reply moves few of them), 22 times (one such search
+/// for each of the opponent's 21 rolls, and the replies themselves).
+pub fn two_ply_cost(after: &Position, buf: &mut Vec<Position>) -> usize {
+    let plays: usize = Dice::ALL_21
+        .iter()
+        .map(|&dice| {
+            after.legal_positions_into(dice, buf);
+            buf.len().max(1)
+        })
+        .sum();
+    22 * plays
 }
 
 #[cfg(test)]
@@ -768,5 +828,53 @@ mod tests {
         let a = run();
         assert_eq!(a, run());
         assert_ne!(a, Net::random(8, 1));
+    }
+
+    #[test]
+    fn two_ply_looks_past_the_opponents_reply_within_its_budget() {
+        let net = Net::shipped();
+        let (mut buf, mut deeper) = (Vec::new(), Vec::new());
+        let pos = |b: [i8; 26]| Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+        // The opponent bears off its last checker with any roll, a gammon
+        // (the mover has none off): exactly -2 whatever the network says.
+        let mut b = [0i8; 26];
+        b[6] = 15;
+        b[24] = -1;
+        let mut left = usize::MAX;
+        let v = two_ply(net, &pos(b), &mut buf, &mut deeper, &mut left).unwrap();
+        assert!((v + 2.0).abs() < 1e-5, "{v}");
+        // The opponent is on the bar against a closed board: it cannot
+        // move, so two rolls ahead is the mover's one-roll look-ahead from
+        // the board as it stands.
+        let mut b = [0i8; 26];
+        b[1..=6].copy_from_slice(&[2; 6]);
+        b[7] = 3;
+        b[0] = -1;
+        b[20] = -14;
+        let closed = pos(b);
+        let mut left = usize::MAX;
+        let v = two_ply(net, &closed, &mut buf, &mut deeper, &mut left).unwrap();
+        let opp = one_ply(net, &closed.pass_turn(), &mut buf);
+        assert!((v + opp).abs() < 1e-5, "{v} {opp}");
+        // The budget: what it judged is taken off, the estimate is of the
+        // right size, and with too little it gives up.
+        let start = Position::initial();
+        let mut left = 10_000_000;
+        let v = two_ply(net, &start, &mut buf, &mut deeper, &mut left).unwrap();
+        let judged = 10_000_000 - left;
+        let estimate = two_ply_cost(&start, &mut buf);
+        assert!(
+            estimate / 2 <= judged && judged <= 2 * estimate,
+            "{judged} judged, {estimate} estimated"
+        );
+        assert!((v - one_ply(net, &start, &mut buf)).abs() < 0.2, "{v}");
+        let mut left = judged - 1;
+        assert_eq!(two_ply(net, &start, &mut buf, &mut deeper, &mut left), None);
+        let mut left = judged;
+        assert_eq!(
+            two_ply(net, &start, &mut buf, &mut deeper, &mut left),
+            Some(v)
+        );
+        assert_eq!(left, 0);
     }
 }

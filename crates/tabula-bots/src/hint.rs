@@ -282,9 +282,20 @@ fn rank_backgammon(
         );
     }
     let statics: Vec<f64> = finals.iter().map(crate::bg::hard_static).collect();
-    let (order, scores) = hard_order(&statics, best_n(&statics, HARD_NARDY_CANDIDATES), |i| {
-        crate::bg::hard_score(&finals[i])
-    });
+    let (mut order, mut scores) =
+        hard_order(&statics, best_n(&statics, HARD_NARDY_CANDIDATES), |i| {
+            crate::bg::hard_score(&finals[i])
+        });
+    // Hard's second look, two rolls ahead: those plays first, by it.
+    if let Some(mut two) = crate::bg::two_ply_scores(&finals, &scores, &order) {
+        two.sort_by(|a, b| b.1.total_cmp(&a.1));
+        for &(i, v) in &two {
+            scores[i] = v;
+        }
+        let front: Vec<usize> = two.iter().map(|&(i, _)| i).collect();
+        let rest = order.into_iter().filter(|i| !front.contains(i));
+        order = front.iter().copied().chain(rest).collect();
+    }
     let me = pos.turn();
     let net = crate::bg_net::Net::shipped();
     rank(

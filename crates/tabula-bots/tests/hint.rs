@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::Rng;
+use tabula_bots::bg::HARD_BG_DEEP_CANDIDATES;
 use tabula_bots::{Bot, HARD_NARDY_CANDIDATES, Level, hint};
 use tabula_dice::{Dice, DiceSource, SeededDice};
 
@@ -96,9 +97,16 @@ fn backgammon_hints_rank_every_play_with_hards_choice_first() {
             assert!(h.equity == h.score || h.win == 0.0 || h.win == 1.0, "{h:?}");
             assert!((-3.0..=3.0).contains(&h.equity), "{h:?}");
         }
-        // The deep-scored candidates come first, in order.
+        // The deep-scored candidates come first, in order: the few judged
+        // two rolls ahead, then the rest of those judged one roll ahead.
         let deep = hints.len().min(HARD_NARDY_CANDIDATES);
-        assert!(hints[..deep].windows(2).all(|w| w[0].score >= w[1].score));
+        let two = deep.min(HARD_BG_DEEP_CANDIDATES);
+        assert!(hints[..two].windows(2).all(|w| w[0].score >= w[1].score));
+        assert!(
+            hints[two..deep]
+                .windows(2)
+                .all(|w| w[0].score >= w[1].score)
+        );
     }
 }
 

@@ -186,14 +186,20 @@ fn gnubg_judges_bots_on_the_same_decisions() {
         "{hard}"
     );
     assert!((0.0..25.0).contains(&loss(&hard)), "{hard}");
+    // gnubg 0-ply's own picks, judged alongside: the level to beat.
+    let gnubg = &hard["bots"]["gnubg-0ply"];
+    assert_eq!(gnubg["decisions"], 40, "{hard}");
+    assert!(
+        gnubg["millipoints_per_move"].as_f64().unwrap() >= 0.0,
+        "{hard}"
+    );
     let full: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let rows = full["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 40);
-    assert!(
-        rows.iter()
-            .all(|r| r["plays"].as_u64().unwrap() >= 2 && r["a"]["final"] == r["b"]["final"])
-    );
+    assert!(rows.iter().all(|r| r["plays"].as_u64().unwrap() >= 2
+        && r["a"]["final"] == r["b"]["final"]
+        && r["gnubg-0ply"]["loss"].as_f64().unwrap() >= 0.0));
     let medium = judge("medium", None);
     assert!(
         loss(&medium) > 2.0 * loss(&hard) + 5.0,
