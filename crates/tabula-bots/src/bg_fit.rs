@@ -11,7 +11,7 @@
 //! count): [`sample`] plays self-play games by the network's greedy play
 //! (a share of moves at random, to see positions it would not reach) and
 //! keeps every position after a move; [`label`] judges each at 1-ply
-//! ([`one_ply_probs`]); [`fit`] takes gradient steps toward the labels in
+//! ([`one_ply_probs`]) or, as Hard looks, at 2-ply ([`two_ply_probs`]); [`fit`] takes gradient steps toward the labels in
 //! a seeded order, epoch by epoch, and reports the mean squared error on
 //! a held-out part. `tabula fit-bg` runs them.
 
@@ -102,9 +102,55 @@ pub fn one_ply_probs(net: &Net, after: &Position, buf: &mut Vec<Position>) -> Pr
     }
 }
 
-/// [`one_ply_probs`] of every position, on `threads` threads (the same
+/// The probabilities for the side that moved in `after` looking two rolls
+/// ahead, as Hard's [`crate::bg_net::two_ply`] judges: over the
+/// opponent's 21 rolls, its best reply by the network alone, then
+/// [`one_ply_probs`] of that reply (seen from the mover's side). About 21
+/// times [`one_ply_probs`]' work.
+pub fn two_ply_probs(
+    net: &Net,
+    after: &Position,
+    buf: &mut Vec<Position>,
+    deeper: &mut Vec<Position>,
+) -> Probs {
+    if let Some(o) = Probs::of_outcome(after) {
+        return o;
+    }
+    let opp = after.pass_turn();
+    let mut sum = [0.0f32; OUTPUTS];
+    for dice in Dice::ALL_21 {
+        opp.legal_positions_into(dice, buf);
+        let reply = match crate::bg_net::best_static(net, buf) {
+            Some(i) => one_ply_probs(net, &buf[i], deeper),
+            // The opponent cannot move: the board as the mover left it,
+            // the mover to roll.
+            None => one_ply_probs(net, &opp, deeper),
+        };
+        let mine = reply.flip();
+        let w = dice.probability() as f32;
+        sum[0] += w * mine.win;
+        sum[1] += w * mine.win_gammon;
+        sum[2] += w * mine.lose_gammon;
+    }
+    Probs {
+        win: sum[0],
+        win_gammon: sum[1],
+        lose_gammon: sum[2],
+    }
+}
+
+/// How deep [`label`] looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// [`one_ply_probs`].
+    OnePly,
+    /// [`two_ply_probs`].
+    TwoPly,
+}
+
+/// Every position's label at `depth`, on `threads` threads (the same
 /// answer for any count).
-pub fn label(net: &Net, positions: &[Position], threads: usize) -> Vec<Probs> {
+pub fn label(net: &Net, positions: &[Position], depth: Depth, threads: usize) -> Vec<Probs> {
     let threads = threads.max(1);
     let chunk = positions.len().div_ceil(threads).max(1);
     std::thread::scope(|s| {
@@ -113,8 +159,12 @@ pub fn label(net: &Net, positions: &[Position], threads: usize) -> Vec<Probs> {
             .map(|part| {
                 s.spawn(move || {
                     let mut buf = Vec::with_capacity(64);
+                    let mut deeper = Vec::with_capacity(64);
                     part.iter()
-                        .map(|p| one_ply_probs(net, p, &mut buf))
+                        .map(|p| match depth {
+                            Depth::OnePly => one_ply_probs(net, p, &mut buf),
+                            Depth::TwoPly => two_ply_probs(net, p, &mut buf, &mut deeper),
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -291,7 +341,32 @@ mod tests {
             );
             assert!((0.0..=1.0).contains(&probs.win));
         }
-        assert_eq!(label(net, &pos, 1), label(net, &pos, 3));
+        assert_eq!(
+            label(net, &pos, Depth::OnePly, 1),
+            label(net, &pos, Depth::OnePly, 3)
+        );
+    }
+
+    #[test]
+    fn two_ply_probs_agree_with_hards_two_ply_and_labels_ignore_threads() {
+        let net = Net::shipped();
+        let pos = sample(net, 6, 0.0, 4);
+        let (mut buf, mut deeper) = (Vec::new(), Vec::new());
+        let labels = label(net, &pos, Depth::TwoPly, 2);
+        assert_eq!(labels, label(net, &pos, Depth::TwoPly, 1));
+        for (p, probs) in pos.iter().zip(&labels) {
+            let mut budget = usize::MAX;
+            let eq = crate::bg_net::two_ply(net, p, &mut buf, &mut deeper, &mut budget).unwrap();
+            assert!(
+                (probs.equity() - eq).abs() < 1e-4,
+                "{} vs {eq}",
+                probs.equity()
+            );
+            assert!((0.0..=1.0).contains(&probs.win));
+            assert!(probs.win_gammon <= probs.win + 1e-6);
+        }
+        // Deeper is different: not the one-roll label again.
+        assert_ne!(labels, label(net, &pos, Depth::OnePly, 1));
     }
 
     #[test]
@@ -299,7 +374,7 @@ mod tests {
         // A fresh network fitted to the shipped one's 1-ply labels.
         let teacher = Net::shipped();
         let pos = sample(teacher, 1500, 0.05, 11);
-        let labels = label(teacher, &pos, 2);
+        let labels = label(teacher, &pos, Depth::OnePly, 2);
         let data: Vec<_> = pos.into_iter().zip(labels).collect();
         let config = FitConfig {
             epochs: 3,
@@ -326,7 +401,7 @@ mod tests {
     fn labelled_positions_round_trip_and_bad_files_are_refused() {
         let net = Net::shipped();
         let pos = sample(net, 50, 0.1, 2);
-        let labels = label(net, &pos, 1);
+        let labels = label(net, &pos, Depth::OnePly, 1);
         let data: Vec<_> = pos.into_iter().zip(labels).collect();
         let bytes = write_data(&data);
         let back = read_data(&bytes).expect("reads back");

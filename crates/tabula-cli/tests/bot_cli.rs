@@ -439,6 +439,29 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
     let bad = tabula(&["fit-bg", "--epochs", "0", "--out", p]);
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    let bad = tabula(&["fit-bg", "--label-plies", "3", "--out", p]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    // Labels two rolls ahead (as Hard judges its closest plays): said so,
+    // and other weights than the same positions labelled one roll ahead.
+    let small = |plies: &str| {
+        let out = tabula(&[
+            "fit-bg",
+            "--positions",
+            "20",
+            "--label-plies",
+            plies,
+            "--seed",
+            "4",
+            "--out",
+            p,
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        (text, std::fs::read(&out_path).unwrap())
+    };
+    let (text, two) = small("2");
+    assert!(text.contains(r#""plies":2"#), "{text}");
+    assert_ne!(two, small("1").1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
