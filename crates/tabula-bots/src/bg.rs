@@ -283,9 +283,7 @@ pub fn pick_with(level: Level, rng: &mut ChaCha8Rng, finals: &[Position], bearof
                 return argmax(&s, rng).unwrap_or(0);
             }
             let s: Vec<f64> = finals.iter().map(hard_static).collect();
-            let mut order: Vec<usize> = (0..finals.len()).collect();
-            order.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
-            order.truncate(HARD_NARDY_CANDIDATES);
+            let mut order = hard_candidates(finals, &s);
             let mut buf = Vec::with_capacity(64);
             let mut deep = vec![f64::NEG_INFINITY; finals.len()];
             let net = bg_net::Net::shipped();
@@ -303,6 +301,38 @@ pub fn pick_with(level: Level, rng: &mut ChaCha8Rng, finals: &[Position], bearof
             argmax(&deep, rng).unwrap_or(0)
         }
     }
+}
+
+/// The plays Hard searches (indices into `finals`, by `statics`, the
+/// network's equities, best first): the best [`HARD_NARDY_CANDIDATES`],
+/// and, when the mover has borne off none and has checkers in the
+/// opponent's home board or on the bar (a backgammon, 3 points, if the
+/// opponent finishes first), the best of the plays that leave the fewest
+/// there: the network's outputs do not tell a backgammon from a gammon,
+/// the look-ahead's finished games do.
+pub(crate) fn hard_candidates(finals: &[Position], statics: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..finals.len()).collect();
+    order.sort_by(|&a, &b| statics[b].total_cmp(&statics[a]));
+    // Checkers left in the opponent's home board or on the bar, when
+    // none is off.
+    let back = |p: &Position| -> Option<i32> {
+        let b = p.board();
+        let on: i32 = b.iter().map(|&n| i32::from(n.max(0))).sum();
+        (on == 15).then(|| b[19..=25].iter().map(|&n| i32::from(n.max(0))).sum())
+    };
+    let fewest = order
+        .iter()
+        .copied()
+        .filter_map(|i| Some((i, back(&finals[i])?)))
+        .min_by_key(|&(_, n)| n);
+    let mut top: Vec<usize> = order.iter().copied().take(HARD_NARDY_CANDIDATES).collect();
+    if let Some((i, n)) = fewest
+        && n < back(&finals[order[0]]).unwrap_or(0)
+        && !top.contains(&i)
+    {
+        top.push(i);
+    }
+    top
 }
 
 /// Hard's second look: the plays within [`HARD_BG_DEEP_MARGIN`] of the
@@ -426,6 +456,56 @@ mod tests {
             }
         }
         (count, worst)
+    }
+
+    #[test]
+    fn hard_runs_its_last_checker_out_of_the_backgammon() {
+        // The opponent bears off its last two checkers with any roll; our
+        // checker on 23, in its home board, makes that a backgammon (3)
+        // unless the 5 takes it out: a gammon (2). The network alone
+        // cannot tell them apart; the finished games in the look-ahead do.
+        let mut b = [0i8; 26];
+        b[23] = 1;
+        b[6] = 14;
+        b[24] = -2;
+        // And as in a game gnubg judged, with two checkers back, the
+        // network ranking the plays that save them below its first eight.
+        let mut two_back = [0i8; 26];
+        for (i, n) in [
+            (2, 2),
+            (3, 2),
+            (5, 2),
+            (6, 3),
+            (8, 2),
+            (13, 1),
+            (17, 1),
+            (19, 1),
+            (23, 1),
+        ] {
+            two_back[i] = n;
+        }
+        two_back[24] = -2;
+        let dice: Dice = "5,1".parse().unwrap();
+        for (b, seed) in [(b, 0), (b, 1), (two_back, 0), (two_back, 1)] {
+            let pos = Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let steps = choose(Level::Hard, &mut rng, &pos, dice);
+            let mut after = b;
+            for (from, to) in steps {
+                after[usize::from(from)] -= 1;
+                after[usize::from(to)] += 1;
+            }
+            assert!(
+                (19..=24).all(|i| after[i] <= 0),
+                "seed {seed}: {:?} leaves a checker back",
+                choose(
+                    Level::Hard,
+                    &mut ChaCha8Rng::seed_from_u64(seed),
+                    &pos,
+                    dice
+                )
+            );
+        }
     }
 
     #[test]

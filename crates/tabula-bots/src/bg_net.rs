@@ -575,6 +575,21 @@ impl Trainer {
     }
 }
 
+/// The points a finished game in `pos` is worth to the side that just
+/// moved (`pos.turn()`): ±1, ±2 for a gammon, ±3 for a backgammon; `None`
+/// while it is not over. The searches score finished games by it, so
+/// Hard saves (and wins) backgammons the network's three outputs do not
+/// tell from gammons.
+pub fn outcome_points(pos: &Position) -> Option<f32> {
+    let o = pos.outcome(Scoring::Gammons)?;
+    let points = f32::from(o.points);
+    Some(if o.winner == pos.turn() {
+        points
+    } else {
+        -points
+    })
+}
+
 /// The best play by the network alone (0-ply): the index into `finals`
 /// with the highest equity for the mover; a finished game wins outright.
 pub fn best_static(net: &Net, finals: &[Position]) -> Option<usize> {
@@ -582,8 +597,8 @@ pub fn best_static(net: &Net, finals: &[Position]) -> Option<usize> {
     let mut best = None;
     let mut best_eq = f32::NEG_INFINITY;
     for (i, p) in finals.iter().enumerate() {
-        let eq = match Probs::of_outcome(p) {
-            Some(o) => o.equity() + 10.0,
+        let eq = match outcome_points(p) {
+            Some(points) => points + 10.0,
             None => net.eval_board(p.board(), &mut h).equity(),
         };
         if eq > best_eq {
@@ -610,8 +625,8 @@ pub fn one_ply_counted(
     buf: &mut Vec<Position>,
     judged: &mut usize,
 ) -> f32 {
-    if let Some(o) = Probs::of_outcome(after) {
-        return o.equity();
+    if let Some(points) = outcome_points(after) {
+        return points;
     }
     let opp = after.pass_turn();
     let mut h = Buf::new(net);
@@ -626,8 +641,8 @@ pub fn one_ply_counted(
             net.eval_board(opp.board(), &mut h).equity()
         } else {
             buf.iter()
-                .map(|p| match Probs::of_outcome(p) {
-                    Some(o) => o.equity(),
+                .map(|p| match outcome_points(p) {
+                    Some(points) => points,
                     None => net.eval_board(p.board(), &mut h).equity(),
                 })
                 .fold(f32::NEG_INFINITY, f32::max)
@@ -651,8 +666,8 @@ pub fn two_ply(
     deeper: &mut Vec<Position>,
     budget: &mut usize,
 ) -> Option<f32> {
-    if let Some(o) = Probs::of_outcome(after) {
-        return Some(o.equity());
+    if let Some(points) = outcome_points(after) {
+        return Some(points);
     }
     let opp = after.pass_turn();
     let mut total = 0.0f32;

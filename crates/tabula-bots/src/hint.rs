@@ -282,10 +282,11 @@ fn rank_backgammon(
         );
     }
     let statics: Vec<f64> = finals.iter().map(crate::bg::hard_static).collect();
-    let (mut order, mut scores) =
-        hard_order(&statics, best_n(&statics, HARD_NARDY_CANDIDATES), |i| {
-            crate::bg::hard_score(&finals[i])
-        });
+    let (mut order, mut scores) = hard_order(
+        &statics,
+        crate::bg::hard_candidates(&finals, &statics),
+        |i| crate::bg::hard_score(&finals[i]),
+    );
     // Hard's second look, two rolls ahead: those plays first, by it.
     if let Some(mut two) = crate::bg::two_ply_scores(&finals, &scores, &order) {
         two.sort_by(|a, b| b.1.total_cmp(&a.1));

@@ -7,8 +7,10 @@
 //!
 //! Because there is no clock, thinking budgets are expressed as work, not
 //! time: Hard nardy looks one ply ahead over the opponent's 21 rolls for at
-//! most a fixed number of candidate plays ([`HARD_NARDY_CANDIDATES`]), and Hard
-//! Thud searches alpha-beta within a node budget ([`HARD_THUD_NODES`]).
+//! most a fixed number of candidate plays ([`HARD_NARDY_CANDIDATES`]), Hard
+//! backgammon looks a second roll ahead for its closest plays only within
+//! a budget of positions ([`bg::HARD_BG_DEEP_BUDGET`]), and Hard Thud
+//! searches alpha-beta within a node budget ([`HARD_THUD_NODES`]).
 //! These were sized so a decision stays well inside the 100 ms
 //! (p99) on the reference machine; see `RESULTS.md`.
 //!
@@ -28,7 +30,9 @@
 //!   points; short nardy [`bg_net`]) ranks every play, and the best few
 //!   (long nardy: those within [`long::FILTER_EQUITY`] of the best, as
 //!   gnubg filters) are searched one roll deeper: the opponent's best
-//!   reply by the network to each of his 21 rolls. Long nardy's hand-made
+//!   reply by the network to each of his 21 rolls. In short nardy the two
+//!   best plays by that search, when close, are judged a roll deeper still
+//!   (gnubg's 2-ply: [`bg_net::two_ply`]). Long nardy's hand-made
 //!   evaluation and expectimax that Hard used before the network stay as
 //!   [`Bot::with_classic_long`], to measure against.
 //!   Once both sides are bearing off (every checker of each in his home

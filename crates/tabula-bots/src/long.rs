@@ -331,7 +331,7 @@ pub fn pick_with(
 /// Every play in `finals` (`pos`'s legal plays of a roll) in Hard's order,
 /// best first, as Hard ranks them: a play that ends the game first; where
 /// every play leaves both sides bearing off, the bear-off database's race
-/// equity; else the candidates ([`candidates`]) by their look-ahead, then
+/// equity; else the candidates (`candidates`) by their look-ahead, then
 /// the rest by the network's 0-ply equity. Ties keep the finals' order.
 pub fn hard_ranking(pos: &Position, finals: &[Position]) -> Vec<usize> {
     let me = pos.turn();
