@@ -72,24 +72,31 @@ pub fn one_ply_probs(net: &Net, after: &Position, buf: &mut Vec<Position>) -> Pr
     }
     let mut h = Buf::new(net);
     let opp = after.pass_turn();
-    let mut sum = [0.0f32; OUTPUTS];
-    for dice in Dice::ALL_21 {
+    over_rolls(|dice| {
         opp.legal_positions_into(dice, buf);
-        let reply = if buf.is_empty() {
+        if buf.is_empty() {
             // The opponent cannot move: the position as the mover left
             // it, judged from the opponent's side (as `one_ply` does).
-            net.evaluate_in(&opp, &mut h)
-        } else {
-            let mut best = net.evaluate_in(&buf[0], &mut h);
-            for p in &buf[1..] {
-                let e = net.evaluate_in(p, &mut h);
-                if e.equity() > best.equity() {
-                    best = e;
-                }
+            return net.evaluate_in(&opp, &mut h);
+        }
+        let mut best = net.evaluate_in(&buf[0], &mut h);
+        for p in &buf[1..] {
+            let e = net.evaluate_in(p, &mut h);
+            if e.equity() > best.equity() {
+                best = e;
             }
-            best
-        };
-        let mine = reply.flip();
+        }
+        best
+    })
+}
+
+/// The mover's probabilities over the opponent's 21 rolls, each weighted
+/// by its chance: `reply(dice)` is the opponent's, after its reply to
+/// that roll.
+fn over_rolls(mut reply: impl FnMut(Dice) -> Probs) -> Probs {
+    let mut sum = [0.0f32; OUTPUTS];
+    for dice in Dice::ALL_21 {
+        let mine = reply(dice).flip();
         let w = dice.probability() as f32;
         sum[0] += w * mine.win;
         sum[1] += w * mine.win_gammon;
@@ -117,26 +124,15 @@ pub fn two_ply_probs(
         return o;
     }
     let opp = after.pass_turn();
-    let mut sum = [0.0f32; OUTPUTS];
-    for dice in Dice::ALL_21 {
+    over_rolls(|dice| {
         opp.legal_positions_into(dice, buf);
-        let reply = match crate::bg_net::best_static(net, buf) {
+        match crate::bg_net::best_static(net, buf) {
             Some(i) => one_ply_probs(net, &buf[i], deeper),
             // The opponent cannot move: the board as the mover left it,
             // the mover to roll.
             None => one_ply_probs(net, &opp, deeper),
-        };
-        let mine = reply.flip();
-        let w = dice.probability() as f32;
-        sum[0] += w * mine.win;
-        sum[1] += w * mine.win_gammon;
-        sum[2] += w * mine.lose_gammon;
-    }
-    Probs {
-        win: sum[0],
-        win_gammon: sum[1],
-        lose_gammon: sum[2],
-    }
+        }
+    })
 }
 
 /// How deep [`label`] looks.
