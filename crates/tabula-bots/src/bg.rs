@@ -509,6 +509,36 @@ mod tests {
     }
 
     #[test]
+    fn the_second_look_takes_only_close_plays_that_fit_the_budget() {
+        let net = bg_net::Net::shipped();
+        let mut buf = Vec::new();
+        let mut by_cost: Vec<(usize, Position)> = crate::bg_fit::sample(net, 60, 0.3, 5)
+            .into_iter()
+            .map(|p| (bg_net::two_ply_cost(&p, &mut buf), p))
+            .collect();
+        by_cost.sort_by_key(|&(c, _)| c);
+        let small = [by_cost[0].1, by_cost[1].1];
+        let large = [by_cost[58].1, by_cost[59].1];
+        assert!(by_cost[0].0 + by_cost[1].0 <= HARD_BG_DEEP_BUDGET);
+        assert!(by_cost[58].0 + by_cost[59].0 > HARD_BG_DEEP_BUDGET);
+        // Close and within the budget: both judged two rolls ahead.
+        let two = two_ply_scores(&small, &[0.0, -0.05], &[0, 1]).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (k, &(i, v)) in two.iter().enumerate() {
+            assert_eq!(i, k);
+            let mut budget = usize::MAX;
+            let exact = bg_net::two_ply(net, &small[i], &mut a, &mut b, &mut budget);
+            assert_eq!(Some(v as f32), exact);
+        }
+        // Farther apart than the margin, or past the budget: the one-roll
+        // judgement stands.
+        assert_eq!(two_ply_scores(&small, &[0.0, -0.2], &[0, 1]), None);
+        assert_eq!(two_ply_scores(&large, &[0.0, 0.0], &[0, 1]), None);
+        // One play alone has nothing to compare.
+        assert_eq!(two_ply_scores(&small[..1], &[0.0], &[0]), None);
+    }
+
+    #[test]
     fn shots_count_the_rolls_that_hit_as_rolling_each_one_does() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let mut some = 0;

@@ -619,7 +619,7 @@ pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>) -> f32 {
 /// [`one_ply`], adding to `judged` how many positions it judged (the
 /// opponent's replies over its 21 rolls): the size of the search, which
 /// the deeper look-ahead's budget is counted in.
-pub fn one_ply_counted(
+fn one_ply_counted(
     net: &Net,
     after: &Position,
     buf: &mut Vec<Position>,
