@@ -85,6 +85,12 @@ const WIN: f64 = 10_000.0;
 /// allocation: the network computes this for both sides of every position
 /// it judges.
 pub fn shots(b: &[i8; 26]) -> (u32, u32) {
+    // The mover's points (2+ checkers) on 1..=24, bit `at`: closed to a
+    // hitting checker passing through.
+    let mut closed = 0u32;
+    for (at, &n) in b.iter().enumerate().take(25).skip(1) {
+        closed |= u32::from(n >= 2) << at;
+    }
     let mut all = 0u64;
     let mut worst = 0u32;
     for i in 1..=24usize {
@@ -92,9 +98,9 @@ pub fn shots(b: &[i8; 26]) -> (u32, u32) {
             continue;
         }
         let mut mask = 0u64;
-        for j in i.saturating_sub(24)..i {
-            if b[j] < 0 {
-                mask |= hit_mask(b, j, i - j);
+        for (j, &n) in b.iter().enumerate().take(i) {
+            if n < 0 {
+                mask |= hit_mask(closed >> j, i - j);
             }
         }
         if mask != 0 {
@@ -110,28 +116,97 @@ const fn roll_bit(d1: usize, d2: usize) -> u64 {
     1 << (6 * (d1 - 1) + d2 - 1)
 }
 
-/// The rolls (as [`roll_bit`]s) with which an opponent checker on `from`
-/// reaches `from + dist` on `b`: one die of `dist`; two different dice
-/// summing to it through either open intermediate point; or a double whose
-/// steps land only on open points before it. Points held by the mover (2+
-/// checkers) are closed.
-fn hit_mask(b: &[i8; 26], from: usize, dist: usize) -> u64 {
-    let open = |at: usize| at > 24 || b[at] < 2;
-    let mut m = 0u64;
-    if dist <= 6 {
-        for d in 1..=6 {
-            m |= roll_bit(dist, d) | roll_bit(d, dist);
-        }
-    }
-    for d1 in 1..=6usize {
-        let d2 = dist.wrapping_sub(d1);
-        if d2 > d1 && d2 <= 6 && (open(from + d1) || open(from + d2)) {
-            m |= roll_bit(d1, d2) | roll_bit(d2, d1);
-        }
-        for k in 2..=4 {
-            if d1 * k == dist && (1..k).all(|s| open(from + d1 * s)) {
-                m |= roll_bit(d1, d1);
+/// One way a roll crosses a distance: its rolls' bits, and the points on
+/// the way (bit `k`: `k` pips from the hitting checker) of which at least
+/// one (`any`, two different dice in either order) or every one (`all`, a
+/// double's steps) must be open. A single die needs neither.
+#[derive(Debug, Clone, Copy)]
+struct Way {
+    rolls: u64,
+    any: u32,
+    all: u32,
+}
+
+/// Room for the ways across one distance (at most five: 6 is a die, 1-5,
+/// 2-4, 3-3 and 2-2; the table fails to compile if one needs more).
+const MAX_WAYS: usize = 8;
+
+/// [`Way`]s for each distance 1..=24 (index 0 unused): one die of the
+/// distance; two different dice summing to it; a double whose steps sum to
+/// it in 2, 3 or 4 steps.
+const WAYS: [([Way; MAX_WAYS], usize); 25] = {
+    const NONE: Way = Way {
+        rolls: 0,
+        any: 0,
+        all: 0,
+    };
+    let mut table = [([NONE; MAX_WAYS], 0usize); 25];
+    let mut dist = 1;
+    while dist <= 24 {
+        let (mut ways, mut n) = ([NONE; MAX_WAYS], 0);
+        if dist <= 6 {
+            let mut rolls = 0u64;
+            let mut d = 1;
+            while d <= 6 {
+                rolls |= roll_bit(dist, d) | roll_bit(d, dist);
+                d += 1;
             }
+            ways[n] = Way {
+                rolls,
+                any: 0,
+                all: 0,
+            };
+            n += 1;
+        }
+        let mut d1 = 1;
+        while d1 <= 6 {
+            if dist > d1 && dist - d1 > d1 && dist - d1 <= 6 {
+                let d2 = dist - d1;
+                ways[n] = Way {
+                    rolls: roll_bit(d1, d2) | roll_bit(d2, d1),
+                    any: (1 << d1) | (1 << d2),
+                    all: 0,
+                };
+                n += 1;
+            }
+            let mut k = 2;
+            while k <= 4 {
+                if d1 * k == dist {
+                    let mut all = 0u32;
+                    let mut s = 1;
+                    while s < k {
+                        all |= 1 << (d1 * s);
+                        s += 1;
+                    }
+                    ways[n] = Way {
+                        rolls: roll_bit(d1, d1),
+                        any: 0,
+                        all,
+                    };
+                    n += 1;
+                }
+                k += 1;
+            }
+            d1 += 1;
+        }
+        table[dist] = (ways, n);
+        dist += 1;
+    }
+    table
+};
+
+/// The rolls (as [`roll_bit`]s) with which an opponent checker reaches a
+/// blot `dist` pips ahead, where `closed` has bit `k` set when the point
+/// `k` pips ahead of the checker is held by the mover: one die of `dist`;
+/// two different dice summing to it through either open intermediate
+/// point; or a double whose steps land only on open points before it.
+fn hit_mask(closed: u32, dist: usize) -> u64 {
+    let (ways, n) = &WAYS[dist];
+    let mut m = 0u64;
+    for w in &ways[..*n] {
+        let through = w.any == 0 || closed & w.any != w.any;
+        if through && closed & w.all == 0 {
+            m |= w.rolls;
         }
     }
     m
