@@ -17,11 +17,11 @@ use crate::{HARD_NARDY_CANDIDATES, Level, argmax, bg_net};
 
 /// How many of the best plays by the one-roll look-ahead Hard judges
 /// again two rolls ahead ([`bg_net::two_ply`]).
-pub const HARD_BG_DEEP_CANDIDATES: usize = 2;
+pub const HARD_BG_DEEP_CANDIDATES: usize = 4;
 
 /// How far (points per game) below the best play by the one-roll
 /// look-ahead a play may be and still be judged two rolls ahead.
-pub const HARD_BG_DEEP_MARGIN: f64 = 0.1;
+pub const HARD_BG_DEEP_MARGIN: f64 = 0.2;
 
 /// The most positions Hard's two-roll look-ahead may judge in one
 /// decision, as [`bg_net::two_ply_cost`] estimates them before it starts:
@@ -412,29 +412,33 @@ pub(crate) fn hard_candidates(finals: &[Position], statics: &[f64]) -> Vec<usize
 
 /// Hard's second look: the plays within [`HARD_BG_DEEP_MARGIN`] of the
 /// best by the one-roll look-ahead (`deep`; `ranked` lists the plays best
-/// first), at most [`HARD_BG_DEEP_CANDIDATES`] of them, judged two rolls
-/// ahead ([`bg_net::two_ply`]) when [`bg_net::two_ply_cost`] says they fit
-/// [`HARD_BG_DEEP_BUDGET`]: each one's index and score. `None` when fewer
-/// than two are that close or they would not fit: the one-roll judgement
-/// stands. Hard plays the best of them; the hints list them first.
+/// first), at most [`HARD_BG_DEEP_CANDIDATES`] of them, best first for as
+/// long as [`bg_net::two_ply_cost`] says they fit [`HARD_BG_DEEP_BUDGET`]
+/// together, judged two rolls ahead ([`bg_net::two_ply`]): each one's
+/// index and score. `None` when fewer than two are that close and fit:
+/// the one-roll judgement stands. Hard plays the best of them; the hints
+/// list them first.
 pub(crate) fn two_ply_scores(
     finals: &[Position],
     deep: &[f64],
     ranked: &[usize],
 ) -> Option<Vec<(usize, f64)>> {
     let best = deep[*ranked.first()?];
-    let close: Vec<usize> = ranked
-        .iter()
-        .copied()
-        .take(HARD_BG_DEEP_CANDIDATES)
-        .filter(|&i| deep[i] >= best - HARD_BG_DEEP_MARGIN)
-        .collect();
     let mut buf = Vec::with_capacity(64);
-    let cost: usize = close
-        .iter()
-        .map(|&i| bg_net::two_ply_cost(&finals[i], &mut buf))
-        .sum();
-    if close.len() < 2 || cost > HARD_BG_DEEP_BUDGET {
+    let mut cost = 0;
+    let mut close = Vec::with_capacity(HARD_BG_DEEP_CANDIDATES);
+    for &i in ranked.iter().take(HARD_BG_DEEP_CANDIDATES) {
+        if deep[i] < best - HARD_BG_DEEP_MARGIN {
+            break;
+        }
+        let c = bg_net::two_ply_cost(&finals[i], &mut buf);
+        if cost + c > HARD_BG_DEEP_BUDGET {
+            break;
+        }
+        cost += c;
+        close.push(i);
+    }
+    if close.len() < 2 {
         return None;
     }
     let net = bg_net::Net::shipped();
@@ -592,25 +596,40 @@ mod tests {
             .map(|p| (bg_net::two_ply_cost(&p, &mut buf), p))
             .collect();
         by_cost.sort_by_key(|&(c, _)| c);
-        let small = [by_cost[0].1, by_cost[1].1];
-        let large = [by_cost[58].1, by_cost[59].1];
-        assert!(by_cost[0].0 + by_cost[1].0 <= HARD_BG_DEEP_BUDGET);
-        assert!(by_cost[58].0 + by_cost[59].0 > HARD_BG_DEEP_BUDGET);
-        // Close and within the budget: both judged two rolls ahead.
-        let two = two_ply_scores(&small, &[0.0, -0.05], &[0, 1]).unwrap();
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        for (k, &(i, v)) in two.iter().enumerate() {
-            assert_eq!(i, k);
-            let mut budget = usize::MAX;
-            let exact = bg_net::two_ply(net, &small[i], &mut a, &mut b, &mut budget);
-            assert_eq!(Some(v as f32), exact);
-        }
-        // Farther apart than the margin, or past the budget: the one-roll
-        // judgement stands.
-        assert_eq!(two_ply_scores(&small, &[0.0, -0.2], &[0, 1]), None);
-        assert_eq!(two_ply_scores(&large, &[0.0, 0.0], &[0, 1]), None);
+        let cost = |k: usize| by_cost[k].0;
+        // Five cheap plays (four fit together) and two costly ones, each
+        // of which fits with a cheap one but not with the other.
+        assert!((0..4).map(cost).sum::<usize>() <= HARD_BG_DEEP_BUDGET);
+        assert!(cost(0) + cost(59) <= HARD_BG_DEEP_BUDGET);
+        assert!(cost(58) + cost(59) > HARD_BG_DEEP_BUDGET);
+        let finals: Vec<Position> = [0, 1, 2, 3, 4, 58, 59]
+            .iter()
+            .map(|&k| by_cost[k].1)
+            .collect();
+        let judged = |deep: &[f64], ranked: &[usize]| -> Option<Vec<usize>> {
+            let two = two_ply_scores(&finals, deep, ranked)?;
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for &(i, v) in &two {
+                let mut budget = usize::MAX;
+                let exact = bg_net::two_ply(net, &finals[i], &mut a, &mut b, &mut budget);
+                assert_eq!(Some(v as f32), exact, "play {i}: not two_ply's score");
+            }
+            Some(two.into_iter().map(|(i, _)| i).collect())
+        };
+        // Close and within the budget: the best four, best first, each
+        // scored exactly as two_ply scores it; never a fifth.
+        let level = [0.0, -0.01, -0.02, -0.03, -0.04, -0.05, -0.06];
+        assert_eq!(judged(&level, &[4, 3, 2, 1, 0]), Some(vec![4, 3, 2, 1]));
+        // Plays farther than the margin below the best are not judged.
+        let spread = [0.0, -0.1, -0.25, -0.15, 0.0, 0.0, 0.0];
+        assert_eq!(judged(&spread, &[0, 1, 3, 2]), Some(vec![0, 1, 3]));
+        assert_eq!(judged(&[0.0, -0.21], &[0, 1]), None);
+        // As many as fit, best first: the first play past the budget ends
+        // the list (a cheaper one after it is not judged).
+        assert_eq!(judged(&level, &[0, 6, 5, 1]), Some(vec![0, 6]));
+        assert_eq!(judged(&level, &[6, 5, 0]), None);
         // One play alone has nothing to compare.
-        assert_eq!(two_ply_scores(&small[..1], &[0.0], &[0]), None);
+        assert_eq!(judged(&[0.0], &[0]), None);
     }
 
     #[test]
