@@ -39,7 +39,10 @@ ECN = gnubg.evalcontext(0, PLIES, 1, 1, 0)
 
 procs = {
     name: subprocess.Popen(
-        [path, "bot", "--game", "backgammon", "--level", LEVEL, "--seed", str(SEED), "--stdin"],
+        # gnubg judges money-game equity (gammons counted): the bots play
+        # for it too.
+        [path, "bot", "--game", "backgammon", "--level", LEVEL, "--seed", str(SEED), "--stdin",
+         "-o", "scoring=gammons"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     for name, path in BOTS
 }

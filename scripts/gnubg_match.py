@@ -4,9 +4,12 @@
 # Python: gnubg -t -q -r -p scripts/gnubg_match.py
 #
 # Environment: TABULA_BIN (the `tabula` binary), GAMES, LEVEL
-# (easy|medium|hard), PLIES (gnubg's chequer-play plies), SEED, REPORT (a
-# JSON file to write). gnubg is player 0, we are player 1; gnubg's match
-# record names the sides "X" and "O", and says which name is which.
+# (easy|medium|hard), PLIES (gnubg's chequer-play plies), SEED, SCORING
+# (gammons: one money session, gammons and backgammons counted, both sides
+# playing for them; single: every game a 1-point match, where gnubg plays
+# only to win, as our bot does with `-o scoring=single`), REPORT (a JSON
+# file to write). gnubg is player 0, we are player 1; gnubg's match record
+# names the sides "X" and "O", and says which name is which.
 import json
 import math
 import os
@@ -20,10 +23,14 @@ LEVEL = os.environ.get("LEVEL", "hard")
 PLIES = int(os.environ.get("PLIES", "0"))
 SEED = int(os.environ.get("SEED", "1"))
 REPORT = os.environ.get("REPORT")
+SCORING = os.environ.get("SCORING", "gammons")
+if SCORING not in ("gammons", "single"):
+    raise SystemExit("SCORING must be gammons or single, not %r" % SCORING)
 TABULA = os.environ["TABULA_BIN"]
 
 bot = subprocess.Popen(
-    [TABULA, "bot", "--game", "backgammon", "--level", LEVEL, "--seed", str(SEED), "--stdin"],
+    [TABULA, "bot", "--game", "backgammon", "--level", LEVEL, "--seed", str(SEED), "--stdin",
+     "-o", "scoring=" + SCORING],
     stdin=subprocess.PIPE,
     stdout=subprocess.PIPE,
     text=True,
@@ -49,14 +56,12 @@ for c in [
     "set jacoby off",
     "set automatic roll off",
     "set automatic game off",
-    "new session",
 ]:
     gnubg.command(c)
 
-ours = 0
-for g in range(GAMES):
-    if g > 0:
-        gnubg.command("new game")
+
+def play_game(g):
+    """Plays the game gnubg has started to its end."""
     for _ in range(2000):
         pi = gnubg.posinfo()
         if pi["gamestate"] != 1:
@@ -84,32 +89,67 @@ for g in range(GAMES):
     else:
         raise SystemExit("game %d did not end" % g)
 
-record = gnubg.match()
-THEM = "X" if record["match-info"]["X"]["name"] == "gnubg" else "O"
-US = "O" if THEM == "X" else "X"
-results = [gm["info"] for gm in record["games"]]
-wins = sum(1 for r in results if r.get("winner") == US)
-points_ours = sum(r.get("points-won", 0) for r in results if r.get("winner") == US)
-points_gnubg = sum(r.get("points-won", 0) for r in results if r.get("winner") == THEM)
+
+def sides(record):
+    """(gnubg's side, ours) in a match record."""
+    them = "X" if record["match-info"]["X"]["name"] == "gnubg" else "O"
+    return them, "O" if them == "X" else "X"
+
+
+# Each game's result (whether we won, the points) and gnubg's judgement
+# of every move, at the plies gnubg played, summed over the games.
+gnubg.command("set analysis chequerplay evaluation plies %d" % PLIES)
+results = []
+totals = {who: {"error-skill": 0.0, "unforced-moves": 0} for who in ("gnubg", "us")}
+
+
+def judged(record, stats):
+    """Adds a record's games and its analysis to the results and totals."""
+    them, us = sides(record)
+    for gm in record["games"]:
+        info = gm["info"]
+        # A 1-point match is won by one point, whatever gnubg records of
+        # a gammon in it.
+        points = 1 if SCORING == "single" else info.get("points-won", 0)
+        results.append((info.get("winner") == us, points))
+    for who, side in (("gnubg", them), ("us", us)):
+        for k in totals[who]:
+            totals[who][k] += stats.get(side, {}).get("moves", {}).get(k, 0)
+    return us
+
+
+if SCORING == "gammons":
+    gnubg.command("new session")
+    for g in range(GAMES):
+        if g > 0:
+            gnubg.command("new game")
+        play_game(g)
+    gnubg.command("analyse session")
+    stats = gnubg.match(statistics=1)["stats"]
+    US = judged(gnubg.match(), stats)
+else:
+    stats = {}  # per match only: the totals hold the sums
+    for g in range(GAMES):
+        gnubg.command("new match 1")
+        play_game(g)
+        gnubg.command("analyse match")
+        US = judged(gnubg.match(), gnubg.match(statistics=1)["stats"])
 n = len(results)
+wins = sum(1 for won, _ in results if won)
+points_ours = sum(p for won, p in results if won)
+points_gnubg = sum(p for won, p in results if not won)
 
 # 95 % bootstrap interval of our win rate.
 rng = random.Random(SEED)
-outcomes = [1 if r.get("winner") == US else 0 for r in results]
+outcomes = [1 if won else 0 for won, _ in results]
 boots = sorted(sum(rng.choice(outcomes) for _ in outcomes) / n for _ in range(2000)) if n else [0.0]
 ci = [boots[int(0.025 * (len(boots) - 1))], boots[int(0.975 * (len(boots) - 1))]]
 
-# gnubg's judgement of every move of the session.
-gnubg.command("set analysis chequerplay evaluation plies %d" % PLIES)
-gnubg.command("analyse session")
-stats = gnubg.match(statistics=1)["stats"]
 
-
-def error_rate(name):
+def error_rate(who):
     """gnubg's error rate per move, in thousandths of a point (mEMG)."""
-    moves = stats.get(name, {}).get("moves", {})
-    unforced = moves.get("unforced-moves", 0)
-    return 1000.0 * moves.get("error-skill", 0.0) / unforced if unforced else None
+    unforced = totals[who]["unforced-moves"]
+    return 1000.0 * totals[who]["error-skill"] / unforced if unforced else None
 
 
 report = {
@@ -117,14 +157,15 @@ report = {
     "level": LEVEL,
     "gnubg_plies": PLIES,
     "seed": SEED,
+    "scoring": SCORING,
     "tabula_wins": wins,
     "gnubg_wins": n - wins,
     "tabula_points": points_ours,
     "gnubg_points": points_gnubg,
     "tabula_win_rate": wins / n if n else 0.0,
     "tabula_win_rate_ci95": ci,
-    "tabula_error_rate_per_move": error_rate(US),
-    "gnubg_error_rate_per_move": error_rate(THEM),
+    "tabula_error_rate_per_move": error_rate("us"),
+    "gnubg_error_rate_per_move": error_rate("gnubg"),
     "tabula_side": US,
     "stats": stats,
 }

@@ -109,6 +109,8 @@ pub fn analyse(record: &GameRecord, rollouts: u32, seed: u64) -> Result<Analysis
         return Err(AnalysisError::NotDiceGame(record.game));
     }
     let played = tabula_room::played_turn_frames(record)?;
+    // Backgammon's hints count gammons only where the game did.
+    let scoring = record.setup.options.backgammon.scoring;
     let mut turns = Vec::with_capacity(played.len());
     for (frame, turn) in &played {
         let m = match turn {
@@ -144,7 +146,7 @@ pub fn analyse(record: &GameRecord, rollouts: u32, seed: u64) -> Result<Analysis
                 steps,
             } => mark(
                 (*frame, *seat, *dice),
-                &hint::backgammon(start, *dice, rollouts, seed),
+                &hint::backgammon(start, *dice, scoring, rollouts, seed),
                 steps,
                 |play| {
                     let mut t = tabula_backgammon::Turn::new(start, *dice);

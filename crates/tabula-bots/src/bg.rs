@@ -309,38 +309,72 @@ pub fn evaluate(pos: &Position, w: &Weights) -> f64 {
         - features(&flip(b), w, false, race)
 }
 
-/// Hard's score of a play: the equity for the mover (points per game)
-/// of the position after it, looking over the opponent's 21 rolls with the
-/// trained network ([`crate::bg_net`]).
-pub(crate) fn hard_score(after: &Position) -> f64 {
+/// How Hard plays a game of short nardy: by the bear-off database once
+/// both sides are bearing off or not, and for the points the game is
+/// scored by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Engine {
+    /// Hard plays by the exact bear-off database once both sides are
+    /// bearing off ([`crate::bearoff`]).
+    pub bearoff: bool,
+    /// What a game is worth: with [`Scoring::Gammons`] Hard plays for
+    /// gammons and backgammons and against losing them; with
+    /// [`Scoring::Single`] (short nardy's default) every game is one point
+    /// and Hard plays to win, whatever the margin.
+    pub scoring: Scoring,
+}
+
+impl Default for Engine {
+    /// The bear-off database on, gammons counted (a money game).
+    fn default() -> Engine {
+        Engine {
+            bearoff: true,
+            scoring: Scoring::Gammons,
+        }
+    }
+}
+
+/// Hard's score of a play: the value for the mover under `scoring`
+/// (points per game) of the position after it, looking over the
+/// opponent's 21 rolls with the trained network ([`crate::bg_net`]).
+pub(crate) fn hard_score(after: &Position, scoring: Scoring) -> f64 {
     f64::from(bg_net::one_ply(
         bg_net::Net::shipped(),
         after,
         &mut Vec::with_capacity(64),
+        scoring,
     ))
 }
 
-/// Hard's static score of a play (no look-ahead): the network's equity.
-pub(crate) fn hard_static(after: &Position) -> f64 {
-    f64::from(bg_net::Net::shipped().evaluate(after).equity())
+/// Hard's static score of a play (no look-ahead): the network's value
+/// under `scoring`.
+pub(crate) fn hard_static(after: &Position, scoring: Scoring) -> f64 {
+    f64::from(bg_net::Net::shipped().evaluate(after).value(scoring))
 }
 
 /// Index into `finals` (positions after each distinct play, mover still on
-/// roll) of the play `level` picks.
+/// roll) of the play `level` picks (Hard with [`Engine::default`]).
 pub fn pick(level: Level, rng: &mut ChaCha8Rng, finals: &[Position]) -> usize {
-    pick_with(level, rng, finals, true)
+    pick_with(level, rng, finals, Engine::default())
 }
 
-/// The equity for the mover of every play in `finals` by the bear-off
-/// database (gammons counted), when every one of them leaves both sides
+/// The value for the mover under `scoring` of every play in `finals` by
+/// the bear-off database, when every one of them leaves both sides
 /// bearing off (else `None`): Hard's and the hints' scores there.
-pub(crate) fn bearoff_scores(finals: &[Position]) -> Option<Vec<f64>> {
-    finals.iter().map(crate::bearoff::bg_equity).collect()
+pub(crate) fn bearoff_scores(finals: &[Position], scoring: Scoring) -> Option<Vec<f64>> {
+    let gammons = match scoring {
+        Scoring::Single => 0.0,
+        Scoring::Gammons => 1.0,
+    };
+    finals
+        .iter()
+        .map(|f| crate::bearoff::bg_after(f).map(|r| r.equity(gammons)))
+        .collect()
 }
 
-/// [`pick`], Hard using the bear-off database (`bearoff`) once both sides
-/// are bearing off.
-pub fn pick_with(level: Level, rng: &mut ChaCha8Rng, finals: &[Position], bearoff: bool) -> usize {
+/// [`pick`] as `engine` says Hard plays.
+pub fn pick_with(level: Level, rng: &mut ChaCha8Rng, finals: &[Position], engine: Engine) -> usize {
+    let scoring = engine.scoring;
     if finals.len() <= 1 {
         return 0;
     }
@@ -354,19 +388,21 @@ pub fn pick_with(level: Level, rng: &mut ChaCha8Rng, finals: &[Position], bearof
             if let Some(i) = (0..finals.len()).find(|&i| finals[i].is_over()) {
                 return i;
             }
-            if bearoff && let Some(s) = bearoff_scores(finals) {
+            if engine.bearoff
+                && let Some(s) = bearoff_scores(finals, scoring)
+            {
                 return argmax(&s, rng).unwrap_or(0);
             }
-            let s: Vec<f64> = finals.iter().map(hard_static).collect();
-            let mut order = hard_candidates(finals, &s);
+            let s: Vec<f64> = finals.iter().map(|f| hard_static(f, scoring)).collect();
+            let mut order = hard_candidates(finals, &s, scoring);
             let mut buf = Vec::with_capacity(64);
             let mut deep = vec![f64::NEG_INFINITY; finals.len()];
             let net = bg_net::Net::shipped();
             for &i in &order {
-                deep[i] = f64::from(bg_net::one_ply(net, &finals[i], &mut buf));
+                deep[i] = f64::from(bg_net::one_ply(net, &finals[i], &mut buf, scoring));
             }
             order.sort_by(|&a, &b| deep[b].total_cmp(&deep[a]));
-            if let Some(two) = two_ply_scores(finals, &deep, &order) {
+            if let Some(two) = two_ply_scores(finals, &deep, &order, scoring) {
                 let mut scores = vec![f64::NEG_INFINITY; finals.len()];
                 for (i, v) in two {
                     scores[i] = v;
@@ -382,15 +418,22 @@ pub fn pick_with(level: Level, rng: &mut ChaCha8Rng, finals: &[Position], bearof
 /// network's equities, best first): the best [`HARD_NARDY_CANDIDATES`],
 /// and, when the mover has borne off none and has checkers in the
 /// opponent's home board or on the bar (a backgammon, 3 points, if the
-/// opponent finishes first), the best of the plays that leave the fewest
-/// there: the network's outputs do not tell a backgammon from a gammon,
-/// the look-ahead's finished games do.
-pub(crate) fn hard_candidates(finals: &[Position], statics: &[f64]) -> Vec<usize> {
+/// opponent finishes first and gammons count), the best of the plays that
+/// leave the fewest there: the network's outputs do not tell a backgammon
+/// from a gammon, the look-ahead's finished games do.
+pub(crate) fn hard_candidates(
+    finals: &[Position],
+    statics: &[f64],
+    scoring: Scoring,
+) -> Vec<usize> {
     let mut order: Vec<usize> = (0..finals.len()).collect();
     order.sort_by(|&a, &b| statics[b].total_cmp(&statics[a]));
     // Checkers left in the opponent's home board or on the bar, when
     // none is off.
     let back = |p: &Position| -> Option<i32> {
+        if scoring == Scoring::Single {
+            return None;
+        }
         let b = p.board();
         let on: i32 = b.iter().map(|&n| i32::from(n.max(0))).sum();
         (on == 15).then(|| b[19..=25].iter().map(|&n| i32::from(n.max(0))).sum())
@@ -422,6 +465,7 @@ pub(crate) fn two_ply_scores(
     finals: &[Position],
     deep: &[f64],
     ranked: &[usize],
+    scoring: Scoring,
 ) -> Option<Vec<(usize, f64)>> {
     let best = deep[*ranked.first()?];
     let mut buf = Vec::with_capacity(64);
@@ -449,7 +493,7 @@ pub(crate) fn two_ply_scores(
     close
         .into_iter()
         .map(|i| {
-            bg_net::two_ply(net, &finals[i], &mut buf, &mut deeper, &mut left)
+            bg_net::two_ply(net, &finals[i], &mut buf, &mut deeper, &mut left, scoring)
                 .map(|v| (i, f64::from(v)))
         })
         .collect()
@@ -458,16 +502,16 @@ pub(crate) fn two_ply_scores(
 /// The whole turn `level` plays, as `(from, to)` steps in the mover's
 /// numbering (25 = bar, 0 = off); empty when nothing is legal.
 pub fn choose(level: Level, rng: &mut ChaCha8Rng, pos: &Position, dice: Dice) -> Vec<(u8, u8)> {
-    choose_with(level, rng, pos, dice, true)
+    choose_with(level, rng, pos, dice, Engine::default())
 }
 
-/// [`choose`], Hard using the bear-off database (`bearoff`) or not.
+/// [`choose`] as `engine` says Hard plays.
 pub fn choose_with(
     level: Level,
     rng: &mut ChaCha8Rng,
     pos: &Position,
     dice: Dice,
-    bearoff: bool,
+    engine: Engine,
 ) -> Vec<(u8, u8)> {
     if pos.is_over() {
         return Vec::new();
@@ -477,7 +521,7 @@ pub fn choose_with(
         return Vec::new();
     }
     let finals: Vec<Position> = plays.iter().map(|(_, p)| *p).collect();
-    let i = pick_with(level, rng, &finals, bearoff);
+    let i = pick_with(level, rng, &finals, engine);
     plays[i]
         .0
         .steps()
@@ -535,6 +579,53 @@ mod tests {
             }
         }
         (count, worst)
+    }
+
+    #[test]
+    fn hard_plays_for_the_points_the_game_is_scored_by() {
+        let net = bg_net::Net::shipped();
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let single = Engine {
+            bearoff: true,
+            scoring: Scoring::Single,
+        };
+        let (mut decisions, mut differ) = (0, 0);
+        for after in crate::bg_fit::sample(net, 300, 0.1, 8) {
+            let pos = after.pass_turn();
+            let dice = Dice::ALL_21[rng.random_range(0..21)];
+            let finals = pos.legal_positions(dice);
+            if finals.len() < 2 {
+                continue;
+            }
+            decisions += 1;
+            let mut r = ChaCha8Rng::seed_from_u64(1);
+            let money = pick_with(Level::Hard, &mut r, &finals, Engine::default());
+            let mut r = ChaCha8Rng::seed_from_u64(1);
+            let win = pick_with(Level::Hard, &mut r, &finals, single);
+            differ += usize::from(money != win);
+            // Without gammons a backgammon is no worse than a single
+            // loss: no play is searched for saving one.
+            let statics: Vec<f64> = finals
+                .iter()
+                .map(|f| hard_static(f, Scoring::Single))
+                .collect();
+            let searched = hard_candidates(&finals, &statics, Scoring::Single);
+            assert!(searched.len() <= HARD_NARDY_CANDIDATES);
+            // Bear-off scores are the race's win chance alone.
+            if let Some(s) = bearoff_scores(&finals, Scoring::Single) {
+                for (f, v) in finals.iter().zip(s) {
+                    let r = crate::bearoff::bg_after(f).unwrap();
+                    assert!((v - (2.0 * r.win - 1.0)).abs() < 1e-12);
+                }
+            }
+        }
+        // Playing to win and playing for gammons part ways now and then
+        // (32 of 213 decisions here), not never and not always.
+        assert!(decisions > 200, "{decisions}");
+        assert!(
+            differ > decisions / 50 && differ < decisions / 2,
+            "{differ} of {decisions}"
+        );
     }
 
     #[test]
@@ -607,11 +698,18 @@ mod tests {
             .map(|&k| by_cost[k].1)
             .collect();
         let judged = |deep: &[f64], ranked: &[usize]| -> Option<Vec<usize>> {
-            let two = two_ply_scores(&finals, deep, ranked)?;
+            let two = two_ply_scores(&finals, deep, ranked, Scoring::Gammons)?;
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for &(i, v) in &two {
                 let mut budget = usize::MAX;
-                let exact = bg_net::two_ply(net, &finals[i], &mut a, &mut b, &mut budget);
+                let exact = bg_net::two_ply(
+                    net,
+                    &finals[i],
+                    &mut a,
+                    &mut b,
+                    &mut budget,
+                    Scoring::Gammons,
+                );
                 assert_eq!(Some(v as f32), exact, "play {i}: not two_ply's score");
             }
             Some(two.into_iter().map(|(i, _)| i).collect())

@@ -17,7 +17,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tabula_backgammon::Position;
+use tabula_backgammon::{Position, Scoring};
 use tabula_dice::Dice;
 
 use crate::bg_net::{Buf, Net, OUTPUTS, Probs};
@@ -49,7 +49,7 @@ pub fn sample(net: &Net, n: usize, explore: f64, seed: u64) -> Vec<Position> {
             } else if rng.random_bool(explore) {
                 buf[rng.random_range(0..buf.len())]
             } else {
-                buf[crate::bg_net::best_static(net, &buf).unwrap_or(0)]
+                buf[crate::bg_net::best_static(net, &buf, Scoring::Gammons).unwrap_or(0)]
             };
             if after.is_over() || out.len() >= n {
                 break;
@@ -126,7 +126,7 @@ pub fn two_ply_probs(
     let opp = after.pass_turn();
     over_rolls(|dice| {
         opp.legal_positions_into(dice, buf);
-        match crate::bg_net::best_static(net, buf) {
+        match crate::bg_net::best_static(net, buf, Scoring::Gammons) {
             Some(i) => one_ply_probs(net, &buf[i], deeper),
             // The opponent cannot move: the board as the mover left it,
             // the mover to roll.
@@ -329,7 +329,7 @@ mod tests {
         let mut buf = Vec::new();
         for p in &pos {
             let probs = one_ply_probs(net, p, &mut buf);
-            let eq = crate::bg_net::one_ply(net, p, &mut buf);
+            let eq = crate::bg_net::one_ply(net, p, &mut buf, Scoring::Gammons);
             assert!(
                 (probs.equity() - eq).abs() < 1e-4,
                 "{} vs {eq}",
@@ -352,7 +352,15 @@ mod tests {
         assert_eq!(labels, label(net, &pos, Depth::TwoPly, 1));
         for (p, probs) in pos.iter().zip(&labels) {
             let mut budget = usize::MAX;
-            let eq = crate::bg_net::two_ply(net, p, &mut buf, &mut deeper, &mut budget).unwrap();
+            let eq = crate::bg_net::two_ply(
+                net,
+                p,
+                &mut buf,
+                &mut deeper,
+                &mut budget,
+                Scoring::Gammons,
+            )
+            .unwrap();
             assert!(
                 (probs.equity() - eq).abs() < 1e-4,
                 "{} vs {eq}",

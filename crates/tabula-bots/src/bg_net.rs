@@ -67,6 +67,16 @@ impl Probs {
         2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon
     }
 
+    /// What the side that moved expects to score under `scoring`: its
+    /// [`Probs::equity`] when gammons count, else the game's one point
+    /// either way (`2 × win − 1`), where only winning matters.
+    pub fn value(&self, scoring: Scoring) -> f32 {
+        match scoring {
+            Scoring::Single => 2.0 * self.win - 1.0,
+            Scoring::Gammons => self.equity(),
+        }
+    }
+
     /// The same outcome seen by the other side.
     pub fn flip(&self) -> Probs {
         Probs {
@@ -576,12 +586,12 @@ impl Trainer {
 }
 
 /// The points a finished game in `pos` is worth to the side that just
-/// moved (`pos.turn()`): ±1, ±2 for a gammon, ±3 for a backgammon; `None`
-/// while it is not over. The searches score finished games by it, so
-/// Hard saves (and wins) backgammons the network's three outputs do not
-/// tell from gammons.
-pub fn outcome_points(pos: &Position) -> Option<f32> {
-    let o = pos.outcome(Scoring::Gammons)?;
+/// moved (`pos.turn()`) under `scoring`: ±1, and with gammons counted ±2
+/// for a gammon, ±3 for a backgammon; `None` while it is not over. The
+/// searches score finished games by it, so Hard saves (and wins)
+/// backgammons the network's three outputs do not tell from gammons.
+pub fn outcome_points(pos: &Position, scoring: Scoring) -> Option<f32> {
+    let o = pos.outcome(scoring)?;
     let points = f32::from(o.points);
     Some(if o.winner == pos.turn() {
         points
@@ -591,15 +601,16 @@ pub fn outcome_points(pos: &Position) -> Option<f32> {
 }
 
 /// The best play by the network alone (0-ply): the index into `finals`
-/// with the highest equity for the mover; a finished game wins outright.
-pub fn best_static(net: &Net, finals: &[Position]) -> Option<usize> {
+/// with the highest value for the mover under `scoring`
+/// ([`Probs::value`]); a finished game wins outright.
+pub fn best_static(net: &Net, finals: &[Position], scoring: Scoring) -> Option<usize> {
     let mut h = Buf::new(net);
     let mut best = None;
     let mut best_eq = f32::NEG_INFINITY;
     for (i, p) in finals.iter().enumerate() {
-        let eq = match outcome_points(p) {
+        let eq = match outcome_points(p, scoring) {
             Some(points) => points + 10.0,
-            None => net.eval_board(p.board(), &mut h).equity(),
+            None => net.eval_board(p.board(), &mut h).value(scoring),
         };
         if eq > best_eq {
             best_eq = eq;
@@ -609,11 +620,11 @@ pub fn best_static(net: &Net, finals: &[Position]) -> Option<usize> {
     best
 }
 
-/// The equity for the mover of `after` looking one roll ahead: the
-/// average over the opponent's 21 rolls of its best reply by the network,
-/// seen from the mover's side.
-pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>) -> f32 {
-    one_ply_counted(net, after, buf, &mut 0)
+/// The value for the mover of `after` under `scoring` ([`Probs::value`])
+/// looking one roll ahead: the average over the opponent's 21 rolls of its
+/// best reply by the network, seen from the mover's side.
+pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>, scoring: Scoring) -> f32 {
+    one_ply_counted(net, after, buf, &mut 0, scoring)
 }
 
 /// [`one_ply`], adding to `judged` how many positions it judged (the
@@ -624,8 +635,9 @@ fn one_ply_counted(
     after: &Position,
     buf: &mut Vec<Position>,
     judged: &mut usize,
+    scoring: Scoring,
 ) -> f32 {
-    if let Some(points) = outcome_points(after) {
+    if let Some(points) = outcome_points(after, scoring) {
         return points;
     }
     let opp = after.pass_turn();
@@ -638,12 +650,12 @@ fn one_ply_counted(
             // The opponent cannot move: the mover rolls next from `after`
             // as it stands, which the network judges from the opponent's
             // side as the position after its (empty) move.
-            net.eval_board(opp.board(), &mut h).equity()
+            net.eval_board(opp.board(), &mut h).value(scoring)
         } else {
             buf.iter()
-                .map(|p| match outcome_points(p) {
+                .map(|p| match outcome_points(p, scoring) {
                     Some(points) => points,
-                    None => net.eval_board(p.board(), &mut h).equity(),
+                    None => net.eval_board(p.board(), &mut h).value(scoring),
                 })
                 .fold(f32::NEG_INFINITY, f32::max)
         };
@@ -652,7 +664,8 @@ fn one_ply_counted(
     total
 }
 
-/// The equity for the mover of `after` looking two rolls ahead (gnubg's
+/// The value for the mover of `after` under `scoring` looking two rolls
+/// ahead (gnubg's
 /// 2-ply): the average over the opponent's 21 rolls of minus the value of
 /// its reply, where the reply is the network's best for the opponent
 /// (0-ply, gnubg's move filter at its narrowest) and its value is
@@ -665,8 +678,9 @@ pub fn two_ply(
     buf: &mut Vec<Position>,
     deeper: &mut Vec<Position>,
     budget: &mut usize,
+    scoring: Scoring,
 ) -> Option<f32> {
-    if let Some(points) = outcome_points(after) {
+    if let Some(points) = outcome_points(after, scoring) {
         return Some(points);
     }
     let opp = after.pass_turn();
@@ -674,11 +688,11 @@ pub fn two_ply(
     for dice in Dice::ALL_21 {
         opp.legal_positions_into(dice, buf);
         let mut judged = buf.len();
-        let reply = match best_static(net, buf) {
-            Some(i) => one_ply_counted(net, &buf[i], deeper, &mut judged),
+        let reply = match best_static(net, buf, scoring) {
+            Some(i) => one_ply_counted(net, &buf[i], deeper, &mut judged, scoring),
             // The opponent cannot move: its (empty) move leaves the board
             // as it stands, the mover to roll.
-            None => one_ply_counted(net, &opp, deeper, &mut judged),
+            None => one_ply_counted(net, &opp, deeper, &mut judged, scoring),
         };
         *budget = budget.checked_sub(judged)?;
         total += dice.probability() as f32 * -reply;
@@ -846,6 +860,35 @@ mod tests {
     }
 
     #[test]
+    fn single_scoring_counts_the_win_only() {
+        let p = Probs {
+            win: 0.7,
+            win_gammon: 0.3,
+            lose_gammon: 0.1,
+        };
+        assert!((p.value(Scoring::Single) - 0.4).abs() < 1e-6);
+        assert!((p.value(Scoring::Gammons) - 0.6).abs() < 1e-6);
+        // A finished gammon: 2 points with gammons counted, 1 without,
+        // either way the same for the searches' finished games.
+        let mut b = [0i8; 26];
+        b[6] = 0;
+        b[20] = -15;
+        let won = Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+        assert_eq!(outcome_points(&won, Scoring::Gammons), Some(2.0));
+        assert_eq!(outcome_points(&won, Scoring::Single), Some(1.0));
+        // The searches follow: one roll ahead a position is worth its
+        // win chance alone under single scoring.
+        let net = Net::shipped();
+        let mut buf = Vec::new();
+        for pos in crate::bg_fit::sample(net, 40, 0.3, 3) {
+            let single = one_ply(net, &pos, &mut buf, Scoring::Single);
+            let money = one_ply(net, &pos, &mut buf, Scoring::Gammons);
+            assert!((-1.0..=1.0).contains(&single), "{single}");
+            assert!((-3.0..=3.0).contains(&money), "{money}");
+        }
+    }
+
+    #[test]
     fn two_ply_looks_past_the_opponents_reply_within_its_budget() {
         let net = Net::shipped();
         let (mut buf, mut deeper) = (Vec::new(), Vec::new());
@@ -856,7 +899,15 @@ mod tests {
         b[6] = 15;
         b[24] = -1;
         let mut left = usize::MAX;
-        let v = two_ply(net, &pos(b), &mut buf, &mut deeper, &mut left).unwrap();
+        let v = two_ply(
+            net,
+            &pos(b),
+            &mut buf,
+            &mut deeper,
+            &mut left,
+            Scoring::Gammons,
+        )
+        .unwrap();
         assert!((v + 2.0).abs() < 1e-5, "{v}");
         // The opponent is on the bar against a closed board: it cannot
         // move, so two rolls ahead is the mover's one-roll look-ahead from
@@ -868,26 +919,62 @@ mod tests {
         b[20] = -14;
         let closed = pos(b);
         let mut left = usize::MAX;
-        let v = two_ply(net, &closed, &mut buf, &mut deeper, &mut left).unwrap();
-        let opp = one_ply(net, &closed.pass_turn(), &mut buf);
+        let v = two_ply(
+            net,
+            &closed,
+            &mut buf,
+            &mut deeper,
+            &mut left,
+            Scoring::Gammons,
+        )
+        .unwrap();
+        let opp = one_ply(net, &closed.pass_turn(), &mut buf, Scoring::Gammons);
         assert!((v + opp).abs() < 1e-5, "{v} {opp}");
         // The budget: what it judged is taken off, the estimate is of the
         // right size, and with too little it gives up.
         let start = Position::initial();
         let mut left = 10_000_000;
-        let v = two_ply(net, &start, &mut buf, &mut deeper, &mut left).unwrap();
+        let v = two_ply(
+            net,
+            &start,
+            &mut buf,
+            &mut deeper,
+            &mut left,
+            Scoring::Gammons,
+        )
+        .unwrap();
         let judged = 10_000_000 - left;
         let estimate = two_ply_cost(&start, &mut buf);
         assert!(
             estimate / 2 <= judged && judged <= 2 * estimate,
             "{judged} judged, {estimate} estimated"
         );
-        assert!((v - one_ply(net, &start, &mut buf)).abs() < 0.2, "{v}");
+        assert!(
+            (v - one_ply(net, &start, &mut buf, Scoring::Gammons)).abs() < 0.2,
+            "{v}"
+        );
         let mut left = judged - 1;
-        assert_eq!(two_ply(net, &start, &mut buf, &mut deeper, &mut left), None);
+        assert_eq!(
+            two_ply(
+                net,
+                &start,
+                &mut buf,
+                &mut deeper,
+                &mut left,
+                Scoring::Gammons
+            ),
+            None
+        );
         let mut left = judged;
         assert_eq!(
-            two_ply(net, &start, &mut buf, &mut deeper, &mut left),
+            two_ply(
+                net,
+                &start,
+                &mut buf,
+                &mut deeper,
+                &mut left,
+                Scoring::Gammons
+            ),
             Some(v)
         );
         assert_eq!(left, 0);

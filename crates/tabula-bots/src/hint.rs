@@ -18,8 +18,8 @@
 //! Once every play leaves both sides bearing off (all checkers of each in
 //! his home board), the ranking is the bear-off database's
 //! ([`crate::bearoff`]), as Hard's play is: each play's score and equity
-//! the race equity (gammons / mars counted where the scoring counts them;
-//! backgammon always with gammons, as the network), its win the race's
+//! the race equity (gammons, backgammons / mars counted where the scoring
+//! counts them), its win the race's
 //! win probability, and nothing is rolled out (`rollouts` 0): the
 //! database is exact where a rollout would only estimate.
 //!
@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use tabula_backgammon::Scoring;
 use tabula_dice::{Dice, DiceSource, SeededDice};
 
 use crate::HARD_NARDY_CANDIDATES;
@@ -186,20 +187,24 @@ fn rank<P: Clone>(
 }
 
 /// Backgammon: every legal play for `dice` (steps `(from, to)` in the
-/// mover's numbering, 25 = bar, 0 = off), best first. Empty when no play
-/// is legal.
+/// mover's numbering, 25 = bar, 0 = off), best first, for a game scored
+/// by `scoring` (scores, equities and rollouts count gammons and
+/// backgammons only with [`Scoring::Gammons`], as Hard plays). Empty when
+/// no play is legal.
 pub fn backgammon(
     pos: &tabula_backgammon::Position,
     dice: Dice,
+    scoring: Scoring,
     rollouts: u32,
     seed: u64,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
-    backgammon_whole(pos, dice, rollouts, seed, &NEVER)
+    backgammon_whole(pos, dice, scoring, rollouts, seed, &NEVER)
 }
 
 fn backgammon_whole(
     pos: &tabula_backgammon::Position,
     dice: Dice,
+    scoring: Scoring,
     rollouts: u32,
     seed: u64,
     cancel: &AtomicBool,
@@ -213,7 +218,7 @@ fn backgammon_whole(
         .map(|(p, _)| p.steps().iter().map(|s| (s.from(), s.to())).collect())
         .collect();
     let finals: Vec<tabula_backgammon::Position> = legal.iter().map(|(_, f)| *f).collect();
-    rank_backgammon(pos, plays, finals, rollouts, seed, cancel)
+    rank_backgammon(pos, plays, finals, scoring, rollouts, seed, cancel)
 }
 
 /// Backgammon in the middle of a turn: `played` steps (`(from, to)`) of
@@ -226,12 +231,13 @@ pub fn backgammon_after(
     pos: &tabula_backgammon::Position,
     dice: Dice,
     played: &[(u8, u8)],
+    scoring: Scoring,
     rollouts: u32,
     seed: u64,
     cancel: &AtomicBool,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
     if played.is_empty() {
-        return backgammon_whole(pos, dice, rollouts, seed, cancel);
+        return backgammon_whole(pos, dice, scoring, rollouts, seed, cancel);
     }
     if pos.is_over() {
         return Vec::new();
@@ -250,19 +256,19 @@ pub fn backgammon_after(
         .into_iter()
         .map(|(rest, f)| (rest.iter().map(|s| (s.from(), s.to())).collect(), f))
         .unzip();
-    rank_backgammon(pos, plays, finals, rollouts, seed, cancel)
+    rank_backgammon(pos, plays, finals, scoring, rollouts, seed, cancel)
 }
 
 fn rank_backgammon(
     pos: &tabula_backgammon::Position,
     plays: Vec<Vec<(u8, u8)>>,
     finals: Vec<tabula_backgammon::Position>,
+    scoring: Scoring,
     rollouts: u32,
     seed: u64,
     cancel: &AtomicBool,
 ) -> Vec<Hint<Vec<(u8, u8)>>> {
-    use tabula_backgammon::Scoring;
-    if let Some(exact) = crate::bg::bearoff_scores(&finals) {
+    if let Some(exact) = crate::bg::bearoff_scores(&finals, scoring) {
         let (order, scores) =
             hard_order(&exact, best_n(&exact, HARD_NARDY_CANDIDATES), |i| exact[i]);
         return rank(
@@ -281,14 +287,17 @@ fn rank_backgammon(
             |_, _, _| 0,
         );
     }
-    let statics: Vec<f64> = finals.iter().map(crate::bg::hard_static).collect();
+    let statics: Vec<f64> = finals
+        .iter()
+        .map(|f| crate::bg::hard_static(f, scoring))
+        .collect();
     let (mut order, mut scores) = hard_order(
         &statics,
-        crate::bg::hard_candidates(&finals, &statics),
-        |i| crate::bg::hard_score(&finals[i]),
+        crate::bg::hard_candidates(&finals, &statics, scoring),
+        |i| crate::bg::hard_score(&finals[i], scoring),
     );
     // Hard's second look, two rolls ahead: those plays first, by it.
-    if let Some(mut two) = crate::bg::two_ply_scores(&finals, &scores, &order) {
+    if let Some(mut two) = crate::bg::two_ply_scores(&finals, &scores, &order, scoring) {
         two.sort_by(|a, b| b.1.total_cmp(&a.1));
         for &(i, v) in &two {
             scores[i] = v;
@@ -303,9 +312,9 @@ fn rank_backgammon(
         &plays,
         order,
         &scores,
-        // The network's equity counts gammons; its look-ahead score where
-        // it was computed.
-        |i| match finals[i].outcome(Scoring::Gammons) {
+        // The network's value under the scoring; its look-ahead score
+        // where it was computed.
+        |i| match finals[i].outcome(scoring) {
             Some(o) if o.winner == me => (1.0, f64::from(o.points)),
             Some(o) => (0.0, -f64::from(o.points)),
             None => (
@@ -321,13 +330,13 @@ fn rank_backgammon(
         |i, dice, _rng| {
             let mut p = finals[i];
             for _ in 0..MAX_PLIES {
-                if let Some(o) = p.outcome(Scoring::Gammons) {
+                if let Some(o) = p.outcome(scoring) {
                     let pts = i32::from(o.points);
                     return if o.winner == me { pts } else { -pts };
                 }
                 p = p.pass_turn();
                 let options = p.legal_positions(dice.roll());
-                if let Some(best) = crate::bg_net::best_static(net, &options) {
+                if let Some(best) = crate::bg_net::best_static(net, &options, scoring) {
                     p = options[best];
                 }
             }

@@ -27,12 +27,14 @@
 //!   home, on the head. Thud: greedy on material (dwarf 1, troll 4).
 //! * **Hard**: a neural network trained by self-play in each nardy game
 //!   (long nardy [`long_net`], with mars and koks outputs so it plays for
-//!   points; short nardy [`bg_net`]) ranks every play, and the best few
+//!   points; short nardy [`bg_net`], with gammon outputs, counted only
+//!   where the game scores gammons: [`Bot::with_backgammon_scoring`])
+//!   ranks every play, and the best few
 //!   (long nardy: those within [`long::FILTER_EQUITY`] of the best, as
 //!   gnubg filters) are searched one roll deeper: the opponent's best
-//!   reply by the network to each of his 21 rolls. In short nardy the two
-//!   best plays by that search, when close, are judged a roll deeper still
-//!   (gnubg's 2-ply: [`bg_net::two_ply`]). Long nardy's hand-made
+//!   reply by the network to each of his 21 rolls. In short nardy up to
+//!   four of the best plays by that search, when close, are judged a roll
+//!   deeper still (gnubg's 2-ply: [`bg_net::two_ply`]). Long nardy's hand-made
 //!   evaluation and expectimax that Hard used before the network stay as
 //!   [`Bot::with_classic_long`], to measure against.
 //!   Once both sides are bearing off (every checker of each in his home
@@ -147,6 +149,7 @@ pub struct Bot {
     rng: ChaCha8Rng,
     bearoff: bool,
     long_network: bool,
+    backgammon_scoring: tabula_backgammon::Scoring,
 }
 
 impl Bot {
@@ -157,7 +160,29 @@ impl Bot {
             rng: ChaCha8Rng::seed_from_u64(seed),
             bearoff: true,
             long_network: true,
+            backgammon_scoring: tabula_backgammon::Scoring::Gammons,
         }
+    }
+
+    /// The same bot playing short nardy for `scoring`'s points: Hard plays
+    /// for gammons and backgammons (and against losing them) only under
+    /// [`tabula_backgammon::Scoring::Gammons`], the default here; under
+    /// [`tabula_backgammon::Scoring::Single`] (short nardy's default game)
+    /// it plays to win. The server sets the room's.
+    pub fn with_backgammon_scoring(mut self, scoring: tabula_backgammon::Scoring) -> Bot {
+        self.set_backgammon_scoring(scoring);
+        self
+    }
+
+    /// The scoring Hard plays short nardy for.
+    pub fn backgammon_scoring(&self) -> tabula_backgammon::Scoring {
+        self.backgammon_scoring
+    }
+
+    /// [`Bot::with_backgammon_scoring`] in place (a room's bot learns its
+    /// game's scoring when it plays).
+    pub fn set_backgammon_scoring(&mut self, scoring: tabula_backgammon::Scoring) {
+        self.backgammon_scoring = scoring;
     }
 
     /// The same bot playing long nardy at Hard by the hand-made evaluation
@@ -211,7 +236,11 @@ impl Bot {
     /// mover's own numbering (25 = bar, 0 = off), in an order playable step
     /// by step; empty when no play is legal.
     pub fn backgammon(&mut self, pos: &tabula_backgammon::Position, dice: Dice) -> Vec<(u8, u8)> {
-        bg::choose_with(self.level, &mut self.rng, pos, dice, self.bearoff)
+        let engine = bg::Engine {
+            bearoff: self.bearoff,
+            scoring: self.backgammon_scoring,
+        };
+        bg::choose_with(self.level, &mut self.rng, pos, dice, engine)
     }
 
     /// Thud!: a legal move for the side to move, `None` when there is none.

@@ -63,7 +63,13 @@ fn play(config: RoomConfig) -> GameRecord {
                                 .collect()
                         }
                         PlayedTurn::Backgammon { dice, start, .. } => {
-                            let hints = hint::backgammon(&start, dice, 0, 1);
+                            let hints = hint::backgammon(
+                                &start,
+                                dice,
+                                game.options().backgammon.scoring,
+                                0,
+                                1,
+                            );
                             let h = if seat == SeatId::A {
                                 hints.first()
                             } else {

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use tabula_backgammon::Scoring;
 use tabula_bots::bearoff::{
     self, Board, CHECKERS, POSITIONS, Table, bg_board, checkers, index, long_board,
 };
@@ -462,7 +463,7 @@ fn hard_plays_bear_offs_by_the_database_and_the_hints_agree() {
         assert!((eq(&play(&mut Bot::new(Level::Hard, 1))) - best).abs() < 1e-12);
         let without = eq(&play(&mut Bot::new(Level::Hard, 1).without_bearoff()));
         differs[0] += usize::from(without < best - 1e-9);
-        let hints = hint::backgammon(&pos, dice, 16, 1);
+        let hints = hint::backgammon(&pos, dice, Scoring::Gammons, 16, 1);
         assert_eq!(hints.len(), plays.len());
         assert!((hints[0].score - best).abs() < 1e-12);
         for h in &hints {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::Rng;
+use tabula_backgammon::Scoring;
 use tabula_bots::bg::HARD_BG_DEEP_CANDIDATES;
 use tabula_bots::{Bot, HARD_NARDY_CANDIDATES, Level, hint};
 use tabula_dice::{Dice, DiceSource, SeededDice};
@@ -66,7 +67,7 @@ fn long_positions(seed: u64, games: usize, every: usize) -> Vec<(tabula_long::Po
 #[test]
 fn backgammon_hints_rank_every_play_with_hards_choice_first() {
     for (pos, dice) in bg_positions(11, 3, 5) {
-        let hints = hint::backgammon(&pos, dice, 0, 1);
+        let hints = hint::backgammon(&pos, dice, Scoring::Gammons, 0, 1);
         assert_eq!(hints.len(), pos.legal_plays(dice).len(), "{pos} {dice}");
         if hints.is_empty() {
             continue;
@@ -113,11 +114,33 @@ fn backgammon_hints_rank_every_play_with_hards_choice_first() {
 }
 
 #[test]
+fn backgammon_hints_count_gammons_only_where_the_game_does() {
+    let mut beyond_one = 0;
+    for (pos, dice) in bg_positions(12, 2, 7) {
+        let single = hint::backgammon(&pos, dice, Scoring::Single, 4, 1);
+        let money = hint::backgammon(&pos, dice, Scoring::Gammons, 4, 1);
+        assert_eq!(single.len(), money.len());
+        for h in &single {
+            // One point a game: estimates and rollouts within ±1 (the
+            // look-ahead's f32 sums to a few units in the last place).
+            let one = -1.0 - 1e-5..=1.0 + 1e-5;
+            assert!(one.contains(&h.equity), "{pos} {dice}: {h:?}");
+            assert!(one.contains(&h.score), "{pos} {dice}: {h:?}");
+        }
+        beyond_one += money.iter().filter(|h| h.equity.abs() > 1.0).count();
+    }
+    assert!(
+        beyond_one > 0,
+        "gammons never counted with Scoring::Gammons"
+    );
+}
+
+#[test]
 fn rollouts_rerank_the_best_candidates_reproducibly() {
     let pos = tabula_backgammon::Position::initial();
     let dice: Dice = "4,3".parse().unwrap();
-    let a = hint::backgammon(&pos, dice, 16, 7);
-    let b = hint::backgammon(&pos, dice, 16, 7);
+    let a = hint::backgammon(&pos, dice, Scoring::Gammons, 16, 7);
+    let b = hint::backgammon(&pos, dice, Scoring::Gammons, 16, 7);
     assert_eq!(a, b, "the same seed gives the same hints");
     let rolled: Vec<_> = a.iter().filter(|h| h.rollouts == 16).collect();
     assert_eq!(rolled.len(), hint::HINT_ROLLOUT_CANDIDATES);
@@ -138,11 +161,11 @@ fn a_cancelled_hint_stops_within_a_rollout_and_gives_nothing() {
     let set = AtomicBool::new(true);
     let pos = tabula_backgammon::Position::initial();
     let dice: Dice = "4,3".parse().unwrap();
-    assert!(hint::backgammon_after(&pos, dice, &[], 64, 7, &set).is_empty());
+    assert!(hint::backgammon_after(&pos, dice, &[], Scoring::Gammons, 64, 7, &set).is_empty());
     let long = tabula_long::Position::initial();
     assert!(hint::long_nardy_after(&long, dice, &[], 64, 7, &set).is_empty());
     // Not set, the same call answers in full.
-    assert!(!hint::backgammon_after(&pos, dice, &[], 2, 7, &NO).is_empty());
+    assert!(!hint::backgammon_after(&pos, dice, &[], Scoring::Gammons, 2, 7, &NO).is_empty());
 
     // Set while it runs (256 rollouts of 4 candidates: seconds of work;
     // the flag is raised 20 ms in), it stops there and gives nothing.
@@ -192,7 +215,7 @@ fn a_winning_play_is_the_first_hint() {
     b[19] = -15;
     let pos = tabula_backgammon::Position::from_board(b, tabula_backgammon::Side::White).unwrap();
     let dice = Dice::new(6, 1).unwrap();
-    let hints = hint::backgammon(&pos, dice, 8, 1);
+    let hints = hint::backgammon(&pos, dice, Scoring::Gammons, 8, 1);
     assert!(hints.len() > 1, "{hints:?}");
     let mut first = hints[0].play.clone();
     first.sort_unstable();
@@ -209,13 +232,16 @@ fn mid_turn_hints_rank_the_ways_to_finish_the_turn() {
     // position some whole play reaches), and the rest of that play is one.
     let mut checked = 0;
     for (pos, dice) in bg_positions(21, 2, 4) {
-        let whole = hint::backgammon(&pos, dice, 0, 1);
+        let whole = hint::backgammon(&pos, dice, Scoring::Gammons, 0, 1);
         let finals: std::collections::HashSet<_> =
             pos.legal_plays(dice).into_iter().map(|(_, f)| f).collect();
-        assert_eq!(hint::backgammon_after(&pos, dice, &[], 0, 1, &NO), whole);
+        assert_eq!(
+            hint::backgammon_after(&pos, dice, &[], Scoring::Gammons, 0, 1, &NO),
+            whole
+        );
         for h in whole.iter().filter(|h| h.play.len() >= 2).take(3) {
             let first = h.play[0];
-            let rest = hint::backgammon_after(&pos, dice, &[first], 0, 1, &NO);
+            let rest = hint::backgammon_after(&pos, dice, &[first], Scoring::Gammons, 0, 1, &NO);
             assert!(!rest.is_empty(), "{pos} {dice} after {first:?}");
             let mut seen = std::collections::HashSet::new();
             for r in &rest {
@@ -244,7 +270,9 @@ fn mid_turn_hints_rank_the_ways_to_finish_the_turn() {
             checked += 1;
         }
         // Steps that are not a legal start give nothing (no panic).
-        assert!(hint::backgammon_after(&pos, dice, &[(0, 0)], 0, 1, &NO).is_empty());
+        assert!(
+            hint::backgammon_after(&pos, dice, &[(0, 0)], Scoring::Gammons, 0, 1, &NO).is_empty()
+        );
     }
     assert!(checked > 20, "{checked}");
 

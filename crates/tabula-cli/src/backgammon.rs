@@ -234,7 +234,8 @@ fn bot_play(bot: &mut tabula_bots::Bot, id: &str, dice: &str) -> anyhow::Result<
 
 /// `tabula bot --game backgammon`.
 pub fn bot(a: &BotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut bot = tabula_bots::Bot::new(a.level, a.seed);
+    let scoring = options(&a.options)?.scoring;
+    let mut bot = tabula_bots::Bot::new(a.level, a.seed).with_backgammon_scoring(scoring);
     if !a.stdin {
         let (Some(id), Some(dice)) = (a.gnubg_id.as_deref(), a.dice.as_deref()) else {
             bail!("give --gnubg-id and --dice, or --stdin");
@@ -261,13 +262,13 @@ pub fn bot(a: &BotArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// `tabula hint --game backgammon`.
 pub fn hint(a: &HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let _ = options(&a.options)?;
+    let scoring = options(&a.options)?.scoring;
     let pos = start_position(a.position.as_deref(), a.gnubg_id.as_deref())?;
     let dice: Dice = a.dice.parse().context("bad --dice")?;
     if pos.is_over() {
         bail!("the game in this position is already over");
     }
-    let hints = tabula_bots::hint::backgammon(&pos, dice, a.rollouts, a.seed);
+    let hints = tabula_bots::hint::backgammon(&pos, dice, scoring, a.rollouts, a.seed);
     crate::print_hints(
         "backgammon",
         dice,
@@ -302,7 +303,12 @@ fn net_vs_medium(net: &tabula_bots::bg_net::Net, games: u64, seed: u64) -> f64 {
             let after = if buf.is_empty() {
                 pos
             } else if pos.turn() == net_side {
-                buf[tabula_bots::bg_net::best_static(net, &buf).unwrap_or(0)]
+                buf[tabula_bots::bg_net::best_static(
+                    net,
+                    &buf,
+                    tabula_backgammon::Scoring::Gammons,
+                )
+                .unwrap_or(0)]
             } else {
                 buf[tabula_bots::bg::pick(tabula_bots::Level::Medium, &mut rng, &buf)]
             };

@@ -132,6 +132,12 @@ pub struct BotArgs {
     /// is legal, or `error: <reason>`.
     #[arg(long)]
     pub stdin: bool,
+    /// The game's options as `key=value`, repeatable: `scoring=gammons`
+    /// has Hard play for gammons and backgammons (a money game, as gnubg
+    /// plays); short nardy's default, `scoring=single`, every game one
+    /// point, has it play to win.
+    #[arg(long = "option", short = 'o')]
+    pub options: Vec<String>,
 }
 
 /// The games Tabula knows.

@@ -120,6 +120,65 @@ fn other_games_and_missing_arguments_are_one_line_errors() {
     let out = tabula(&["bot", "--game", "backgammon"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--stdin"));
+    let out = tabula(&[
+        "bot",
+        "--game",
+        "backgammon",
+        "--gnubg-id",
+        "4HPwATDgc/ABMA",
+        "--dice",
+        "6,5",
+        "-o",
+        "scoring=triples",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("scoring"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_bot_plays_for_the_scoring_it_is_given() {
+    // Both scorings answer a legal play; over a few positions they part
+    // ways somewhere (the library's tests count how often).
+    let mut differ = 0;
+    for (id, dice) in [
+        ("4HPwATDgc/ABMA", "6,5"),
+        ("sBl8AFnG5uAAUQ", "2,2"),
+        ("zfMcQAC4DWPADA", "4,6"),
+        ("xPlgADbMthMDEA", "4,3"),
+        ("bgAAALVtQBIMAA", "1,6"),
+        ("nwAAAJudQSAMAA", "2,4"),
+        ("2N4NwABuOYMBKA", "3,6"),
+        ("8wGAAO4dDkAgAA", "2,6"),
+    ] {
+        let play = |scoring: &str| {
+            let out = tabula(&[
+                "bot",
+                "--game",
+                "backgammon",
+                "--gnubg-id",
+                id,
+                "--dice",
+                dice,
+                "-o",
+                scoring,
+            ]);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let play = String::from_utf8(out.stdout).unwrap().trim().to_string();
+            let legal: Vec<Vec<String>> = legal(id, dice).iter().map(|p| steps(p)).collect();
+            assert!(legal.contains(&steps(&play)), "{id} {dice}: {play}");
+            play
+        };
+        differ += usize::from(steps(&play("scoring=single")) != steps(&play("scoring=gammons")));
+    }
+    assert!(differ > 0, "the scoring changed no play");
 }
 
 /// `scripts/gnubg-match` with `args` against this build: its report line.
@@ -243,6 +302,31 @@ fn the_gnubg_match_script_plays_and_analyses_real_games() {
             > 0
     );
     let _ = std::fs::remove_file(report);
+}
+
+/// `--scoring single`: every game a 1-point match, which gnubg plays to
+/// win only; one point a game whatever the margin.
+#[test]
+fn the_gnubg_match_script_plays_one_point_matches_for_single_scoring() {
+    let r = gnubg_match(&[
+        "--games",
+        "3",
+        "--level",
+        "hard",
+        "--seed",
+        "3",
+        "--scoring",
+        "single",
+    ]);
+    assert_eq!(r["games"], 3, "{r}");
+    assert_eq!(r["scoring"], "single", "{r}");
+    let wins = r["tabula_wins"].as_u64().unwrap();
+    assert_eq!(wins + r["gnubg_wins"].as_u64().unwrap(), 3);
+    assert_eq!(r["tabula_points"].as_u64().unwrap(), wins, "{r}");
+    assert!(
+        r["tabula_error_rate_per_move"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
 }
 
 /// The strength floor against the real peer: gnubg's own judgement of

@@ -141,6 +141,8 @@ impl TabulaBrain {
                 }),
                 GameKind::Backgammon => bg_position(game).map_or_else(Vec::new, |p| {
                     self.bot
+                        .set_backgammon_scoring(game.options().backgammon.scoring);
+                    self.bot
                         .backgammon(&p, dice)
                         .into_iter()
                         .map(bg_move)
@@ -225,6 +227,7 @@ fn bg_move((from, to): (u8, u8)) -> Command {
 /// `possibleMoves`).
 pub fn hint_plays(
     turn: &tabula_room::PlayedTurn,
+    scoring: tabula_backgammon::Scoring,
     rollouts: u32,
     seed: u64,
     cancel: &std::sync::atomic::AtomicBool,
@@ -246,7 +249,7 @@ pub fn hint_plays(
             .collect(),
         tabula_room::PlayedTurn::Backgammon {
             dice, start, steps, ..
-        } => hint::backgammon_after(start, *dice, steps, rollouts, seed, cancel)
+        } => hint::backgammon_after(start, *dice, steps, scoring, rollouts, seed, cancel)
             .into_iter()
             .map(|h| wire(hint::bg_notation(&h.play), (h.win, h.equity, h.rollouts)))
             .collect(),
@@ -271,6 +274,8 @@ mod tests {
         commands: usize,
         /// Turns the bot resumed midway.
         resumed: usize,
+        /// The scoring the bot played short nardy for.
+        scoring: Option<tabula_backgammon::Scoring>,
     }
 
     /// Plays a room to the end of its match: seat B is the bot at `level`,
@@ -297,13 +302,17 @@ mod tests {
             now,
         )
         .expect("the human sits");
-        let mut bot = TabulaBots::default().make(level, 7);
+        // TabulaBots::default().make(level, 7), kept concrete to look in.
+        let mut bot = TabulaBrain::new(level, 7, false);
         let mut person = TabulaBrain::new(1, 11, true);
         let mut seen = Seen::default();
         let (mut human_acts, mut bot_turns) = (0u32, 0u32);
         for _ in 0..20_000 {
             let (seat, need) = match room.phase() {
-                Phase::Finished => return seen,
+                Phase::Finished => {
+                    seen.scoring = Some(bot.bot.backgammon_scoring());
+                    return seen;
+                }
                 Phase::Playing => room
                     .game()
                     .and_then(Game::to_act)
@@ -402,6 +411,18 @@ mod tests {
     #[test]
     fn the_room_accepts_every_backgammon_command_of_each_level() {
         dice_game(GameKind::Backgammon);
+    }
+
+    #[test]
+    fn the_bot_plays_short_nardy_for_the_rooms_scoring() {
+        for scoring in [bg::Scoring::Single, bg::Scoring::Gammons] {
+            let mut options = GameOptions {
+                game: GameKind::Backgammon,
+                ..GameOptions::default()
+            };
+            options.backgammon.scoring = scoring;
+            assert_eq!(play_out(options, 3, 1).scoring, Some(scoring));
+        }
     }
 
     #[test]

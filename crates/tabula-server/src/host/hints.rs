@@ -124,6 +124,11 @@ impl<T> RoomHost<T> {
                                 turn,
                                 rollouts,
                                 seed: hint_seed(&self.id, self.room.version()),
+                                scoring: self
+                                    .room
+                                    .game()
+                                    .map(|g| g.options().backgammon.scoring)
+                                    .unwrap_or_default(),
                             })));
                             return;
                         }

@@ -161,6 +161,9 @@ pub struct HintJob {
     pub rollouts: u32,
     /// The rollouts' seed.
     pub seed: u64,
+    /// How the game is scored (backgammon's hints count gammons only
+    /// where it does).
+    pub scoring: tabula_backgammon::Scoring,
 }
 
 /// A metric to count.

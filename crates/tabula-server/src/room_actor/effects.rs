@@ -266,6 +266,7 @@ impl RoomActor {
             turn,
             rollouts,
             seed,
+            scoring,
         } = h;
         // Waits for the node's search limit; cancelled (the asker left)
         // before it starts, it is never computed.
@@ -274,7 +275,7 @@ impl RoomActor {
         let flag = cancel.clone();
         let think = async move {
             searches
-                .run(move || hint_plays(&turn, rollouts, seed, &flag))
+                .run(move || hint_plays(&turn, scoring, rollouts, seed, &flag))
                 .await
         };
         let started = Instant::now();
