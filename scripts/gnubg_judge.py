@@ -37,12 +37,17 @@ CUBE = gnubg.cubeinfo()
 EC0 = gnubg.evalcontext(0, 0, 1, 1, 0)
 ECN = gnubg.evalcontext(0, PLIES, 1, 1, 0)
 
+def money(path):
+    """gnubg judges money-game equity (gammons counted): the bots play
+    for it too (builds from before `tabula bot -o` always did)."""
+    help_text = subprocess.run([path, "bot", "--help"], capture_output=True, text=True).stdout
+    return ["-o", "scoring=gammons"] if "--option" in help_text else []
+
+
 procs = {
     name: subprocess.Popen(
-        # gnubg judges money-game equity (gammons counted): the bots play
-        # for it too.
-        [path, "bot", "--game", "backgammon", "--level", LEVEL, "--seed", str(SEED), "--stdin",
-         "-o", "scoring=gammons"],
+        [path, "bot", "--game", "backgammon", "--level", LEVEL, "--seed", str(SEED), "--stdin"]
+        + money(path),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     for name, path in BOTS
 }
