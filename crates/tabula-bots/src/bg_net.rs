@@ -665,9 +665,8 @@ fn one_ply_counted(
 }
 
 /// The value for the mover of `after` under `scoring` looking two rolls
-/// ahead (gnubg's
-/// 2-ply): the average over the opponent's 21 rolls of minus the value of
-/// its reply, where the reply is the network's best for the opponent
+/// ahead (gnubg's 2-ply): the average over the opponent's 21 rolls of
+/// minus the value of its reply, where the reply is the network's best for the opponent
 /// (0-ply, gnubg's move filter at its narrowest) and its value is
 /// [`one_ply`] of it (the mover's 21 rolls, its best answer to each).
 /// About 21 times [`one_ply`]'s work; `None` once it has judged more than
@@ -870,8 +869,8 @@ mod tests {
         assert!((p.value(Scoring::Gammons) - 0.6).abs() < 1e-6);
         // A finished gammon: 2 points with gammons counted, 1 without,
         // either way the same for the searches' finished games.
+        // White has borne off all fifteen, Black none.
         let mut b = [0i8; 26];
-        b[6] = 0;
         b[20] = -15;
         let won = Position::from_board(b, tabula_backgammon::Side::White).unwrap();
         assert_eq!(outcome_points(&won, Scoring::Gammons), Some(2.0));
@@ -953,30 +952,11 @@ mod tests {
             (v - one_ply(net, &start, &mut buf, Scoring::Gammons)).abs() < 0.2,
             "{v}"
         );
-        let mut left = judged - 1;
-        assert_eq!(
-            two_ply(
-                net,
-                &start,
-                &mut buf,
-                &mut deeper,
-                &mut left,
-                Scoring::Gammons
-            ),
-            None
-        );
+        let mut within =
+            |left: &mut usize| two_ply(net, &start, &mut buf, &mut deeper, left, Scoring::Gammons);
+        assert_eq!(within(&mut (judged - 1)), None);
         let mut left = judged;
-        assert_eq!(
-            two_ply(
-                net,
-                &start,
-                &mut buf,
-                &mut deeper,
-                &mut left,
-                Scoring::Gammons
-            ),
-            Some(v)
-        );
+        assert_eq!(within(&mut left), Some(v));
         assert_eq!(left, 0);
     }
 }
