@@ -9,7 +9,11 @@ use super::*;
 /// A bot room where `p1` (seat a) has rolled and must move, hosted, with
 /// `p1` connected on connection 1 and everything written.
 fn rolled_turn() -> Run {
-    let mut room = bot_room();
+    rolled_turn_in(bot_room())
+}
+
+/// [`rolled_turn`] in `room`.
+fn rolled_turn_in(mut room: Room) -> Run {
     let p = || Actor::Player(PlayerId::new("p1"));
     let seat_a = Command::Sit {
         seat: Some(SeatId::A),
@@ -36,6 +40,31 @@ fn rolled_turn() -> Run {
     let mut r = Run::with(RoomHost::new(entry(), room, BTreeMap::new(), false, CFG));
     r.setup(&[In::Rejoin { conn: 1, player: 1 }, In::Ok]);
     r
+}
+
+#[test]
+fn a_hint_is_computed_for_the_games_scoring() {
+    for scoring in [
+        tabula_backgammon::Scoring::Single,
+        tabula_backgammon::Scoring::Gammons,
+    ] {
+        let mut options = GameOptions {
+            game: GameKind::Backgammon,
+            ..GameOptions::default()
+        };
+        options.backgammon.scoring = scoring;
+        let mut r = rolled_turn_in(bot_room_of(options));
+        let mut fx = Vec::new();
+        r.h.hint(1, Some(1), Some(4), r.now + 10, &mut fx);
+        let job = fx
+            .iter()
+            .find_map(|e| match e {
+                Effect::Hint(h) => Some(h),
+                _ => None,
+            })
+            .expect("a hint computed");
+        assert_eq!(job.scoring, scoring);
+    }
 }
 
 #[test]

@@ -39,11 +39,16 @@ pub(super) fn pvp() -> Room {
 }
 
 pub(super) fn bot_room() -> Room {
+    bot_room_of(GameOptions {
+        game: GameKind::LongNardy,
+        ..GameOptions::default()
+    })
+}
+
+/// [`bot_room`] playing the game of `options`.
+pub(super) fn bot_room_of(options: GameOptions) -> Room {
     Room::new(RoomConfig {
-        options: GameOptions {
-            game: GameKind::LongNardy,
-            ..GameOptions::default()
-        },
+        options,
         bot: Some(1),
         master_seed: "host-tests".into(),
         ..RoomConfig::default()
