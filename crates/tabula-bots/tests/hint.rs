@@ -128,6 +128,26 @@ fn backgammon_hints_count_gammons_only_where_the_game_does() {
             assert!(one.contains(&h.score), "{pos} {dice}: {h:?}");
         }
         beyond_one += money.iter().filter(|h| h.equity.abs() > 1.0).count();
+        // Without rollouts the first hint is the play Hard makes for the
+        // same scoring (ties aside), under single scoring as with gammons.
+        let estimates = hint::backgammon(&pos, dice, Scoring::Single, 0, 1);
+        if let Some(first) = estimates.first() {
+            let hard = Bot::new(Level::Hard, 1)
+                .with_backgammon_scoring(Scoring::Single)
+                .backgammon(&pos, dice);
+            let sorted = |p: &[(u8, u8)]| {
+                let mut v = p.to_vec();
+                v.sort_unstable();
+                v
+            };
+            assert!(
+                estimates
+                    .iter()
+                    .filter(|h| h.score == first.score)
+                    .any(|h| sorted(&h.play) == sorted(&hard)),
+                "{pos} {dice}: {hard:?} vs {first:?}"
+            );
+        }
     }
     assert!(
         beyond_one > 0,

@@ -120,23 +120,29 @@ fn other_games_and_missing_arguments_are_one_line_errors() {
     let out = tabula(&["bot", "--game", "backgammon"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--stdin"));
-    let out = tabula(&[
-        "bot",
-        "--game",
-        "backgammon",
-        "--gnubg-id",
-        "4HPwATDgc/ABMA",
-        "--dice",
-        "6,5",
-        "-o",
-        "scoring=triples",
-    ]);
+    let out = bot_with("4HPwATDgc/ABMA", "6,5", "scoring=triples");
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("scoring"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `tabula bot --game backgammon` for one position and roll, with one
+/// `-o` option.
+fn bot_with(id: &str, dice: &str, option: &str) -> Output {
+    tabula(&[
+        "bot",
+        "--game",
+        "backgammon",
+        "--gnubg-id",
+        id,
+        "--dice",
+        dice,
+        "-o",
+        option,
+    ])
 }
 
 #[test]
@@ -155,17 +161,7 @@ fn the_bot_plays_for_the_scoring_it_is_given() {
         ("8wGAAO4dDkAgAA", "2,6"),
     ] {
         let play = |scoring: &str| {
-            let out = tabula(&[
-                "bot",
-                "--game",
-                "backgammon",
-                "--gnubg-id",
-                id,
-                "--dice",
-                dice,
-                "-o",
-                scoring,
-            ]);
+            let out = bot_with(id, dice, scoring);
             assert!(
                 out.status.success(),
                 "{}",
