@@ -22,7 +22,8 @@
 //! side's entry). The last unit says contact is left.
 //!
 //! The trained weights ship in `nets/bg.bin` (made by `tabula train-bg`,
-//! the command and seed in `RESULTS.md`); [`Net::shipped`] parses them once.
+//! then fitted to its own look-ahead by `tabula fit-bg`, every command and
+//! seed in `RESULTS.md`); [`Net::shipped`] parses them once.
 //! Training is deterministic for a seed (single thread, `f32` arithmetic in
 //! a fixed order).
 

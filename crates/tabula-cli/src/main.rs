@@ -61,7 +61,8 @@ enum Command {
     /// self-play positions labelled by its 1-ply judgement.
     FitBg(backgammon::FitArgs),
     /// Train the backgammon evaluation network by TD(λ) self-play and
-    /// write its weights (`crates/tabula-bots/nets/bg.bin` is made so).
+    /// write its weights (`crates/tabula-bots/nets/bg.bin` starts so;
+    /// `fit-bg` then refines it).
     TrainBg(TrainArgs),
     /// Train the long nardy evaluation network by TD(λ) self-play and
     /// write its weights (`crates/tabula-bots/nets/long.bin` is made so).
