@@ -64,6 +64,34 @@ fn long_positions(seed: u64, games: usize, every: usize) -> Vec<(tabula_long::Po
     out
 }
 
+/// Ties aside, the first of `hints` (estimates, no rollouts) is the play
+/// Hard makes for `scoring`; nothing to check when there is no play.
+fn assert_first_is_hards(
+    pos: &tabula_backgammon::Position,
+    dice: Dice,
+    hints: &[hint::Hint<Vec<(u8, u8)>>],
+    scoring: Scoring,
+) {
+    let Some(first) = hints.first() else {
+        return;
+    };
+    let steps = |p: &[(u8, u8)]| {
+        let mut v = p.to_vec();
+        v.sort_unstable();
+        v
+    };
+    let hard = Bot::new(Level::Hard, 1)
+        .with_backgammon_scoring(scoring)
+        .backgammon(pos, dice);
+    assert!(
+        hints
+            .iter()
+            .filter(|h| h.score == first.score)
+            .any(|h| steps(&h.play) == steps(&hard)),
+        "{pos} {dice} ({scoring:?}): {hard:?} vs {first:?}"
+    );
+}
+
 #[test]
 fn backgammon_hints_rank_every_play_with_hards_choice_first() {
     for (pos, dice) in bg_positions(11, 3, 5) {
@@ -72,24 +100,7 @@ fn backgammon_hints_rank_every_play_with_hards_choice_first() {
         if hints.is_empty() {
             continue;
         }
-        let steps = |h: &Vec<(u8, u8)>| {
-            let mut v = h.clone();
-            v.sort_unstable();
-            v
-        };
-        let hard = Bot::new(Level::Hard, 1).backgammon(&pos, dice);
-        // Ties aside, the first hint is the play Hard makes.
-        let best = hints[0].score;
-        let tied: Vec<Vec<(u8, u8)>> = hints
-            .iter()
-            .filter(|h| h.score == best)
-            .map(|h| steps(&h.play))
-            .collect();
-        assert!(
-            tied.contains(&steps(&hard)),
-            "{pos} {dice}: {hard:?} vs {:?}",
-            hints[0]
-        );
+        assert_first_is_hards(&pos, dice, &hints, Scoring::Gammons);
         for h in &hints {
             assert!((0.0..=1.0).contains(&h.win), "{h:?}");
             assert_eq!(h.rollouts, 0);
@@ -131,23 +142,7 @@ fn backgammon_hints_count_gammons_only_where_the_game_does() {
         // Without rollouts the first hint is the play Hard makes for the
         // same scoring (ties aside), under single scoring as with gammons.
         let estimates = hint::backgammon(&pos, dice, Scoring::Single, 0, 1);
-        if let Some(first) = estimates.first() {
-            let hard = Bot::new(Level::Hard, 1)
-                .with_backgammon_scoring(Scoring::Single)
-                .backgammon(&pos, dice);
-            let sorted = |p: &[(u8, u8)]| {
-                let mut v = p.to_vec();
-                v.sort_unstable();
-                v
-            };
-            assert!(
-                estimates
-                    .iter()
-                    .filter(|h| h.score == first.score)
-                    .any(|h| sorted(&h.play) == sorted(&hard)),
-                "{pos} {dice}: {hard:?} vs {first:?}"
-            );
-        }
+        assert_first_is_hards(&pos, dice, &estimates, Scoring::Single);
     }
     assert!(
         beyond_one > 0,
