@@ -629,6 +629,74 @@ mod tests {
     }
 
     #[test]
+    fn hard_runs_from_a_backgammon_the_game_will_not_reach_in_its_search() {
+        // Two decisions from gnubg's judgement (`scripts/gnubg-judge
+        // --seed 1`) where Hard, with three checkers in the opponent's
+        // home board and none off, played in its own home board: a
+        // backgammon the opponent's last five or six checkers will not
+        // finish within the search's two rolls, so only the network's
+        // backgammon head sees it. gnubg's best plays run back checkers
+        // (24/18 19/18 and 23/17); the home-board plays lost 0.28 and
+        // 0.26 a game.
+        let cases: [(&[(usize, i8)], &str); 2] = [
+            (
+                &[
+                    (3, 1),
+                    (4, 1),
+                    (5, 2),
+                    (6, 2),
+                    (7, 2),
+                    (8, 2),
+                    (15, 1),
+                    (17, 1),
+                    (19, 1),
+                    (24, 2),
+                    (23, -3),
+                    (22, -2),
+                ],
+                "6,1",
+            ),
+            (
+                &[
+                    (2, 2),
+                    (3, 2),
+                    (5, 2),
+                    (6, 3),
+                    (8, 2),
+                    (13, 1),
+                    (19, 1),
+                    (23, 2),
+                    (24, -5),
+                    (22, -1),
+                ],
+                "2,4",
+            ),
+        ];
+        for (points, dice) in cases {
+            let mut b = [0i8; 26];
+            for &(i, n) in points {
+                b[i] = n;
+            }
+            let back = |b: &[i8; 26]| (19..=24).map(|i| b[i].max(0)).sum::<i8>();
+            let pos = Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+            let dice: Dice = dice.parse().unwrap();
+            for seed in 0..2 {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let steps = choose(Level::Hard, &mut rng, &pos, dice);
+                let mut after = b;
+                for &(from, to) in &steps {
+                    after[usize::from(from)] -= 1;
+                    after[usize::from(to)] += 1;
+                }
+                assert!(
+                    back(&after) < back(&b),
+                    "{dice:?}: {steps:?} leaves every checker back"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn hard_runs_its_last_checker_out_of_the_backgammon() {
         // The opponent bears off its last two checkers with any roll; our
         // checker on 23, in its home board, makes that a backgammon (3)

@@ -5,8 +5,12 @@
 //! The network sees a position right after a side has moved, from that
 //! side's point of view (the opponent rolls next), and answers three
 //! probabilities for the side that moved: it wins, it wins a gammon (or
-//! backgammon), it loses a gammon (or backgammon). [`Probs::equity`] turns
-//! them into points per game.
+//! backgammon), it loses a gammon (or backgammon). A backgammon head (two
+//! more logistic units on the hidden layer, fitted after the rest to
+//! rollouts: [`crate::bg_fit::fit_backgammons`]) adds gnubg's other two:
+//! it wins a backgammon, it loses one, asked only where one can still
+//! happen and its winner is bearing off ([`backgammon_in_sight`]).
+//! [`Probs::equity`] turns them into points per game.
 //!
 //! Input encoding ([`INPUTS`] = 209 units). Tesauro's 196: for each side
 //! and each of its 24 points in its own numbering, four units (1+, 2+, 3+
@@ -22,8 +26,9 @@
 //! side's entry). The last unit says contact is left.
 //!
 //! The trained weights ship in `nets/bg.bin` (made by `tabula train-bg`,
-//! then fitted to its own look-ahead by `tabula fit-bg`, every command and
-//! seed in `RESULTS.md`); [`Net::shipped`] parses them once.
+//! then fitted to its own look-ahead by `tabula fit-bg`, then given its
+//! backgammon head by `tabula fit-bg-backgammons`, every command and seed
+//! in `RESULTS.md`); [`Net::shipped`] parses them once.
 //! Training is deterministic for a seed (single thread, `f32` arithmetic in
 //! a fixed order).
 
@@ -47,11 +52,15 @@ pub const INPUTS: usize = BOARD + 2 * FEATURES + 1;
 pub const OUTPUTS: usize = 3;
 
 const MAGIC: &[u8; 8] = b"TBGNET2\0";
+/// A network with its backgammon head ([`Head`]).
+const MAGIC_HEAD: &[u8; 8] = b"TBGNET3\0";
 /// The first networks' header: the board units only ([`Net::from_bytes`]
 /// widens them, the features' weights zero, to train on from there).
 const MAGIC_V1: &[u8; 8] = b"TBGNET1\0";
 
-/// The three probabilities the network answers, for the side that moved.
+/// The probabilities the network answers, for the side that moved: its
+/// three outputs, and the backgammon head's two ([`Net`]; zero where the
+/// network has none or no backgammon is in sight).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Probs {
     /// It wins.
@@ -60,12 +69,18 @@ pub struct Probs {
     pub win_gammon: f32,
     /// It loses a gammon or a backgammon.
     pub lose_gammon: f32,
+    /// It wins a backgammon (at most `win_gammon`).
+    pub win_backgammon: f32,
+    /// It loses a backgammon (at most `lose_gammon`).
+    pub lose_backgammon: f32,
 }
 
 impl Probs {
-    /// Points per game under gammon scoring (a gammon counts 2).
+    /// Points per game under gammon scoring (a gammon counts 2, a
+    /// backgammon 3).
     pub fn equity(&self) -> f32 {
-        2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon
+        2.0 * self.win - 1.0 + self.win_gammon - self.lose_gammon + self.win_backgammon
+            - self.lose_backgammon
     }
 
     /// What the side that moved expects to score under `scoring`: its
@@ -84,6 +99,8 @@ impl Probs {
             win: 1.0 - self.win,
             win_gammon: self.lose_gammon,
             lose_gammon: self.win_gammon,
+            win_backgammon: self.lose_backgammon,
+            lose_backgammon: self.win_backgammon,
         }
     }
 
@@ -96,12 +113,92 @@ impl Probs {
     pub fn of_outcome(pos: &Position) -> Option<Probs> {
         let o = pos.outcome(Scoring::Gammons)?;
         let gammon = !matches!(o.kind, WinKind::Single);
+        let backgammon = matches!(o.kind, WinKind::Backgammon);
         let won = o.winner == pos.turn();
+        let one = |yes: bool| if yes { 1.0 } else { 0.0 };
         Some(Probs {
-            win: if won { 1.0 } else { 0.0 },
-            win_gammon: if won && gammon { 1.0 } else { 0.0 },
-            lose_gammon: if !won && gammon { 1.0 } else { 0.0 },
+            win: one(won),
+            win_gammon: one(won && gammon),
+            lose_gammon: one(!won && gammon),
+            win_backgammon: one(won && backgammon),
+            lose_backgammon: one(!won && backgammon),
         })
+    }
+}
+
+/// Whether the side that moved on the mover-relative board `b` can still
+/// win a backgammon (`[0]`) and lose one (`[1]`). The loser must have
+/// borne off none, and once the game is a race its checkers only move
+/// home: it can end with one in the winner's home board (19..=24 in the
+/// loser's numbering) or on the bar only if one is there already.
+pub fn backgammon_possible(b: &[i8; 26]) -> [bool; 2] {
+    let mine: i32 = b.iter().map(|&n| i32::from(n.max(0))).sum();
+    let theirs: i32 = b.iter().map(|&n| i32::from((-n).max(0))).sum();
+    // The mover's checkers in the other side's home board or on its bar
+    // (19..=25), and the other side's in the mover's home or on its bar
+    // (1..=6 and 0).
+    let mine_back: i32 = b[19..=25].iter().map(|&n| i32::from(n.max(0))).sum();
+    let theirs_back: i32 = b[0..=6].iter().map(|&n| i32::from((-n).max(0))).sum();
+    let race = Position::board_is_race(b);
+    [
+        theirs == 15 && (!race || theirs_back > 0),
+        mine == 15 && (!race || mine_back > 0),
+    ]
+}
+
+/// Where the backgammon head judges (else its outputs are zero): a
+/// backgammon still possible ([`backgammon_possible`]) and its winner
+/// already bearing off (every checker home, or one off). Earlier a
+/// backgammon is a far, small chance, much the same whatever the play,
+/// and a logistic unit's errors there would only stir the close plays;
+/// the searches' leaves reach the bearing-off soon enough.
+pub fn backgammon_in_sight(b: &[i8; 26]) -> [bool; 2] {
+    let [win, lose] = backgammon_possible(b);
+    let mine: i32 = b.iter().map(|&n| i32::from(n.max(0))).sum();
+    let theirs: i32 = b.iter().map(|&n| i32::from((-n).max(0))).sum();
+    let mine_bearing_off = mine < 15 || b[7..=25].iter().all(|&n| n <= 0);
+    let theirs_bearing_off = theirs < 15 || b[..=18].iter().all(|&n| n >= 0);
+    [win && mine_bearing_off, lose && theirs_bearing_off]
+}
+
+/// The backgammon head: two logistic units on the network's hidden layer
+/// (win a backgammon, lose one), fitted after the rest with the hidden
+/// layer as it stands (`tabula fit-bg-backgammons`,
+/// [`crate::bg_fit::fit_backgammons`]): gnubg's fourth and fifth outputs.
+/// Training the hidden layer again drops it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Head {
+    /// `w[k * hidden + j]`, `k` 0 for the win, 1 for the loss.
+    pub(crate) w: Vec<f32>,
+    pub(crate) b: [f32; 2],
+}
+
+impl Head {
+    /// A head that answers `p` everywhere (no weights yet).
+    pub(crate) fn constant(hidden: usize, p: [f32; 2]) -> Head {
+        let logit = |p: f32| {
+            let p = p.clamp(1e-4, 1.0 - 1e-4);
+            (p / (1.0 - p)).ln()
+        };
+        Head {
+            w: vec![0.0; 2 * hidden],
+            b: [logit(p[0]), logit(p[1])],
+        }
+    }
+
+    /// Its two outputs for the hidden activations `h`.
+    pub(crate) fn eval(&self, h: &[f32]) -> [f32; 2] {
+        let hn = h.len();
+        let mut out = [0.0; 2];
+        for (k, o) in out.iter_mut().enumerate() {
+            let z: f32 = self.w[k * hn..(k + 1) * hn]
+                .iter()
+                .zip(h)
+                .map(|(w, a)| w * a)
+                .sum();
+            *o = nn::sigmoid(z + self.b[k]);
+        }
+        out
     }
 }
 
@@ -223,14 +320,34 @@ fn escapes(v: &[i8; 26]) -> u32 {
     n
 }
 
-/// The backgammon network: [`INPUTS`] → hidden (sigmoid) → 3 (sigmoid).
+/// The backgammon network: [`INPUTS`] → hidden (sigmoid) → 3 (sigmoid),
+/// and the backgammon head on the hidden layer (2, sigmoid) once fitted.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Net(nn::Net);
+pub struct Net {
+    core: nn::Net,
+    /// The backgammon head, once fitted.
+    pub(crate) backgammons: Option<Head>,
+}
 
 impl Net {
-    /// A network with small seeded random weights.
+    /// A network with small seeded random weights (no backgammon head).
     pub fn random(hidden: usize, seed: u64) -> Net {
-        Net(nn::Net::random(INPUTS, hidden, OUTPUTS, seed))
+        Net {
+            core: nn::Net::random(INPUTS, hidden, OUTPUTS, seed),
+            backgammons: None,
+        }
+    }
+
+    /// Whether it has a backgammon head (else it judges no backgammons:
+    /// its searches still score finished games by their points).
+    pub fn has_backgammons(&self) -> bool {
+        self.backgammons.is_some()
+    }
+
+    /// Drops the backgammon head: its weights read the hidden layer, so
+    /// they mean nothing once that is trained again.
+    pub(crate) fn drop_backgammons(&mut self) {
+        self.backgammons = None;
     }
 
     /// The network shipped with the crate (`nets/bg.bin`).
@@ -246,17 +363,28 @@ impl Net {
 
     /// Hidden units.
     pub fn hidden(&self) -> usize {
-        self.0.hidden()
+        self.core.hidden()
     }
 
-    /// The file form: magic, hidden (u32 LE), inputs (u32 LE), then every
-    /// weight (f32 LE; three outputs).
+    /// The file form: magic (`TBGNET3` with a backgammon head, else
+    /// `TBGNET2`), hidden (u32 LE), inputs (u32 LE), then every weight (f32
+    /// LE; three outputs), then the head's (`w`, then `b`).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(16 + 4 * self.0.weight_count());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(self.0.hidden as u32).to_le_bytes());
+        let mut out =
+            Vec::with_capacity(16 + 4 * (self.core.weight_count() + 2 * self.hidden() + 2));
+        out.extend_from_slice(if self.backgammons.is_some() {
+            MAGIC_HEAD
+        } else {
+            MAGIC
+        });
+        out.extend_from_slice(&(self.core.hidden as u32).to_le_bytes());
         out.extend_from_slice(&(INPUTS as u32).to_le_bytes());
-        self.0.write_weights(&mut out);
+        self.core.write_weights(&mut out);
+        if let Some(head) = &self.backgammons {
+            for v in head.w.iter().chain(&head.b) {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
         out
     }
 
@@ -266,7 +394,8 @@ impl Net {
     /// training can go on from it.
     pub fn from_bytes(bytes: &[u8]) -> Result<Net, NetError> {
         let v1 = bytes.len() >= 16 && &bytes[..8] == MAGIC_V1;
-        if bytes.len() < 16 || (&bytes[..8] != MAGIC && !v1) {
+        let with_head = bytes.len() >= 16 && &bytes[..8] == MAGIC_HEAD;
+        if bytes.len() < 16 || (&bytes[..8] != MAGIC && !v1 && !with_head) {
             return Err(NetError::BadMagic("backgammon"));
         }
         let word = |at: usize| {
@@ -280,18 +409,41 @@ impl Net {
                 "{inputs} inputs, {hidden} hidden"
             )));
         }
-        let mut net = nn::Net::read_weights(expected, hidden, OUTPUTS, &bytes[16..])?;
+        // The head's weights, if any, are the file's last 2 × hidden + 2.
+        let head_len = if with_head { 4 * (2 * hidden + 2) } else { 0 };
+        let body = &bytes[16..];
+        if body.len() < head_len {
+            return Err(NetError::BadShape(format!(
+                "{} bytes of weights for {hidden} hidden units and a head",
+                body.len()
+            )));
+        }
+        let (core, tail) = body.split_at(body.len() - head_len);
+        let mut net = nn::Net::read_weights(expected, hidden, OUTPUTS, core)?;
         if v1 {
             net.inputs = INPUTS;
             net.w1.resize(INPUTS * hidden, 0.0);
         }
-        Ok(Net(net))
+        let backgammons = with_head.then(|| {
+            let vals: Vec<f32> = tail
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            Head {
+                w: vals[..2 * hidden].to_vec(),
+                b: [vals[2 * hidden], vals[2 * hidden + 1]],
+            }
+        });
+        Ok(Net {
+            core: net,
+            backgammons,
+        })
     }
 
     /// The outputs for `x`, the hidden activations left in `h`.
     fn forward(&self, x: &Sparse, h: &mut Vec<f32>) -> [f32; OUTPUTS] {
         let mut y = [0.0; OUTPUTS];
-        self.0.forward(x, h, &mut y);
+        self.core.forward(x, h, &mut y);
         y
     }
 
@@ -325,7 +477,7 @@ impl Net {
     ) {
         encode(after.board(), &mut buf.x);
         let mut y = [0.0; OUTPUTS];
-        self.0.step_toward(
+        self.core.step_toward(
             &buf.x,
             &target.to_array(),
             alpha,
@@ -338,12 +490,37 @@ impl Net {
     fn eval_board(&self, b: &[i8; 26], buf: &mut Buf) -> Probs {
         encode(b, &mut buf.x);
         let y = self.forward(&buf.x, &mut buf.h);
-        // Gammon chances can't exceed the win / loss chances.
+        // Gammon chances can't exceed the win / loss chances, nor
+        // backgammon chances the gammon chances.
+        let win_gammon = y[1].min(y[0]);
+        let lose_gammon = y[2].min(1.0 - y[0]);
+        let (mut win_backgammon, mut lose_backgammon) = (0.0, 0.0);
+        if let Some(head) = &self.backgammons {
+            let [can_win, can_lose] = backgammon_in_sight(b);
+            if can_win || can_lose {
+                let [w, l] = head.eval(&buf.h);
+                if can_win {
+                    win_backgammon = w.min(win_gammon);
+                }
+                if can_lose {
+                    lose_backgammon = l.min(lose_gammon);
+                }
+            }
+        }
         Probs {
             win: y[0],
-            win_gammon: y[1].min(y[0]),
-            lose_gammon: y[2].min(1.0 - y[0]),
+            win_gammon,
+            lose_gammon,
+            win_backgammon,
+            lose_backgammon,
         }
+    }
+
+    /// The hidden activations for `after` (the backgammon head's inputs).
+    pub(crate) fn hidden_of<'a>(&self, after: &Position, buf: &'a mut Buf) -> &'a [f32] {
+        encode(after.board(), &mut buf.x);
+        let _ = self.forward(&buf.x, &mut buf.h);
+        &buf.h
     }
 }
 
@@ -435,7 +612,9 @@ pub struct Trainer {
 
 impl Trainer {
     /// A trainer for `net`, its dice seeded by `seed`.
-    pub fn new(net: Net, config: TrainConfig, seed: u64) -> Trainer {
+    /// Training moves the hidden layer, so a backgammon head is dropped.
+    pub fn new(mut net: Net, config: TrainConfig, seed: u64) -> Trainer {
+        net.drop_backgammons();
         let chains = [Chain::new(&net), Chain::new(&net)];
         let h = Buf::new(&net);
         Trainer {
@@ -522,7 +701,7 @@ impl Trainer {
     /// its traces. `self.h` holds `x`'s hidden activations.
     #[allow(clippy::needless_range_loop)] // k indexes targets, traces and weights alike
     fn learn(&mut self, side: usize, target: [f32; OUTPUTS], x: Option<&Sparse>) {
-        let net = &mut self.net.0;
+        let net = &mut self.net.core;
         let hn = net.hidden;
         let TrainConfig { alpha, lambda } = self.config;
         let chain = &mut self.chains[side];
@@ -794,7 +973,7 @@ mod tests {
         old.extend_from_slice(MAGIC_V1);
         old.extend_from_slice(&8u32.to_le_bytes());
         old.extend_from_slice(&(BOARD as u32).to_le_bytes());
-        let mut v1 = net.0.clone();
+        let mut v1 = net.core.clone();
         v1.inputs = BOARD;
         v1.w1.truncate(BOARD * 8);
         v1.write_weights(&mut old);
@@ -807,9 +986,90 @@ mod tests {
             board_only.push(i, v);
         }
         let (mut h, mut y1, mut y2) = (Vec::new(), [0.0f32; 3], [0.0f32; 3]);
-        widened.0.forward(&full, &mut h, &mut y1);
+        widened.core.forward(&full, &mut h, &mut y1);
         v1.forward(&board_only, &mut h, &mut y2);
         assert_eq!(y1, y2);
+    }
+
+    #[test]
+    fn backgammons_are_possible_only_for_a_side_with_none_off_and_a_way_back() {
+        // The start: contact, nobody off: either side can lose one.
+        let start = *Position::initial().board();
+        assert_eq!(backgammon_possible(&start), [true, true]);
+        // ... but far off: nobody bears off yet, the head is not asked.
+        assert_eq!(backgammon_in_sight(&start), [false, false]);
+        // A race, both sides home: no backgammon either way.
+        let mut race = [0i8; 26];
+        race[3] = 15;
+        race[22] = -15;
+        assert_eq!(backgammon_possible(&race), [false, false]);
+        // A race with the mover still in the other side's home board
+        // (behind its checkers: no contact): it can lose one, not win one.
+        let mut straggler = race;
+        straggler[3] = 14;
+        straggler[20] = 1;
+        straggler[22] = 0;
+        straggler[23] = -15;
+        assert!(Position::board_is_race(&straggler));
+        assert_eq!(backgammon_possible(&straggler), [false, true]);
+        assert_eq!(backgammon_in_sight(&straggler), [false, true]);
+        // Once it bears one off, not even that.
+        straggler[3] = 13;
+        assert_eq!(backgammon_possible(&straggler), [false, false]);
+        // The other side on the bar against the mover: the mover can win one.
+        let mut bar = race;
+        bar[3] = 14;
+        bar[22] = -14;
+        bar[0] = -1;
+        assert_eq!(backgammon_possible(&bar), [true, false]);
+        assert_eq!(backgammon_in_sight(&bar), [true, false]);
+        // With none off and a checker still outside its home board, the
+        // mover is not bearing off yet: possible, not in sight.
+        let mut coming = bar;
+        coming[3] = 14;
+        coming[9] = 1;
+        assert_eq!(backgammon_possible(&coming), [true, true]);
+        assert_eq!(backgammon_in_sight(&coming), [false, false]);
+    }
+
+    #[test]
+    fn a_head_counts_backgammons_where_they_can_happen_and_training_drops_it() {
+        let mut net = Net::random(8, 5);
+        // We bear off, all fifteen home; the other side has one on the bar
+        // and none off: a backgammon to win, none to lose.
+        let mut winning = [0i8; 26];
+        winning[1..=5].copy_from_slice(&[3, 3, 3, 3, 3]);
+        winning[0] = -1;
+        winning[20] = -14;
+        let side = tabula_backgammon::Side::White;
+        let winning = Position::from_board(winning, side).unwrap();
+        let plain = net.evaluate(&winning);
+        assert_eq!((plain.win_backgammon, plain.lose_backgammon), (0.0, 0.0));
+        net.backgammons = Some(Head::constant(8, [0.01, 0.02]));
+        let p = net.evaluate(&winning);
+        assert!((p.win_backgammon - 0.01).abs() < 1e-5, "{p:?}");
+        assert_eq!(p.lose_backgammon, 0.0);
+        assert!((p.equity() - (plain.equity() + 0.01)).abs() < 1e-5);
+        assert_eq!(p.flip().lose_backgammon, p.win_backgammon);
+        // The same board seen by the other side: one to lose.
+        let losing = Position::from_board(crate::bg::flip(winning.board()), side).unwrap();
+        let q = net.evaluate(&losing);
+        assert_eq!(q.win_backgammon, 0.0);
+        assert!((q.lose_backgammon - 0.02).abs() < 1e-5, "{q:?}");
+        // Where none is in sight the head is not asked.
+        let start = net.evaluate(&Position::initial());
+        assert_eq!((start.win_backgammon, start.lose_backgammon), (0.0, 0.0));
+        // A finished backgammon is exact: the mover is off, the other
+        // side has all fifteen in the mover's home board.
+        let mut done = [0i8; 26];
+        done[1] = -15;
+        let done = Position::from_board(done, tabula_backgammon::Side::White).unwrap();
+        let o = Probs::of_outcome(&done).unwrap();
+        assert_eq!((o.win, o.win_gammon, o.win_backgammon), (1.0, 1.0, 1.0));
+        assert_eq!(o.equity(), 3.0);
+        // TD training moves the hidden layer: the head goes.
+        let trainer = Trainer::new(net, TrainConfig::default(), 1);
+        assert!(!trainer.net.has_backgammons());
     }
 
     #[test]
@@ -817,6 +1077,25 @@ mod tests {
         let net = Net::random(8, 3);
         let bytes = net.to_bytes();
         assert_eq!(Net::from_bytes(&bytes).unwrap(), net);
+        // With a backgammon head: its own magic, and back the same.
+        let mut headed = net.clone();
+        headed.backgammons = Some(Head {
+            w: (0..16).map(|i| i as f32 / 10.0).collect(),
+            b: [-1.0, -2.0],
+        });
+        let hb = headed.to_bytes();
+        assert_eq!(&hb[..8], MAGIC_HEAD);
+        assert_eq!(hb.len(), bytes.len() + 4 * 18);
+        assert_eq!(Net::from_bytes(&hb).unwrap(), headed);
+        for cut in [4, 4 * 18, hb.len() - 16] {
+            assert!(
+                matches!(
+                    Net::from_bytes(&hb[..hb.len() - cut]),
+                    Err(NetError::BadShape(_))
+                ),
+                "cut {cut}"
+            );
+        }
         assert_eq!(
             Net::from_bytes(b"nonsense"),
             Err(NetError::BadMagic("backgammon"))
@@ -865,9 +1144,11 @@ mod tests {
             win: 0.7,
             win_gammon: 0.3,
             lose_gammon: 0.1,
+            win_backgammon: 0.05,
+            lose_backgammon: 0.02,
         };
         assert!((p.value(Scoring::Single) - 0.4).abs() < 1e-6);
-        assert!((p.value(Scoring::Gammons) - 0.6).abs() < 1e-6);
+        assert!((p.value(Scoring::Gammons) - 0.63).abs() < 1e-6);
         // A finished gammon: 2 points with gammons counted, 1 without,
         // either way the same for the searches' finished games.
         // White has borne off all fifteen, Black none.

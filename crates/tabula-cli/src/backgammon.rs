@@ -362,6 +362,129 @@ pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `tabula fit-bg-backgammons`: fits the backgammon network's backgammon
+/// head (`tabula_bots::bg_fit::fit_backgammons`) to rollouts from
+/// self-play positions. The same arguments give the same weights,
+/// whatever `--threads`.
+#[derive(Debug, clap::Args)]
+pub struct FitBackgammonsArgs {
+    /// The network to start from, to play the games and the rollouts with
+    /// (default: the shipped one); its hidden layer is kept.
+    #[arg(long)]
+    pub from: Option<std::path::PathBuf>,
+    /// Self-play positions to sample (only those where a backgammon is
+    /// in sight, its winner bearing off, are rolled out and teach).
+    #[arg(long, default_value_t = 200_000)]
+    pub positions: usize,
+    /// The share of moves played at random while sampling.
+    #[arg(long, default_value_t = 0.05)]
+    pub explore: f64,
+    /// Rollouts per position (each played out by the network's greedy
+    /// play until a backgammon can no longer happen).
+    #[arg(long, default_value_t = 8)]
+    pub rollouts: usize,
+    /// Passes over the positions.
+    #[arg(long, default_value_t = 20)]
+    pub epochs: u32,
+    /// The first epoch's learning rate (down to a tenth in the last).
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f32,
+    /// The share of positions (the last games') held out to measure the
+    /// error on.
+    #[arg(long, default_value_t = 0.05)]
+    pub holdout: f64,
+    /// Seed of the games, the rollouts' dice and the training order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads for the rollouts (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where to write the weights (also after every epoch).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+}
+
+pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    use tabula_bots::bg_fit::{self, FitConfig};
+    use tabula_bots::bg_net::Net;
+    if a.positions == 0 || a.positions > 50_000_000 {
+        bail!("--positions must be 1..=50000000");
+    }
+    if a.rollouts == 0 || a.rollouts > 10_000 {
+        bail!("--rollouts must be 1..=10000");
+    }
+    if !(0.0..=1.0).contains(&a.explore) || !(0.0..1.0).contains(&a.holdout) {
+        bail!("--explore must be in [0, 1] and --holdout in [0, 1)");
+    }
+    if !(a.alpha > 0.0 && a.alpha <= 1.0) {
+        bail!("--alpha must be in (0, 1]");
+    }
+    if a.epochs == 0 {
+        bail!("--epochs must be at least 1");
+    }
+    let net = match &a.from {
+        Some(p) => {
+            Net::from_bytes(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?)
+                .with_context(|| format!("{} is not a network", p.display()))?
+        }
+        None => Net::shipped().clone(),
+    };
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 256);
+    let start = Instant::now();
+    let secs = |start: &Instant| (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+    let positions = bg_fit::sample(&net, a.positions, a.explore, a.seed);
+    writeln!(
+        out,
+        "{}",
+        json!({"stage": "sampled", "positions": positions.len(), "secs": secs(&start)})
+    )?;
+    out.flush()?;
+    let labels = bg_fit::label_backgammons(&net, &positions, a.rollouts, a.seed, threads);
+    let (wins, losses) = labels.iter().fold((0.0f64, 0.0f64), |(w, l), t| {
+        (w + f64::from(t[0]), l + f64::from(t[1]))
+    });
+    writeln!(
+        out,
+        "{}",
+        json!({"stage": "rolled out", "rollouts": a.rollouts, "threads": threads,
+               "mean_win_backgammon": wins / labels.len() as f64,
+               "mean_lose_backgammon": losses / labels.len() as f64, "secs": secs(&start)})
+    )?;
+    out.flush()?;
+    let data: Vec<_> = positions.into_iter().zip(labels).collect();
+    let mut trained = net;
+    let config = FitConfig {
+        epochs: a.epochs,
+        alpha: a.alpha,
+        holdout: a.holdout,
+        seed: a.seed,
+    };
+    let mut failed = None;
+    bg_fit::fit_backgammons(&mut trained, &data, config, |epoch, err, net| {
+        if failed.is_some() {
+            return;
+        }
+        let r = std::fs::write(&a.out, net.to_bytes())
+            .with_context(|| format!("writing {}", a.out.display()))
+            .and_then(|()| {
+                let line = json!({"stage": "epoch", "epoch": epoch, "held_out_mse": err, "secs": secs(&start)});
+                writeln!(out, "{line}")?;
+                out.flush()?;
+                Ok(())
+            });
+        if let Err(e) = r {
+            failed = Some(e);
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// `tabula fit-bg`: supervised training of the backgammon network on its
 /// own 1-ply (or 2-ply) judgement (`tabula_bots::bg_fit`). The same arguments give the
 /// same weights, whatever `--threads`.

@@ -440,6 +440,77 @@ fn train_bg_and_train_long_write_a_network_the_crate_can_load_and_report_as_they
     train_command("train-long", "greedy_points_share_vs_medium", long_hidden);
 }
 
+/// `tabula fit-bg-backgammons`: sampled, rolled out and fitted; the same
+/// seed gives the same weights whatever the thread count; the network
+/// written has a backgammon head and the rest of the shipped one; bad
+/// input is a clear error.
+#[test]
+fn fit_bg_backgammons_fits_a_head_and_replays() {
+    let dir = std::env::temp_dir().join(format!("tabula-fit-bgb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_path = dir.join("net.bin");
+    let p = out_path.to_str().unwrap();
+    let run = |threads: &str| {
+        let out = tabula(&[
+            "fit-bg-backgammons",
+            "--positions",
+            "400",
+            "--rollouts",
+            "2",
+            "--epochs",
+            "2",
+            "--seed",
+            "4",
+            "--threads",
+            threads,
+            "--out",
+            p,
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (lines, std::fs::read(&out_path).unwrap())
+    };
+    let (lines, first) = run("1");
+    let stages: Vec<_> = lines.iter().map(|l| l["stage"].as_str().unwrap()).collect();
+    assert_eq!(
+        stages,
+        ["sampled", "rolled out", "epoch", "epoch", "epoch"],
+        "{lines:?}"
+    );
+    let rate = lines[1]["mean_lose_backgammon"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&rate), "{lines:?}");
+    assert_eq!(&first[..8], b"TBGNET3\0");
+    let net = tabula_bots::bg_net::Net::from_bytes(&first).unwrap();
+    assert!(net.has_backgammons());
+    let start = tabula_backgammon::Position::initial();
+    assert_eq!(
+        net.evaluate(&start).win,
+        tabula_bots::bg_net::Net::shipped().evaluate(&start).win,
+        "the hidden layer and the three outputs are kept"
+    );
+    assert_eq!(run("3").1, first, "the thread count changes nothing");
+    for args in [
+        ["--positions", "0"],
+        ["--rollouts", "0"],
+        ["--epochs", "0"],
+        ["--alpha", "2"],
+    ] {
+        let mut all = vec!["fit-bg-backgammons", "--out", p];
+        all.extend(args);
+        let bad = tabula(&all);
+        assert_eq!(bad.status.code(), Some(2), "{args:?}: {bad:?}");
+        assert!(
+            String::from_utf8_lossy(&bad.stderr).contains(args[0]),
+            "{bad:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `tabula fit-bg`: sampled, labelled and fitted; the same seed gives the
 /// same weights whatever the thread count; `--data` is written once and
 /// read after (the same weights again); bad input is a clear error.
