@@ -291,30 +291,38 @@ pub fn fit(
     mut report: impl FnMut(u32, f64, &Net),
 ) {
     net.drop_backgammons();
-    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     let held_n = (data.len() as f64 * config.holdout.clamp(0.0, 1.0)).round() as usize;
     let (train, held) = data.split_at(data.len() - held_n.min(data.len()));
     let mut train = train.to_vec();
     report(0, mse(net, held), net);
+    run_epochs(config, &mut train, |epoch, alpha, train| {
+        let mut h = Buf::new(net);
+        for (p, t) in train {
+            net.step_toward(p, t, alpha, &mut h);
+        }
+        report(epoch, mse(net, held), net);
+    });
+}
+
+/// The epochs of a fit: for each (numbered from 1), its learning rate,
+/// linear from `config.alpha` down to a tenth of it in the last, and
+/// `items` in a new order (Fisher–Yates, by a generator seeded with
+/// `config.seed`), handed to `epoch`.
+fn run_epochs<T>(config: FitConfig, items: &mut [T], mut epoch: impl FnMut(u32, f32, &[T])) {
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     let epochs = config.epochs.max(1);
     for e in 0..epochs {
-        // Linear from alpha down to alpha / 10.
         let frac = if epochs == 1 {
             0.0
         } else {
             e as f32 / (epochs - 1) as f32
         };
         let alpha = config.alpha * (1.0 - 0.9 * frac);
-        // Fisher–Yates with the seeded generator.
-        for i in (1..train.len()).rev() {
+        for i in (1..items.len()).rev() {
             let j = rng.random_range(0..=i);
-            train.swap(i, j);
+            items.swap(i, j);
         }
-        let mut h = Buf::new(net);
-        for (p, t) in &train {
-            net.step_toward(p, t, alpha, &mut h);
-        }
-        report(e + 1, mse(net, held), net);
+        epoch(e + 1, alpha, items);
     }
 }
 
@@ -512,22 +520,10 @@ pub fn fit_backgammons(
     }
     let start = [0, 1].map(|k| (mean[k] / count[k].max(1) as f64) as f32);
     net.backgammons = Some(Head::constant(hn, start));
-    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
     report(0, backgammon_mse(net, held).unwrap_or(0.0), net);
-    let epochs = config.epochs.max(1);
-    for e in 0..epochs {
-        let frac = if epochs == 1 {
-            0.0
-        } else {
-            e as f32 / (epochs - 1) as f32
-        };
-        let alpha = config.alpha * (1.0 - 0.9 * frac);
-        for i in (1..rows.len()).rev() {
-            let j = rng.random_range(0..=i);
-            rows.swap(i, j);
-        }
+    run_epochs(config, &mut rows, |epoch, alpha, rows| {
         if let Some(head) = net.backgammons.as_mut() {
-            for &(at, can, t) in &rows {
+            for &(at, can, t) in rows {
                 let h = &hs[at..at + hn];
                 let y = head.eval(h);
                 for k in 0..2 {
@@ -542,8 +538,8 @@ pub fn fit_backgammons(
                 }
             }
         }
-        report(e + 1, backgammon_mse(net, held).unwrap_or(0.0), net);
-    }
+        report(epoch, backgammon_mse(net, held).unwrap_or(0.0), net);
+    });
 }
 
 #[cfg(test)]

@@ -406,35 +406,16 @@ pub struct FitBackgammonsArgs {
 
 pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     use tabula_bots::bg_fit::{self, FitConfig};
-    use tabula_bots::bg_net::Net;
-    if a.positions == 0 || a.positions > 50_000_000 {
-        bail!("--positions must be 1..=50000000");
-    }
     if a.rollouts == 0 || a.rollouts > 10_000 {
         bail!("--rollouts must be 1..=10000");
     }
-    if !(0.0..=1.0).contains(&a.explore) || !(0.0..1.0).contains(&a.holdout) {
-        bail!("--explore must be in [0, 1] and --holdout in [0, 1)");
-    }
-    if !(a.alpha > 0.0 && a.alpha <= 1.0) {
-        bail!("--alpha must be in (0, 1]");
-    }
-    if a.epochs == 0 {
-        bail!("--epochs must be at least 1");
-    }
-    let net = match &a.from {
-        Some(p) => {
-            Net::from_bytes(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?)
-                .with_context(|| format!("{} is not a network", p.display()))?
-        }
-        None => Net::shipped().clone(),
-    };
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, 256);
+    let FitSetup { net, threads } = FitSetup::checked(
+        (a.positions, a.explore, a.holdout),
+        (a.alpha, a.epochs),
+        a.from.as_deref(),
+        a.threads,
+    )?;
     let start = Instant::now();
-    let secs = |start: &Instant| (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     let positions = bg_fit::sample(&net, a.positions, a.explore, a.seed);
     writeln!(
         out,
@@ -462,27 +443,9 @@ pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::R
         holdout: a.holdout,
         seed: a.seed,
     };
-    let mut failed = None;
-    bg_fit::fit_backgammons(&mut trained, &data, config, |epoch, err, net| {
-        if failed.is_some() {
-            return;
-        }
-        let r = std::fs::write(&a.out, net.to_bytes())
-            .with_context(|| format!("writing {}", a.out.display()))
-            .and_then(|()| {
-                let line = json!({"stage": "epoch", "epoch": epoch, "held_out_mse": err, "secs": secs(&start)});
-                writeln!(out, "{line}")?;
-                out.flush()?;
-                Ok(())
-            });
-        if let Err(e) = r {
-            failed = Some(e);
-        }
-    });
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    fit_reporting(&a.out, out, &start, |report| {
+        bg_fit::fit_backgammons(&mut trained, &data, config, report);
+    })
 }
 
 /// `tabula fit-bg`: supervised training of the backgammon network on its
@@ -530,32 +493,13 @@ pub struct FitArgs {
 
 pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     use tabula_bots::bg_fit::{self, FitConfig};
-    use tabula_bots::bg_net::Net;
-    if a.positions == 0 || a.positions > 50_000_000 {
-        bail!("--positions must be 1..=50000000");
-    }
-    if !(0.0..=1.0).contains(&a.explore) || !(0.0..1.0).contains(&a.holdout) {
-        bail!("--explore must be in [0, 1] and --holdout in [0, 1)");
-    }
-    if !(a.alpha > 0.0 && a.alpha <= 1.0) {
-        bail!("--alpha must be in (0, 1]");
-    }
-    if a.epochs == 0 {
-        bail!("--epochs must be at least 1");
-    }
-    let net = match &a.from {
-        Some(p) => {
-            Net::from_bytes(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?)
-                .with_context(|| format!("{} is not a network", p.display()))?
-        }
-        None => Net::shipped().clone(),
-    };
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, 256);
+    let FitSetup { net, threads } = FitSetup::checked(
+        (a.positions, a.explore, a.holdout),
+        (a.alpha, a.epochs),
+        a.from.as_deref(),
+        a.threads,
+    )?;
     let start = Instant::now();
-    let secs = |start: &Instant| (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     let data = match &a.data {
         Some(p) if p.exists() => {
             let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
@@ -603,17 +547,80 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         holdout: a.holdout,
         seed: a.seed,
     };
+    fit_reporting(&a.out, out, &start, |report| {
+        bg_fit::fit(&mut trained, &data, config, report);
+    })
+}
+
+/// Seconds since `start`, to a tenth (the fitting commands' progress lines).
+fn secs(start: &Instant) -> f64 {
+    (start.elapsed().as_secs_f64() * 10.0).round() / 10.0
+}
+
+/// What `fit-bg` and `fit-bg-backgammons` start from, their shared
+/// settings checked.
+struct FitSetup {
+    /// `--from`, else the shipped network.
+    net: tabula_bots::bg_net::Net,
+    /// `--threads`, else every core (1..=256).
+    threads: usize,
+}
+
+impl FitSetup {
+    /// Checks `(positions, explore, holdout)` and `(alpha, epochs)`, then
+    /// reads the network and settles the threads.
+    fn checked(
+        (positions, explore, holdout): (usize, f64, f64),
+        (alpha, epochs): (f32, u32),
+        from: Option<&std::path::Path>,
+        threads: Option<usize>,
+    ) -> anyhow::Result<FitSetup> {
+        use tabula_bots::bg_net::Net;
+        if positions == 0 || positions > 50_000_000 {
+            bail!("--positions must be 1..=50000000");
+        }
+        if !(0.0..=1.0).contains(&explore) || !(0.0..1.0).contains(&holdout) {
+            bail!("--explore must be in [0, 1] and --holdout in [0, 1)");
+        }
+        if !(alpha > 0.0 && alpha <= 1.0) {
+            bail!("--alpha must be in (0, 1]");
+        }
+        if epochs == 0 {
+            bail!("--epochs must be at least 1");
+        }
+        let net = match from {
+            Some(p) => Net::from_bytes(
+                &std::fs::read(p).with_context(|| format!("reading {}", p.display()))?,
+            )
+            .with_context(|| format!("{} is not a network", p.display()))?,
+            None => Net::shipped().clone(),
+        };
+        let threads = threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .clamp(1, 256);
+        Ok(FitSetup { net, threads })
+    }
+}
+
+/// Runs one of `bg_fit`'s fitters (`run` hands it the report): before
+/// the first epoch and after each, the weights as they stand are written
+/// to `path` and a progress line to `out`. The first failure to write
+/// stops the writing and is the answer.
+fn fit_reporting(
+    path: &std::path::Path,
+    out: &mut dyn Write,
+    start: &Instant,
+    run: impl FnOnce(&mut dyn FnMut(u32, f64, &tabula_bots::bg_net::Net)),
+) -> anyhow::Result<()> {
     let mut failed = None;
-    // The report runs before the first epoch and after each: write the
-    // weights as they stand.
-    bg_fit::fit(&mut trained, &data, config, |epoch, err, net| {
+    run(&mut |epoch, err, net| {
         if failed.is_some() {
             return;
         }
-        let r = std::fs::write(&a.out, net.to_bytes())
-            .with_context(|| format!("writing {}", a.out.display()))
+        let r = std::fs::write(path, net.to_bytes())
+            .with_context(|| format!("writing {}", path.display()))
             .and_then(|()| {
-                let line = json!({"stage": "epoch", "epoch": epoch, "held_out_mse": err, "secs": secs(&start)});
+                let line = json!({"stage": "epoch", "epoch": epoch, "held_out_mse": err, "secs": secs(start)});
                 writeln!(out, "{line}")?;
                 out.flush()?;
                 Ok(())
@@ -622,8 +629,5 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             failed = Some(e);
         }
     });
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    failed.map_or(Ok(()), Err)
 }
