@@ -413,9 +413,9 @@ fn escape_first(net: &Net, finals: &[Position]) -> Option<usize> {
 
 /// Every position's backgammon label: the mean of `rollouts`
 /// [`rollout_backgammons`] (win, lose) from it, where the head judges
-/// ([`backgammon_in_sight`]), else zeros without a rollout. Each position's dice come from
-/// `seed` and its index, so the labels are the same on any number of
-/// `threads`.
+/// ([`backgammon_in_sight`]), else zeros without a rollout. Each
+/// position's dice come from `seed` and its index, so the labels are the
+/// same on any number of `threads`.
 pub fn label_backgammons(
     net: &Net,
     positions: &[Position],
@@ -486,9 +486,10 @@ pub fn backgammon_mse(net: &Net, data: &[(Position, [f32; 2])]) -> Option<f64> {
 /// mean) to `data` ([`label_backgammons`]), the hidden layer left as it
 /// is: logistic regression on the hidden activations, by the
 /// cross-entropy's gradient, each output on the positions where the head
-/// judges it ([`backgammon_in_sight`]). Holds out the last `holdout` share as [`fit`] does; calls
-/// `report(epoch, held-out error, the network)` before the first epoch
-/// and after each. Deterministic for `config.seed`.
+/// judges it ([`backgammon_in_sight`]). Holds out the last `holdout`
+/// share as [`fit`] does; calls `report(epoch, held-out error, the
+/// network)` before the first epoch and after each. Deterministic for
+/// `config.seed`.
 pub fn fit_backgammons(
     net: &mut Net,
     data: &[(Position, [f32; 2])],
