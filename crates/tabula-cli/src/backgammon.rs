@@ -380,7 +380,8 @@ pub struct FitBackgammonsArgs {
     #[arg(long, default_value_t = 0.05)]
     pub explore: f64,
     /// Rollouts per position (each played out by the network's greedy
-    /// play until a backgammon can no longer happen).
+    /// play, a side in a backgammon's way running its back checkers
+    /// first, until a backgammon can no longer happen).
     #[arg(long, default_value_t = 8)]
     pub rollouts: usize,
     /// Passes over the positions.
