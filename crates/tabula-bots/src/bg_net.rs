@@ -132,8 +132,23 @@ impl Probs {
 /// home: it can end with one in the winner's home board (19..=24 in the
 /// loser's numbering) or on the bar only if one is there already.
 pub fn backgammon_possible(b: &[i8; 26]) -> [bool; 2] {
-    let mine: i32 = b.iter().map(|&n| i32::from(n.max(0))).sum();
-    let theirs: i32 = b.iter().map(|&n| i32::from((-n).max(0))).sum();
+    let (mine, theirs) = on_board(b);
+    possible_with(b, mine, theirs)
+}
+
+/// Each side's checkers still on the board (bar included): the mover's,
+/// the other side's.
+fn on_board(b: &[i8; 26]) -> (i32, i32) {
+    b.iter().fold((0, 0), |(m, t), &n| {
+        (m + i32::from(n.max(0)), t + i32::from((-n).max(0)))
+    })
+}
+
+/// [`backgammon_possible`] with [`on_board`]'s counts given.
+fn possible_with(b: &[i8; 26], mine: i32, theirs: i32) -> [bool; 2] {
+    if mine != 15 && theirs != 15 {
+        return [false, false];
+    }
     // The mover's checkers in the other side's home board or on its bar
     // (19..=25), and the other side's in the mover's home or on its bar
     // (1..=6 and 0).
@@ -153,12 +168,16 @@ pub fn backgammon_possible(b: &[i8; 26]) -> [bool; 2] {
 /// and a logistic unit's errors there would only stir the close plays;
 /// the searches' leaves reach the bearing-off soon enough.
 pub fn backgammon_in_sight(b: &[i8; 26]) -> [bool; 2] {
-    let [win, lose] = backgammon_possible(b);
-    let mine: i32 = b.iter().map(|&n| i32::from(n.max(0))).sum();
-    let theirs: i32 = b.iter().map(|&n| i32::from((-n).max(0))).sum();
-    let mine_bearing_off = mine < 15 || b[7..=25].iter().all(|&n| n <= 0);
-    let theirs_bearing_off = theirs < 15 || b[..=18].iter().all(|&n| n >= 0);
-    [win && mine_bearing_off, lose && theirs_bearing_off]
+    let (mine, theirs) = on_board(b);
+    // The winner bearing off and the loser with none off: checked first,
+    // as it rules out most positions before the race is looked at.
+    let win_near = theirs == 15 && (mine < 15 || b[7..=25].iter().all(|&n| n <= 0));
+    let lose_near = mine == 15 && (theirs < 15 || b[..=18].iter().all(|&n| n >= 0));
+    if !win_near && !lose_near {
+        return [false, false];
+    }
+    let [win, lose] = possible_with(b, mine, theirs);
+    [win && win_near, lose && lose_near]
 }
 
 /// The backgammon head: two logistic units on the network's hidden layer
