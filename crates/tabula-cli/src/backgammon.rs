@@ -362,23 +362,47 @@ pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `tabula fit-bg-backgammons`: fits the backgammon network's backgammon
-/// head (`tabula_bots::bg_fit::fit_backgammons`) to rollouts from
-/// self-play positions. The same arguments give the same weights,
-/// whatever `--threads`.
+/// What `tabula fit-bg` and `tabula fit-bg-backgammons` share: the
+/// network they start from, the self-play positions they sample, the
+/// held-out share, the seed, the threads and where the weights go.
 #[derive(Debug, clap::Args)]
-pub struct FitBackgammonsArgs {
-    /// The network to start from, to play the games and the rollouts with
-    /// (default: the shipped one); its hidden layer is kept.
+pub struct FitCommon {
+    /// The network to start from, to sample and to label with (default:
+    /// the shipped one).
     #[arg(long)]
     pub from: Option<std::path::PathBuf>,
-    /// Self-play positions to sample (only those where a backgammon is
-    /// in sight, its winner bearing off, are rolled out and teach).
+    /// Self-play positions to sample.
     #[arg(long, default_value_t = 200_000)]
     pub positions: usize,
     /// The share of moves played at random while sampling.
     #[arg(long, default_value_t = 0.05)]
     pub explore: f64,
+    /// The share of positions (the last games') held out to measure the
+    /// error on.
+    #[arg(long, default_value_t = 0.05)]
+    pub holdout: f64,
+    /// Seed of the sampled games, of any rollouts' dice and of the
+    /// training order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads for the labels (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where to write the weights (also after every epoch).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+}
+
+/// `tabula fit-bg-backgammons`: fits the backgammon network's backgammon
+/// head (`tabula_bots::bg_fit::fit_backgammons`) to rollouts from
+/// self-play positions, the network's hidden layer kept; only positions
+/// where a backgammon is in sight (its winner bearing off) are rolled out
+/// and teach. The same arguments give the same weights, whatever
+/// `--threads`.
+#[derive(Debug, clap::Args)]
+pub struct FitBackgammonsArgs {
+    #[command(flatten)]
+    pub common: FitCommon,
     /// Rollouts per position (each played out by the network's greedy
     /// play, a side in a backgammon's way running its back checkers
     /// first, until a backgammon can no longer happen).
@@ -390,19 +414,6 @@ pub struct FitBackgammonsArgs {
     /// The first epoch's learning rate (down to a tenth in the last).
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f32,
-    /// The share of positions (the last games') held out to measure the
-    /// error on.
-    #[arg(long, default_value_t = 0.05)]
-    pub holdout: f64,
-    /// Seed of the games, the rollouts' dice and the training order.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Threads for the rollouts (default: every core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Where to write the weights (also after every epoch).
-    #[arg(long)]
-    pub out: std::path::PathBuf,
 }
 
 pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -410,21 +421,17 @@ pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::R
     if a.rollouts == 0 || a.rollouts > 10_000 {
         bail!("--rollouts must be 1..=10000");
     }
-    let FitSetup { net, threads } = FitSetup::checked(
-        (a.positions, a.explore, a.holdout),
-        (a.alpha, a.epochs),
-        a.from.as_deref(),
-        a.threads,
-    )?;
+    let c = &a.common;
+    let FitSetup { net, threads } = FitSetup::checked(c, a.alpha, a.epochs)?;
     let start = Instant::now();
-    let positions = bg_fit::sample(&net, a.positions, a.explore, a.seed);
+    let positions = bg_fit::sample(&net, c.positions, c.explore, c.seed);
     writeln!(
         out,
         "{}",
         json!({"stage": "sampled", "positions": positions.len(), "secs": secs(&start)})
     )?;
     out.flush()?;
-    let labels = bg_fit::label_backgammons(&net, &positions, a.rollouts, a.seed, threads);
+    let labels = bg_fit::label_backgammons(&net, &positions, a.rollouts, c.seed, threads);
     let (wins, losses) = labels.iter().fold((0.0f64, 0.0f64), |(w, l), t| {
         (w + f64::from(t[0]), l + f64::from(t[1]))
     });
@@ -441,10 +448,10 @@ pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::R
     let config = FitConfig {
         epochs: a.epochs,
         alpha: a.alpha,
-        holdout: a.holdout,
-        seed: a.seed,
+        holdout: c.holdout,
+        seed: c.seed,
     };
-    fit_reporting(&a.out, out, &start, |report| {
+    fit_reporting(&c.out, out, &start, |report| {
         bg_fit::fit_backgammons(&mut trained, &data, config, report);
     })
 }
@@ -454,38 +461,19 @@ pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::R
 /// same weights, whatever `--threads`.
 #[derive(Debug, clap::Args)]
 pub struct FitArgs {
-    /// The network to start from and to label with (default: the shipped one).
-    #[arg(long)]
-    pub from: Option<std::path::PathBuf>,
-    /// Self-play positions to label and train on.
-    #[arg(long, default_value_t = 200_000)]
-    pub positions: usize,
-    /// The share of moves played at random while sampling.
-    #[arg(long, default_value_t = 0.05)]
-    pub explore: f64,
+    #[command(flatten)]
+    pub common: FitCommon,
     /// Passes over the positions.
     #[arg(long, default_value_t = 4)]
     pub epochs: u32,
     /// The first epoch's learning rate (down to a tenth in the last).
     #[arg(long, default_value_t = 0.02)]
     pub alpha: f32,
-    /// The share of positions held out to measure the error on.
-    #[arg(long, default_value_t = 0.05)]
-    pub holdout: f64,
-    /// Seed of the sampled games and of the training order.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// How many rolls ahead the labels look: 1 (the opponent's best reply
     /// to each roll) or 2 (then the mover's best answer to each of its
     /// rolls, as Hard judges its closest plays; about 21 times the work).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     pub label_plies: u8,
-    /// Threads for the labels (default: every core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Where to write the weights (also after every epoch).
-    #[arg(long)]
-    pub out: std::path::PathBuf,
     /// A file of labelled positions: read from it when it exists (no
     /// sampling or labelling), else written there once labelled.
     #[arg(long)]
@@ -494,12 +482,8 @@ pub struct FitArgs {
 
 pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     use tabula_bots::bg_fit::{self, FitConfig};
-    let FitSetup { net, threads } = FitSetup::checked(
-        (a.positions, a.explore, a.holdout),
-        (a.alpha, a.epochs),
-        a.from.as_deref(),
-        a.threads,
-    )?;
+    let c = &a.common;
+    let FitSetup { net, threads } = FitSetup::checked(c, a.alpha, a.epochs)?;
     let start = Instant::now();
     let data = match &a.data {
         Some(p) if p.exists() => {
@@ -514,7 +498,7 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             data
         }
         _ => {
-            let positions = bg_fit::sample(&net, a.positions, a.explore, a.seed);
+            let positions = bg_fit::sample(&net, c.positions, c.explore, c.seed);
             writeln!(
                 out,
                 "{}",
@@ -545,10 +529,10 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let config = FitConfig {
         epochs: a.epochs,
         alpha: a.alpha,
-        holdout: a.holdout,
-        seed: a.seed,
+        holdout: c.holdout,
+        seed: c.seed,
     };
-    fit_reporting(&a.out, out, &start, |report| {
+    fit_reporting(&c.out, out, &start, |report| {
         bg_fit::fit(&mut trained, &data, config, report);
     })
 }
@@ -568,19 +552,14 @@ struct FitSetup {
 }
 
 impl FitSetup {
-    /// Checks `(positions, explore, holdout)` and `(alpha, epochs)`, then
-    /// reads the network and settles the threads.
-    fn checked(
-        (positions, explore, holdout): (usize, f64, f64),
-        (alpha, epochs): (f32, u32),
-        from: Option<&std::path::Path>,
-        threads: Option<usize>,
-    ) -> anyhow::Result<FitSetup> {
+    /// Checks the shared settings and the command's `alpha` and `epochs`,
+    /// then reads the network and settles the threads.
+    fn checked(c: &FitCommon, alpha: f32, epochs: u32) -> anyhow::Result<FitSetup> {
         use tabula_bots::bg_net::Net;
-        if positions == 0 || positions > 50_000_000 {
+        if c.positions == 0 || c.positions > 50_000_000 {
             bail!("--positions must be 1..=50000000");
         }
-        if !(0.0..=1.0).contains(&explore) || !(0.0..1.0).contains(&holdout) {
+        if !(0.0..=1.0).contains(&c.explore) || !(0.0..1.0).contains(&c.holdout) {
             bail!("--explore must be in [0, 1] and --holdout in [0, 1)");
         }
         if !(alpha > 0.0 && alpha <= 1.0) {
@@ -589,14 +568,15 @@ impl FitSetup {
         if epochs == 0 {
             bail!("--epochs must be at least 1");
         }
-        let net = match from {
+        let net = match &c.from {
             Some(p) => Net::from_bytes(
                 &std::fs::read(p).with_context(|| format!("reading {}", p.display()))?,
             )
             .with_context(|| format!("{} is not a network", p.display()))?,
             None => Net::shipped().clone(),
         };
-        let threads = threads
+        let threads = c
+            .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .clamp(1, 256);
         Ok(FitSetup { net, threads })
