@@ -1128,6 +1128,13 @@ mod tests {
     #[test]
     fn the_shipped_network_parses_and_likes_being_ahead() {
         let net = Net::shipped();
+        // Shipped with its backgammon head (fitted: not the constant a
+        // head starts from).
+        let head = net
+            .backgammons
+            .as_ref()
+            .expect("bg.bin has a backgammon head");
+        assert!(head.w.iter().any(|&w| w != 0.0));
         let p = net.evaluate(&Position::initial());
         assert!((0.3..0.7).contains(&p.win), "{p:?}");
         // All fifteen of the mover's checkers home vs the opponent's
