@@ -27,6 +27,9 @@ SEED = int(os.environ.get("SEED", "1"))
 PLIES = int(os.environ.get("PLIES", "2"))
 FILTER = int(os.environ.get("FILTER", "5"))
 LEVEL = os.environ.get("LEVEL", "hard")
+SOURCE = os.environ.get("SOURCE", "selfplay")
+if SOURCE not in ("selfplay", "match"):
+    raise SystemExit("SOURCE must be selfplay or match, not %r" % SOURCE)
 REPORT = os.environ.get("REPORT")
 BOTS = [b.split("=", 1) for b in os.environ["BOTS"].split(",") if b]
 TABULA = BOTS[0][1]
@@ -107,25 +110,37 @@ def equity(final, ec, key):
     return v
 
 
-# The fixed decisions: gnubg 0-ply self-play.
+# The fixed decisions. SOURCE=selfplay: gnubg 0-ply self-play. SOURCE=match:
+# games of the first bot against gnubg 0-ply (the bot moving on one side,
+# gnubg 0-ply's best play on the other, who starts alternating game by
+# game), the decisions the bot's turns: the positions a match against
+# gnubg gives it, harder than gnubg's own.
 rng = random.Random(SEED)
 decisions = []
+games = 0
 while len(decisions) < DECISIONS:
     pid = "4HPwATDgc/ABMA"
+    bot_on_roll = SOURCE == "match" and games % 2 == 0
+    games += 1
     for _ in range(400):
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         fs = finals(pid, dice)
         if not fs:
             board = gnubg.positionfromid(pid)
             pid = gnubg.positionid((board[1], board[0]))
+            bot_on_roll = SOURCE == "match" and not bot_on_roll
             continue
-        if len(set(fs)) > 1:
+        if len(set(fs)) > 1 and (SOURCE == "selfplay" or bot_on_roll):
             decisions.append((pid, dice, fs))
-        best = max(fs, key=lambda f: equity(f, EC0, 0))
+        if bot_on_roll:
+            best = apply(pid, ask(BOTS[0][0], pid, dice))
+        else:
+            best = max(fs, key=lambda f: equity(f, EC0, 0))
         opp, me = gnubg.positionfromid(best)
         if sum(me) == 0 or len(decisions) >= DECISIONS:
             break
         pid = gnubg.positionid((me, opp))
+        bot_on_roll = SOURCE == "match" and not bot_on_roll
 
 GNUBG0 = "gnubg-0ply"
 results = {name: [] for name, _ in BOTS}
@@ -163,7 +178,7 @@ def summary(losses, best=True):
     return out
 
 
-report = {"decisions": len(decisions), "seed": SEED, "plies": PLIES, "filter": FILTER,
+report = {"decisions": len(decisions), "source": SOURCE, "seed": SEED, "plies": PLIES, "filter": FILTER,
           "bots": {name: summary(results[name]) for name in results}}
 names = [name for name, _ in BOTS] + [GNUBG0]
 if len(names) > 1:
