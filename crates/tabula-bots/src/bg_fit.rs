@@ -176,6 +176,128 @@ pub fn label(net: &Net, positions: &[Position], depth: Depth, threads: usize) ->
     })
 }
 
+/// Checkers each side has back on `b` (the mover's numbering): on the
+/// bar or in the other side's home board. `[the mover's, the
+/// opponent's]`.
+pub fn back_checkers(b: &[i8; 26]) -> [i32; 2] {
+    let mine: i32 = b[19..=25].iter().map(|&n| i32::from(n.max(0))).sum();
+    let theirs: i32 = b[..=6].iter().map(|&n| i32::from((-n).max(0))).sum();
+    [mine, theirs]
+}
+
+/// The positions [`label_rollouts`] labels by default: a side with at
+/// least three checkers back (holding games, back games, checkers
+/// trapped behind a prime), where the game turns on timing many rolls
+/// away that a 1-ply look does not see, and where Hard lost most against
+/// gnubg (RESULTS.md).
+pub fn deep_back(p: &Position) -> bool {
+    back_checkers(p.board()).iter().any(|&n| n >= 3)
+}
+
+/// One truncated rollout from `after` (the side that moved in it is
+/// "us"; the other side rolls next): `first` is the other side's first
+/// roll, later rolls come from `rng`; both sides play the network's
+/// greedy play for `plies` moves at most, then the network judges the
+/// position. The probabilities for us (a finished game: its outcome).
+pub fn rollout_probs(
+    net: &Net,
+    after: &Position,
+    first: Dice,
+    plies: usize,
+    rng: &mut ChaCha8Rng,
+    buf: &mut Vec<Position>,
+) -> Probs {
+    let mut h = Buf::new(net);
+    let mut pos = *after;
+    // Whether the side that moved in `pos` is us.
+    let mut ours = true;
+    let mut dice = first;
+    for _ in 0..plies {
+        if pos.is_over() {
+            break;
+        }
+        let next = pos.pass_turn();
+        next.legal_positions_into(dice, buf);
+        pos = match crate::bg_net::best_static(net, buf, Scoring::Gammons) {
+            Some(i) => buf[i],
+            None => next,
+        };
+        ours = !ours;
+        dice = Dice::new(rng.random_range(1..=6u8), rng.random_range(1..=6u8))
+            .unwrap_or(Dice::ALL_21[0]);
+    }
+    let p = net.evaluate_in(&pos, &mut h);
+    if ours { p } else { p.flip() }
+}
+
+/// Labels again by truncated rollouts the positions `which` picks:
+/// each the mean of `games` [`rollout_probs`] of at most `plies` moves,
+/// the other side's first roll going through all 36 in turn (so `games`
+/// a multiple of 36 sees each equally), the later dice from `seed` and
+/// the position's index, so any number of `threads` gives the same
+/// labels. The other labels are kept. Returns how many were labelled.
+pub fn label_rollouts(
+    net: &Net,
+    data: &mut [(Position, Probs)],
+    which: impl Fn(&Position) -> bool + Sync,
+    games: usize,
+    plies: usize,
+    seed: u64,
+    threads: usize,
+) -> usize {
+    let threads = threads.max(1);
+    let chunk = data.len().div_ceil(threads).max(1);
+    let which = &which;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = data
+            .chunks_mut(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                s.spawn(move || {
+                    let mut buf = Vec::with_capacity(64);
+                    let mut done = 0;
+                    for (k, (p, label)) in part.iter_mut().enumerate() {
+                        if !which(p) || games == 0 {
+                            continue;
+                        }
+                        let index = (c * chunk + k) as u64;
+                        let mut rng = ChaCha8Rng::seed_from_u64(
+                            seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                        );
+                        let mut sum = [0.0f32; 5];
+                        for g in 0..games {
+                            let (a, b) = ((g % 36) / 6, g % 6);
+                            let first =
+                                Dice::new(a as u8 + 1, b as u8 + 1).unwrap_or(Dice::ALL_21[0]);
+                            let r = rollout_probs(net, p, first, plies, &mut rng, &mut buf);
+                            for (s, v) in sum.iter_mut().zip([
+                                r.win,
+                                r.win_gammon,
+                                r.lose_gammon,
+                                r.win_backgammon,
+                                r.lose_backgammon,
+                            ]) {
+                                *s += v;
+                            }
+                        }
+                        let n = games as f32;
+                        *label = Probs {
+                            win: sum[0] / n,
+                            win_gammon: sum[1] / n,
+                            lose_gammon: sum[2] / n,
+                            win_backgammon: sum[3] / n,
+                            lose_backgammon: sum[4] / n,
+                        };
+                        done += 1;
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+    })
+}
+
 /// The file form of labelled positions ([`write_data`]): this magic, the
 /// count (u64 LE), then per position its mover-relative board (26 `i8`)
 /// and its label (win, win gammon, lose gammon: `f32` LE).
@@ -667,6 +789,80 @@ mod tests {
                 .zip(&one)
                 .all(|(p, l)| backgammon_in_sight(p.board()) != [false, false] || *l == [0.0, 0.0])
         );
+    }
+
+    #[test]
+    fn back_checkers_count_the_bar_and_the_other_home_board() {
+        let start = Position::initial();
+        assert_eq!(back_checkers(start.board()), [2, 2]);
+        assert!(!deep_back(&start));
+        let mut b = [0i8; 26];
+        b[25] = 1; // on the bar
+        b[22] = 2;
+        b[6] = 12; // our 6 point: not back
+        b[0] = -1; // theirs on the bar
+        b[3] = -1; // in our home board
+        b[7] = -13;
+        assert_eq!(back_checkers(&b), [3, 2]);
+        let p = Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+        assert!(deep_back(&p));
+    }
+
+    #[test]
+    fn rollouts_play_out_what_is_sure_and_label_alike_on_any_threads() {
+        let net = Net::shipped();
+        // Our last checker on our 1 point; all fifteen of theirs on our
+        // 12 point (outside our home board): whatever they roll, we bear
+        // off next: a gammon, not a backgammon.
+        let mut b = [0i8; 26];
+        b[1] = 1;
+        b[12] = -15;
+        let sure = Position::from_board(b, tabula_backgammon::Side::White).unwrap();
+        let gammon = Probs {
+            win: 1.0,
+            win_gammon: 1.0,
+            lose_gammon: 0.0,
+            win_backgammon: 0.0,
+            lose_backgammon: 0.0,
+        };
+        let mut buf = Vec::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for first in Dice::ALL_21 {
+            assert_eq!(
+                rollout_probs(net, &sure, first, 2, &mut rng, &mut buf),
+                gammon
+            );
+        }
+        // No moves played: the network's own judgement.
+        let judged = net.evaluate(&sure);
+        assert_eq!(
+            rollout_probs(net, &sure, Dice::ALL_21[0], 0, &mut rng, &mut buf),
+            judged
+        );
+
+        let pos = sample(net, 150, 0.1, 5);
+        let labels = label(net, &pos, Depth::OnePly, 1);
+        let mut one: Vec<_> = pos.iter().copied().zip(labels.iter().copied()).collect();
+        let mut three = one.clone();
+        let n = label_rollouts(net, &mut one, deep_back, 36, 6, 9, 1);
+        assert_eq!(n, label_rollouts(net, &mut three, deep_back, 36, 6, 9, 3));
+        assert_eq!(one, three);
+        assert_eq!(n, pos.iter().filter(|p| deep_back(p)).count());
+        assert!(n > 0 && n < pos.len(), "{n} of {}", pos.len());
+        for ((p, l), old) in one.iter().zip(&labels) {
+            if deep_back(p) {
+                assert_ne!(l, old);
+                assert!((0.0..=1.0).contains(&l.win) && l.win_gammon <= l.win + 1e-6);
+            } else {
+                assert_eq!(l, old);
+            }
+        }
+        let mut sure_data = vec![(sure, labels[0])];
+        assert_eq!(
+            label_rollouts(net, &mut sure_data, |_| true, 36, 2, 1, 1),
+            1
+        );
+        assert_eq!(sure_data[0].1, gammon);
     }
 
     #[test]

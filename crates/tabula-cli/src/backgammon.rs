@@ -474,6 +474,16 @@ pub struct FitArgs {
     /// rolls, as Hard judges its closest plays; about 21 times the work).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     pub label_plies: u8,
+    /// Label the positions where a side has three or more checkers back
+    /// (on the bar or in the other side's home board) by this many
+    /// truncated rollouts instead (the network's greedy play for both
+    /// sides, the first roll through all 36; a multiple of 36); 0: none.
+    #[arg(long, default_value_t = 0)]
+    pub rollout_games: usize,
+    /// How many moves each of those rollouts plays before the network
+    /// judges where it stands.
+    #[arg(long, default_value_t = 10)]
+    pub rollout_plies: usize,
     /// A file of labelled positions: read from it when it exists (no
     /// sampling or labelling), else written there once labelled.
     #[arg(long)]
@@ -484,6 +494,9 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     use tabula_bots::bg_fit::{self, FitConfig};
     let c = &a.common;
     let FitSetup { net, threads } = FitSetup::checked(c, a.alpha, a.epochs)?;
+    if a.rollout_games > 36 * 100 || a.rollout_plies > 600 {
+        bail!("--rollout-games must be at most 3600 and --rollout-plies at most 600");
+    }
     let start = Instant::now();
     let data = match &a.data {
         Some(p) if p.exists() => {
@@ -517,7 +530,25 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 json!({"stage": "labelled", "plies": a.label_plies, "threads": threads, "secs": secs(&start)})
             )?;
             out.flush()?;
-            let data: Vec<_> = positions.into_iter().zip(labels).collect();
+            let mut data: Vec<_> = positions.into_iter().zip(labels).collect();
+            if a.rollout_games > 0 {
+                let n = bg_fit::label_rollouts(
+                    &net,
+                    &mut data,
+                    bg_fit::deep_back,
+                    a.rollout_games,
+                    a.rollout_plies,
+                    c.seed,
+                    threads,
+                );
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"stage": "rolled out", "positions": n, "games": a.rollout_games,
+                           "plies": a.rollout_plies, "secs": secs(&start)})
+                )?;
+                out.flush()?;
+            }
             if let Some(p) = &a.data {
                 std::fs::write(p, bg_fit::write_data(&data))
                     .with_context(|| format!("writing {}", p.display()))?;

@@ -260,6 +260,56 @@ fn gnubg_judges_bots_on_the_same_decisions() {
         loss(&medium) > 2.0 * loss(&hard) + 5.0,
         "medium {medium} against hard {hard}"
     );
+    // The decisions of a match against gnubg 0-ply: the first bot's
+    // turns in its games, other positions than gnubg's self-play.
+    let source = |source: &str| {
+        let args = [
+            "--bot",
+            &a,
+            "--decisions",
+            "30",
+            "--plies",
+            "0",
+            "--seed",
+            "3",
+            "--source",
+            source,
+            "--report",
+            report.to_str().unwrap(),
+        ];
+        let r = gnubg_script("gnubg-judge", &args, "TABULA-GNUBG-JUDGE ");
+        let full: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let positions: Vec<String> = full["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["position"].as_str().unwrap().to_owned())
+            .collect();
+        (r, positions)
+    };
+    let (matched, in_match) = source("match");
+    assert_eq!(matched["source"], "match", "{matched}");
+    assert_eq!(in_match.len(), 30, "{matched}");
+    assert!(
+        matched["bots"]["gnubg-0ply"]["millipoints_per_move"]
+            .as_f64()
+            .unwrap()
+            >= 0.0
+    );
+    let (selfplay, in_selfplay) = source("selfplay");
+    assert_eq!(selfplay["source"], "selfplay", "{selfplay}");
+    assert_ne!(in_match, in_selfplay);
+    let bad = std::process::Command::new("scripts/gnubg-judge")
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .args(["--bot", &a, "--decisions", "2", "--source", "elsewhere"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("--source must be selfplay or match"),
+        "{bad:?}"
+    );
     std::fs::remove_file(&report).unwrap();
 }
 
@@ -612,7 +662,54 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
     };
     let (text, two) = small("2");
     assert!(text.contains(r#""plies":2"#), "{text}");
-    assert_ne!(two, small("1").1);
+    let (_, one) = small("1");
+    assert_ne!(two, one);
+    // Positions with a side three or more back labelled by rollouts:
+    // said so, with how many, and other weights.
+    let rolled = |threads: &str| {
+        let out = tabula(&[
+            "fit-bg",
+            "--positions",
+            "200",
+            "--rollout-games",
+            "36",
+            "--rollout-plies",
+            "4",
+            "--seed",
+            "4",
+            "--threads",
+            threads,
+            "--out",
+            p,
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (lines, std::fs::read(&out_path).unwrap())
+    };
+    let (lines, by_rollouts) = rolled("1");
+    let stages: Vec<_> = lines.iter().map(|l| l["stage"].as_str().unwrap()).collect();
+    assert_eq!(
+        stages[..3],
+        ["sampled", "labelled", "rolled out"],
+        "{lines:?}"
+    );
+    let n = lines[2]["positions"].as_u64().unwrap();
+    assert!(n > 0 && n < 200, "{lines:?}");
+    assert_eq!(
+        rolled("3").1,
+        by_rollouts,
+        "the thread count changes nothing"
+    );
+    let bad = tabula(&["fit-bg", "--rollout-games", "3601", "--out", p]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("--rollout-games"),
+        "{bad:?}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
