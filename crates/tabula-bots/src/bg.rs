@@ -757,11 +757,19 @@ mod tests {
         by_cost.sort_by_key(|&(c, _)| c);
         let cost = |k: usize| by_cost[k].0;
         // Five cheap plays (four fit together) and two costly ones, each
-        // of which fits with a cheap one but not with the other.
+        // of which fits with a cheap one but not with the other: the
+        // costliest that fits with the cheapest, and the costliest
+        // before it that does not fit with it.
         assert!((0..4).map(cost).sum::<usize>() <= HARD_BG_DEEP_BUDGET);
-        assert!(cost(0) + cost(59) <= HARD_BG_DEEP_BUDGET);
-        assert!(cost(58) + cost(59) > HARD_BG_DEEP_BUDGET);
-        let finals: Vec<Position> = [0, 1, 2, 3, 4, 58, 59]
+        let hi = (5..60)
+            .rev()
+            .find(|&k| cost(0) + cost(k) <= HARD_BG_DEEP_BUDGET)
+            .unwrap();
+        let lo = (5..hi)
+            .rev()
+            .find(|&k| cost(k) + cost(hi) > HARD_BG_DEEP_BUDGET)
+            .unwrap();
+        let finals: Vec<Position> = [0, 1, 2, 3, 4, lo, hi]
             .iter()
             .map(|&k| by_cost[k].1)
             .collect();
