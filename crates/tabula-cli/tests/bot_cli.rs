@@ -490,6 +490,19 @@ fn train_bg_and_train_long_write_a_network_the_crate_can_load_and_report_as_they
     train_command("train-long", "greedy_points_share_vs_medium", long_hidden);
 }
 
+/// Runs a fitting command that must succeed: its progress lines and the
+/// network it wrote to `out_path`.
+fn fitted(args: &[&str], out_path: &std::path::Path) -> (Vec<serde_json::Value>, Vec<u8>) {
+    let out = tabula(args);
+    assert!(out.status.success(), "{out:?}");
+    let lines = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (lines, std::fs::read(out_path).unwrap())
+}
+
 /// `tabula fit-bg-backgammons`: sampled, rolled out and fitted; the same
 /// seed gives the same weights whatever the thread count; the network
 /// written has a backgammon head and the rest of the shipped one; bad
@@ -501,28 +514,24 @@ fn fit_bg_backgammons_fits_a_head_and_replays() {
     let out_path = dir.join("net.bin");
     let p = out_path.to_str().unwrap();
     let run = |threads: &str| {
-        let out = tabula(&[
-            "fit-bg-backgammons",
-            "--positions",
-            "400",
-            "--rollouts",
-            "2",
-            "--epochs",
-            "2",
-            "--seed",
-            "4",
-            "--threads",
-            threads,
-            "--out",
-            p,
-        ]);
-        assert!(out.status.success(), "{out:?}");
-        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        (lines, std::fs::read(&out_path).unwrap())
+        fitted(
+            &[
+                "fit-bg-backgammons",
+                "--positions",
+                "400",
+                "--rollouts",
+                "2",
+                "--epochs",
+                "2",
+                "--seed",
+                "4",
+                "--threads",
+                threads,
+                "--out",
+                p,
+            ],
+            &out_path,
+        )
     };
     let (lines, first) = run("1");
     let stages: Vec<_> = lines.iter().map(|l| l["stage"].as_str().unwrap()).collect();
@@ -588,14 +597,7 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
         if let Some(d) = data {
             args.extend(["--data", d.to_str().unwrap()]);
         }
-        let out = tabula(&args);
-        assert!(out.status.success(), "{out:?}");
-        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        (lines, std::fs::read(&out_path).unwrap())
+        fitted(&args, &out_path)
     };
     let (lines, first) = run("1", None);
     let stages: Vec<_> = lines.iter().map(|l| l["stage"].as_str().unwrap()).collect();
@@ -667,28 +669,24 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
     // Positions with a side three or more back labelled by rollouts:
     // said so, with how many, and other weights.
     let rolled = |threads: &str| {
-        let out = tabula(&[
-            "fit-bg",
-            "--positions",
-            "200",
-            "--rollout-games",
-            "36",
-            "--rollout-plies",
-            "4",
-            "--seed",
-            "4",
-            "--threads",
-            threads,
-            "--out",
-            p,
-        ]);
-        assert!(out.status.success(), "{out:?}");
-        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        (lines, std::fs::read(&out_path).unwrap())
+        fitted(
+            &[
+                "fit-bg",
+                "--positions",
+                "200",
+                "--rollout-games",
+                "36",
+                "--rollout-plies",
+                "4",
+                "--seed",
+                "4",
+                "--threads",
+                threads,
+                "--out",
+                p,
+            ],
+            &out_path,
+        )
     };
     let (lines, by_rollouts) = rolled("1");
     let stages: Vec<_> = lines.iter().map(|l| l["stage"].as_str().unwrap()).collect();
