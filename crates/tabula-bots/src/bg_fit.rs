@@ -506,7 +506,7 @@ pub fn rollout_backgammons(
 /// off (every checker of it home or off).
 fn running_from_a_backgammon(b: &[i8; 26]) -> bool {
     let mine: i32 = b.iter().map(|&n| i32::from(n.max(0))).sum();
-    let back: i32 = b[19..=25].iter().map(|&n| i32::from(n.max(0))).sum();
+    let back = back_checkers(b)[0];
     let theirs_home = b[..19].iter().all(|&n| n >= 0);
     mine == 15 && back > 0 && theirs_home
 }
