@@ -20,7 +20,9 @@ use rand_chacha::ChaCha8Rng;
 use tabula_backgammon::{Position, Scoring};
 use tabula_dice::Dice;
 
-use crate::bg_net::{Buf, Head, Net, OUTPUTS, Probs, backgammon_in_sight, backgammon_possible};
+use crate::bg_net::{
+    Buf, Head, Near, Net, OUTPUTS, Probs, backgammon_in_sight, backgammon_possible,
+};
 
 /// Positions after a move (the side that moved still "on turn" in the
 /// engine's sense, as [`Net::evaluate`] takes them) from self-play games
@@ -70,18 +72,19 @@ pub fn one_ply_probs(net: &Net, after: &Position, buf: &mut Vec<Position>) -> Pr
     if let Some(o) = Probs::of_outcome(after) {
         return o;
     }
-    let mut h = Buf::new(net);
     let opp = after.pass_turn();
+    let mut near = Near::new(net, opp.board());
+    let mut judge = |p: &Position| Probs::of_outcome(p).unwrap_or_else(|| near.probs(p.board()));
     over_rolls(|dice| {
         opp.legal_positions_into(dice, buf);
         if buf.is_empty() {
             // The opponent cannot move: the position as the mover left
             // it, judged from the opponent's side (as `one_ply` does).
-            return net.evaluate_in(&opp, &mut h);
+            return judge(&opp);
         }
-        let mut best = net.evaluate_in(&buf[0], &mut h);
+        let mut best = judge(&buf[0]);
         for p in &buf[1..] {
-            let e = net.evaluate_in(p, &mut h);
+            let e = judge(p);
             if e.equity() > best.equity() {
                 best = e;
             }
@@ -128,9 +131,10 @@ pub fn two_ply_probs(
         return o;
     }
     let opp = after.pass_turn();
+    let mut near = Near::new(net, opp.board());
     over_rolls(|dice| {
         opp.legal_positions_into(dice, buf);
-        match crate::bg_net::best_static(net, buf, Scoring::Gammons) {
+        match crate::bg_net::best_near(&mut near, buf, Scoring::Gammons) {
             Some(i) => one_ply_probs(net, &buf[i], deeper),
             // The opponent cannot move: the board as the mover left it,
             // the mover to roll.
@@ -209,6 +213,7 @@ pub fn rollout_probs(
 ) -> Probs {
     let mut h = Buf::new(net);
     let mut pos = *after;
+    let mut near = Near::new(net, pos.board());
     // Whether the side that moved in `pos` is us.
     let mut ours = true;
     let mut dice = first;
@@ -218,7 +223,8 @@ pub fn rollout_probs(
         }
         let next = pos.pass_turn();
         next.legal_positions_into(dice, buf);
-        pos = match crate::bg_net::best_static(net, buf, Scoring::Gammons) {
+        near.reset(next.board());
+        pos = match crate::bg_net::best_near(&mut near, buf, Scoring::Gammons) {
             Some(i) => buf[i],
             None => next,
         };

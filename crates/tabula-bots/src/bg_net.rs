@@ -210,11 +210,7 @@ impl Head {
         let hn = h.len();
         let mut out = [0.0; 2];
         for (k, o) in out.iter_mut().enumerate() {
-            let z: f32 = self.w[k * hn..(k + 1) * hn]
-                .iter()
-                .zip(h)
-                .map(|(w, a)| w * a)
-                .sum();
+            let z = nn::dot(&self.w[k * hn..(k + 1) * hn], h);
             *o = nn::sigmoid(z + self.b[k]);
         }
         out
@@ -509,6 +505,12 @@ impl Net {
     fn eval_board(&self, b: &[i8; 26], buf: &mut Buf) -> Probs {
         encode(b, &mut buf.x);
         let y = self.forward(&buf.x, &mut buf.h);
+        self.probs(b, y, &buf.h)
+    }
+
+    /// The probabilities for board `b` from the network's outputs `y` and
+    /// hidden activations `h` for it.
+    fn probs(&self, b: &[i8; 26], y: [f32; OUTPUTS], h: &[f32]) -> Probs {
         // Gammon chances can't exceed the win / loss chances, nor
         // backgammon chances the gammon chances.
         let win_gammon = y[1].min(y[0]);
@@ -517,7 +519,7 @@ impl Net {
         if let Some(head) = &self.backgammons {
             let [can_win, can_lose] = backgammon_in_sight(b);
             if can_win || can_lose {
-                let [w, l] = head.eval(&buf.h);
+                let [w, l] = head.eval(h);
                 if can_win {
                     win_backgammon = w.min(win_gammon);
                 }
@@ -558,6 +560,88 @@ impl Buf {
             h: Vec::with_capacity(net.hidden()),
             back: Vec::new(),
         }
+    }
+}
+
+/// Judges the positions one move away from a common parent, as
+/// [`Net::evaluate`] does to within rounding, at a fraction of its work:
+/// the parent's hidden sums are kept, and for each child only the inputs
+/// its move changed are added (a non-double moves two checkers: a few
+/// board units and the features, a quarter of a position's units). The
+/// searches judge every reply to a roll this way, all from the position
+/// the roll is played from.
+#[derive(Debug)]
+pub(crate) struct Near<'n> {
+    net: &'n Net,
+    /// The parent's inputs, every unit (zeros included).
+    parent: Vec<f32>,
+    /// The parent's units that are set.
+    units: Sparse,
+    /// The parent's hidden sums before their sigmoid.
+    pre: Vec<f32>,
+    /// Scratch: a child's units, dense (zero between children).
+    child: Vec<f32>,
+    /// Scratch: a child's units, then its differences from the parent's.
+    x: Sparse,
+    dx: Sparse,
+    h: Vec<f32>,
+}
+
+impl<'n> Near<'n> {
+    /// Children of `parent`, a board in the children's orientation (the
+    /// side that moves to them positive).
+    pub(crate) fn new(net: &'n Net, parent: &[i8; 26]) -> Near<'n> {
+        let mut near = Near {
+            net,
+            parent: vec![0.0; INPUTS],
+            units: Sparse::with_capacity(INPUTS),
+            pre: Vec::with_capacity(net.hidden()),
+            child: vec![0.0; INPUTS],
+            x: Sparse::with_capacity(INPUTS),
+            dx: Sparse::with_capacity(INPUTS),
+            h: Vec::with_capacity(net.hidden()),
+        };
+        near.reset(parent);
+        near
+    }
+
+    /// Makes `parent` the common parent.
+    pub(crate) fn reset(&mut self, parent: &[i8; 26]) {
+        for (i, _) in self.units.iter() {
+            self.parent[i] = 0.0;
+        }
+        encode(parent, &mut self.units);
+        for (i, v) in self.units.iter() {
+            self.parent[i] = v;
+        }
+        self.net.core.sums(&self.units, &mut self.pre);
+    }
+
+    /// The network's probabilities for board `b` (a child of the parent,
+    /// or any board: a distant one only costs more), as
+    /// [`Net::evaluate`] gives them for a game not over.
+    pub(crate) fn probs(&mut self, b: &[i8; 26]) -> Probs {
+        encode(b, &mut self.x);
+        self.dx.clear();
+        for (i, v) in self.x.iter() {
+            self.child[i] = v;
+        }
+        // The parent's units the child lacks, then the child's that
+        // differ, each in its order (the same sums every time).
+        for (i, v) in self.units.iter() {
+            if self.child[i] == 0.0 {
+                self.dx.push(i, -v);
+            }
+        }
+        for (i, v) in self.x.iter() {
+            self.dx.push(i, v - self.parent[i]);
+            self.child[i] = 0.0;
+        }
+        let mut y = [0.0; OUTPUTS];
+        self.net
+            .core
+            .forward_from(&self.pre, &self.dx, &mut self.h, &mut y);
+        self.net.probs(b, y, &self.h)
     }
 }
 
@@ -819,6 +903,24 @@ pub fn best_static(net: &Net, finals: &[Position], scoring: Scoring) -> Option<u
     best
 }
 
+/// [`best_static`] of `finals`, children of `near`'s parent, judged by
+/// it ([`Near`]).
+pub(crate) fn best_near(near: &mut Near, finals: &[Position], scoring: Scoring) -> Option<usize> {
+    let mut best = None;
+    let mut best_eq = f32::NEG_INFINITY;
+    for (i, p) in finals.iter().enumerate() {
+        let eq = match outcome_points(p, scoring) {
+            Some(points) => points + 10.0,
+            None => near.probs(p.board()).value(scoring),
+        };
+        if eq > best_eq {
+            best_eq = eq;
+            best = Some(i);
+        }
+    }
+    best
+}
+
 /// The value for the mover of `after` under `scoring` ([`Probs::value`])
 /// looking one roll ahead: the average over the opponent's 21 rolls of its
 /// best reply by the network, seen from the mover's side.
@@ -840,7 +942,7 @@ fn one_ply_counted(
         return points;
     }
     let opp = after.pass_turn();
-    let mut h = Buf::new(net);
+    let mut near = Near::new(net, opp.board());
     let mut total = 0.0f32;
     for dice in Dice::ALL_21 {
         opp.legal_positions_into(dice, buf);
@@ -849,12 +951,12 @@ fn one_ply_counted(
             // The opponent cannot move: the mover rolls next from `after`
             // as it stands, which the network judges from the opponent's
             // side as the position after its (empty) move.
-            net.eval_board(opp.board(), &mut h).value(scoring)
+            near.probs(opp.board()).value(scoring)
         } else {
             buf.iter()
                 .map(|p| match outcome_points(p, scoring) {
                     Some(points) => points,
-                    None => net.eval_board(p.board(), &mut h).value(scoring),
+                    None => near.probs(p.board()).value(scoring),
                 })
                 .fold(f32::NEG_INFINITY, f32::max)
         };
@@ -882,11 +984,12 @@ pub fn two_ply(
         return Some(points);
     }
     let opp = after.pass_turn();
+    let mut near = Near::new(net, opp.board());
     let mut total = 0.0f32;
     for dice in Dice::ALL_21 {
         opp.legal_positions_into(dice, buf);
         let mut judged = buf.len();
-        let reply = match best_static(net, buf, scoring) {
+        let reply = match best_near(&mut near, buf, scoring) {
             Some(i) => one_ply_counted(net, &buf[i], deeper, &mut judged, scoring),
             // The opponent cannot move: its (empty) move leaves the board
             // as it stands, the mover to roll.
@@ -916,6 +1019,42 @@ pub fn two_ply_cost(after: &Position, buf: &mut Vec<Position>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn near_judges_a_parents_children_as_the_network_does() {
+        use rand::{Rng, SeedableRng};
+        let net = Net::shipped();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut buf = Vec::new();
+        let mut pos = Position::initial();
+        let mut near = Near::new(net, pos.board());
+        let (mut children, mut worst) = (0, 0.0f32);
+        let close = |a: Probs, b: Probs| {
+            let (a, b) = (a.to_array(), b.to_array());
+            a.iter()
+                .zip(&b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f32::max)
+        };
+        for _ in 0..400 {
+            let dice = Dice::ALL_21[rng.random_range(0..21)];
+            pos.legal_positions_into(dice, &mut buf);
+            near.reset(pos.board());
+            for child in buf.iter().filter(|c| !c.is_over()) {
+                worst = worst.max(close(near.probs(child.board()), net.evaluate(child)));
+                children += 1;
+            }
+            // A board far from the parent (the start) is judged alike too.
+            let start = Position::initial();
+            worst = worst.max(close(near.probs(start.board()), net.evaluate(&start)));
+            pos = match buf.get(rng.random_range(0..buf.len().max(1))) {
+                Some(next) if !next.is_over() => next.pass_turn(),
+                _ => Position::initial(),
+            };
+        }
+        assert!(children > 5_000, "{children} children");
+        assert!(worst < 1e-5, "worst difference {worst}");
+    }
 
     #[test]
     fn the_start_encodes_both_sides_alike() {
