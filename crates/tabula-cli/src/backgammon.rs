@@ -474,12 +474,14 @@ pub struct FitArgs {
     /// rolls, as Hard judges its closest plays; about 21 times the work).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
     pub label_plies: u8,
-    /// Label the positions where a side has three or more checkers back
-    /// (on the bar or in the other side's home board) by this many
-    /// truncated rollouts instead (the network's greedy play for both
-    /// sides, the first roll through all 36; a multiple of 36); 0: none.
+    /// Label the positions `--rollout-where` picks by this many truncated
+    /// rollouts instead (the network's greedy play for both sides, the
+    /// first roll through all 36; a multiple of 36); 0: none.
     #[arg(long, default_value_t = 0)]
     pub rollout_games: usize,
+    /// Which positions `--rollout-games` labels.
+    #[arg(long, value_enum, default_value_t = RolloutWhere::Back)]
+    pub rollout_where: RolloutWhere,
     /// How many moves each of those rollouts plays before the network
     /// judges where it stands.
     #[arg(long, default_value_t = 10)]
@@ -488,6 +490,33 @@ pub struct FitArgs {
     /// sampling or labelling), else written there once labelled.
     #[arg(long)]
     pub data: Option<std::path::PathBuf>,
+}
+
+/// The positions `fit-bg --rollout-games` labels by rollouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RolloutWhere {
+    /// A side has three or more checkers back (on the bar or in the other
+    /// side's home board): `tabula_bots::bg_fit::deep_back`.
+    Back,
+    /// Every position with contact (all but races).
+    Contact,
+}
+
+impl RolloutWhere {
+    fn picks(self, p: &tabula_backgammon::Position) -> bool {
+        match self {
+            RolloutWhere::Back => tabula_bots::bg_fit::deep_back(p),
+            RolloutWhere::Contact => !p.is_race(),
+        }
+    }
+
+    /// Its name on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            RolloutWhere::Back => "back",
+            RolloutWhere::Contact => "contact",
+        }
+    }
 }
 
 pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -535,7 +564,7 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 let n = bg_fit::label_rollouts(
                     &net,
                     &mut data,
-                    bg_fit::deep_back,
+                    |p| a.rollout_where.picks(p),
                     a.rollout_games,
                     a.rollout_plies,
                     c.seed,
@@ -545,6 +574,7 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                     out,
                     "{}",
                     json!({"stage": "rolled out", "positions": n, "games": a.rollout_games,
+                           "where": a.rollout_where.name(),
                            "plies": a.rollout_plies, "secs": secs(&start)})
                 )?;
                 out.flush()?;

@@ -668,7 +668,7 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
     assert_ne!(two, one);
     // Positions with a side three or more back labelled by rollouts:
     // said so, with how many, and other weights.
-    let rolled = |threads: &str| {
+    let rolled = |threads: &str, at: &str| {
         fitted(
             &[
                 "fit-bg",
@@ -678,6 +678,8 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
                 "36",
                 "--rollout-plies",
                 "4",
+                "--rollout-where",
+                at,
                 "--seed",
                 "4",
                 "--threads",
@@ -688,20 +690,29 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
             &out_path,
         )
     };
-    let (lines, by_rollouts) = rolled("1");
+    let (lines, by_rollouts) = rolled("1", "back");
     let stages: Vec<_> = lines.iter().map(|l| l["stage"].as_str().unwrap()).collect();
     assert_eq!(
         stages[..3],
         ["sampled", "labelled", "rolled out"],
         "{lines:?}"
     );
+    assert_eq!(lines[2]["where"], "back", "{lines:?}");
     let n = lines[2]["positions"].as_u64().unwrap();
     assert!(n > 0 && n < 200, "{lines:?}");
     assert_eq!(
-        rolled("3").1,
+        rolled("3", "back").1,
         by_rollouts,
         "the thread count changes nothing"
     );
+    // Every contact position: more of them, other weights.
+    let (lines, by_contact) = rolled("2", "contact");
+    assert_eq!(lines[2]["where"], "contact", "{lines:?}");
+    let all = lines[2]["positions"].as_u64().unwrap();
+    assert!(all > n && all < 200, "{all} contact positions, {n} back");
+    assert_ne!(by_contact, by_rollouts);
+    let bad = tabula(&["fit-bg", "--rollout-where", "race", "--out", p]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
     let bad = tabula(&["fit-bg", "--rollout-games", "3601", "--out", p]);
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
     assert!(
