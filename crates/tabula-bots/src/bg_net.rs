@@ -888,30 +888,29 @@ pub fn outcome_points(pos: &Position, scoring: Scoring) -> Option<f32> {
 /// ([`Probs::value`]); a finished game wins outright.
 pub fn best_static(net: &Net, finals: &[Position], scoring: Scoring) -> Option<usize> {
     let mut h = Buf::new(net);
-    let mut best = None;
-    let mut best_eq = f32::NEG_INFINITY;
-    for (i, p) in finals.iter().enumerate() {
-        let eq = match outcome_points(p, scoring) {
-            Some(points) => points + 10.0,
-            None => net.eval_board(p.board(), &mut h).value(scoring),
-        };
-        if eq > best_eq {
-            best_eq = eq;
-            best = Some(i);
-        }
-    }
-    best
+    best_by(finals, scoring, |b| net.eval_board(b, &mut h).value(scoring))
 }
 
 /// [`best_static`] of `finals`, children of `near`'s parent, judged by
 /// it ([`Near`]).
 pub(crate) fn best_near(near: &mut Near, finals: &[Position], scoring: Scoring) -> Option<usize> {
+    best_by(finals, scoring, |b| near.probs(b).value(scoring))
+}
+
+/// The index of the play in `finals` with the highest `value` of its
+/// board, a finished game counting its points under `scoring` plus 10
+/// (winning outright); the first of equals.
+fn best_by(
+    finals: &[Position],
+    scoring: Scoring,
+    mut value: impl FnMut(&[i8; 26]) -> f32,
+) -> Option<usize> {
     let mut best = None;
     let mut best_eq = f32::NEG_INFINITY;
     for (i, p) in finals.iter().enumerate() {
         let eq = match outcome_points(p, scoring) {
             Some(points) => points + 10.0,
-            None => near.probs(p.board()).value(scoring),
+            None => value(p.board()),
         };
         if eq > best_eq {
             best_eq = eq;
