@@ -888,7 +888,9 @@ pub fn outcome_points(pos: &Position, scoring: Scoring) -> Option<f32> {
 /// ([`Probs::value`]); a finished game wins outright.
 pub fn best_static(net: &Net, finals: &[Position], scoring: Scoring) -> Option<usize> {
     let mut h = Buf::new(net);
-    best_by(finals, scoring, |b| net.eval_board(b, &mut h).value(scoring))
+    best_by(finals, scoring, |b| {
+        net.eval_board(b, &mut h).value(scoring)
+    })
 }
 
 /// [`best_static`] of `finals`, children of `near`'s parent, judged by
