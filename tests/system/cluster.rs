@@ -1249,6 +1249,49 @@ async fn a_clocked_game_keeps_its_players_time_through_a_kill_9_of_the_owner() {
     tabula_room::verify(&rec).expect("the record verifies");
 }
 
+/// A game's record is saved to the backplane just after its players are
+/// told it ended; until it is there (or if saving it failed), the records
+/// route serves the game from the room's own log, so a client that asks on
+/// `game_over` finds it.
+#[tokio::test]
+async fn a_finished_game_is_listed_in_the_records_before_its_record_is_saved() {
+    let _one = common::one().await;
+    let dir = scratch("records-log");
+    let redis = Redis::start("records-log", false);
+    let node = NodeSpec::new("rlog-n1", &redis.url(), "rlog", &dir).start();
+    let (_, _, room) = resigned_game(node.addr, "rlog").await;
+    let key = format!("rlog:room:{{{room}}}:records");
+    let cli = |args: &[&str]| {
+        let out = Command::new("redis-cli")
+            .args(["-p", &redis.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli is installed");
+        assert!(out.status.success(), "redis-cli {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    // Once the saved record is there, take it away: as if not saved yet.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while cli(&["EXISTS", &key]) != "1" {
+        assert!(Instant::now() < deadline, "the record was never saved");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(cli(&["DEL", &key]), "1");
+    let (s, recs) = common::http_async(
+        node.addr,
+        "GET",
+        &format!("/api/rooms/{room}/records"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{recs}");
+    let recs = recs.as_array().expect("a list");
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    let rec: tabula_room::GameRecord = serde_json::from_value(recs[0].clone()).unwrap();
+    let v = tabula_room::verify(&rec).expect("the record verifies");
+    assert_eq!(v.result.reason, tabula_room::EndReason::Resigned);
+}
+
 /// A guest's game against the computer on `node`, ended at once by his
 /// resignation; his session token and the room.
 async fn resigned_game(node: SocketAddr, tag: &str) -> (String, String, String) {

@@ -331,7 +331,19 @@ pub(super) async fn room_records(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> HttpResponse {
-    match state.backplane.records(&id).await {
+    let saved = state.backplane.records(&id).await;
+    // A game that has just ended is in the room's own log, which is stored
+    // before its players are told, while its record is saved just after
+    // (`Effect::SaveRecord`): a client that asks as soon as it hears
+    // `game_over` gets the game from the log.
+    if let Ok(recs) = &saved
+        && let Ok(Some(stored)) = state.backplane.load_snapshot(&id).await
+        && let Ok(room) = tabula_room::Room::restore(&stored.snapshot)
+        && room.records().len() > recs.len()
+    {
+        return HttpResponse::Ok().json(room.records());
+    }
+    match saved {
         // No records: a room that has not finished a game yet, or no room
         // (404, as for the room's other routes). Records outlive their
         // room, so they are served whether or not it is still listed.
