@@ -480,10 +480,22 @@ function sendReady() {
   tg.haptic('light');
 }
 
+/** A tap again this long after a roll that got no answer asks again. */
+const ROLL_AGAIN_MS = 2000;
+
+/**
+ * The roll. One at a time: while a `rollDice` is unanswered, taps do
+ * nothing for ROLL_AGAIN_MS, then a tap sends the same command again (its
+ * `seq`, so the server applies it once: lost on the way, it is applied now;
+ * applied with its answer lost, the answer is `ack` `duplicate` and the app
+ * resyncs). A refused roll is no longer waiting: the next tap rolls.
+ */
 function roll() {
-  if (S.rolling === S.version) return;
-  S.rolling = S.version;
-  net.send({ type: 'rollDice' });
+  const asked = [...net.pending.values()].find((c) => c.type === 'rollDice');
+  if (asked && Date.now() - S.rollAskedAt < ROLL_AGAIN_MS) return;
+  S.rollAskedAt = Date.now();
+  if (asked) net.raw(asked);
+  else net.send({ type: 'rollDice' });
   tg.haptic('medium');
 }
 
@@ -896,7 +908,6 @@ function onMessage(m) {
         S.inflight = [...net.pending.values()].filter((c) => c.type === 'move').length;
         net.version = S.version;
         if (S.view.commitment) S.commitment = S.view.commitment;
-        if (S.view.phase === 'playing') S.rolling = null;
         if (S.sel && !(S.view.moves && movableFrom(S.view.game, S.view.moves).has(S.sel))) clearSel();
         if (first && !S.invite && S.roomKey !== m.room) S.invite = S.roomKey;
         if (S.view.phase === 'finished' && !S.summary) loadSummary();
@@ -954,10 +965,12 @@ function onMessage(m) {
     case 'opponent_left':
       toast(narrate(m) || t('toast.opponentLeft'), 'warn', 4000);
       break;
+    case 'ack':
+      // A command resent after its answer was lost: applied before, so
+      // what it caused was missed here. The state catches up.
+      if (m.duplicate) resync();
+      break;
     case 'error':
-      // A refused command: a roll that was refused (rate limited, the
-      // server briefly unavailable, …) must not block the next tap.
-      S.rolling = null;
       if (m.code === 'time_up') {
         // Sent after the deadline, before the server said so: the result follows at once.
         S.inflight = 0;
@@ -1181,7 +1194,6 @@ function applyEvent(e) {
       v.moves = null;
       S.mayDouble = e.mayDouble && e.seat === S.seat;
       S.mayDoubleKnown = true;
-      S.rolling = null;
       clearSel();
       break;
     case 'diceRolled':

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { startNode, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, ready } from './helpers.mjs';
+import { startNode, launch, openPage, api, screenshot, appState, waitState, playDiceTurn, tapToRoll, ready } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
@@ -46,7 +46,7 @@ async function toMoveWithTargets(page, onRoll, onDice) {
   await waitState(page, (s) => s.view.phase !== 'playing' || (s.view.toAct?.seat === 'a' && s.view.toAct.need === 'roll'), 'our turn to roll');
   await page.waitForSelector('#board .last-to, #board .last-from');
   if (onRoll) await onRoll();
-  await page.click('#board svg', { position: { x: 40, y: 60 } });
+  await tapToRoll(page, 'a');
   await waitState(page, (s) => s.view.toAct?.need === 'move' && s.view.moves?.seat === 'a', 'dice rolled');
   await page.waitForSelector('#board .checker.movable');
   if (onDice) await onDice();
@@ -282,7 +282,7 @@ test('screenshots of a game in progress at 320×568 and 1280×800; bearing off: 
       await ready(page);
       await waitState(page, (s) => s.view?.phase === 'playing' && s.view.toAct?.seat === 'a', 'our turn');
       await page.waitForSelector('#tray.glow');
-      await page.click('#board svg', { position: { x: 40, y: 60 } });
+      await tapToRoll(page, 'a');
       await waitState(page, (s) => s.view.toAct?.need === 'move' && s.view.moves?.seat === 'a', 'dice rolled');
       // A checker that may bear off.
       const from = await page.evaluate(() => {

@@ -201,6 +201,32 @@ export async function waitState(page, pred, what, ms = 20000) {
 }
 
 /**
+ * Taps the board to roll (it is `me`'s turn to roll) and waits for the
+ * dice. A player whose tap did nothing taps again, as a person would: the
+ * app asks again when its roll got no answer (said on the test output, so
+ * a lost tap stays visible).
+ */
+export async function tapToRoll(page, me) {
+  const rolledAt = (await appState(page)).version;
+  const rolled = (s) => s.version > rolledAt && (s.view.phase !== 'playing' || s.view.toAct?.seat !== me || (s.view.toAct?.need === 'move' && s.view.moves?.seat === me));
+  for (let tap = 1; ; tap++) {
+    await page.click('#board svg', { position: { x: 40, y: 60 } });
+    try {
+      await waitState(page, rolled, 'dice rolled', 5000);
+      if (tap > 1) console.log(`# the roll took ${tap} taps`);
+      return;
+    } catch {
+      const now = await appState(page);
+      const stillToRoll = now.view?.phase === 'playing' && now.view.toAct?.seat === me && now.view.toAct?.need === 'roll';
+      if (tap < 4 && stillToRoll) continue;
+      // Rolled meanwhile, or something else is going on: one last wait.
+      await waitState(page, rolled, 'dice rolled');
+      return;
+    }
+  }
+}
+
+/**
  * Plays one whole dice turn of the page's player by clicking: tap the board
  * to roll, then, while the server offers steps, tap a highlighted checker and
  * a highlighted target; with confirmation on (the app's default) the steps
@@ -211,27 +237,7 @@ export async function playDiceTurn(page, { preferDouble = false, afterRoll = nul
   const me = (await appState(page)).seat;
   let st = await waitState(page, (s) => s.view?.phase !== 'playing' || s.view.toAct?.seat === me, 'my turn');
   if (st.view.phase !== 'playing') return { steps: 0, over: true };
-  if (st.view.toAct.need === 'roll') {
-    const rolledAt = st.version;
-    const rolled = (s) => s.version > rolledAt && (s.view.phase !== 'playing' || s.view.toAct?.seat !== me || (s.view.toAct?.need === 'move' && s.view.moves?.seat === me));
-    // Tap anywhere on the board to roll; a player whose tap did nothing
-    // taps again (said on the test output, so a lost tap stays visible).
-    for (let tap = 1; ; tap++) {
-      await page.click('#board svg', { position: { x: 40, y: 60 } });
-      try {
-        await waitState(page, rolled, 'dice rolled', 5000);
-        if (tap > 1) console.log(`# the roll took ${tap} taps`);
-        break;
-      } catch {
-        const now = await appState(page);
-        const stillToRoll = now.view?.phase === 'playing' && now.view.toAct?.seat === me && now.view.toAct?.need === 'roll';
-        if (tap < 4 && stillToRoll) continue;
-        // Rolled meanwhile, or something else is going on: one last wait.
-        await waitState(page, rolled, 'dice rolled');
-        break;
-      }
-    }
-  }
+  if (st.view.toAct.need === 'roll') await tapToRoll(page, me);
   if (afterRoll) await afterRoll();
   let steps = 0;
   let dragged = 0;

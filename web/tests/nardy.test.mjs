@@ -352,6 +352,80 @@ test('the socket is dropped mid-turn; the page reconnects, resumes and the game 
   }
 });
 
+test('a roll lost on its way to the node, then one whose answer is lost: a tap again asks again, and each roll is applied once', { timeout: 90000 }, async () => {
+  const node = await startNode();
+  try {
+    const ctx = await browser.newContext({ viewport: { width: 420, height: 860 }, deviceScaleFactor: 1 });
+    // Between the page and the node: every frame passed on, except those `drop` picks.
+    let drop = () => false;
+    const rolls = [];
+    const acks = [];
+    await ctx.routeWebSocket(/\/ws/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const j = JSON.parse(String(m));
+        if (j.type === 'rollDice') rolls.push(j.seq);
+        if (!drop('out', j)) server.send(m);
+      });
+      server.onMessage((m) => {
+        const j = JSON.parse(String(m));
+        if (j.type === 'ack') acks.push(j);
+        if (!drop('in', j)) ws.send(m);
+      });
+    });
+    const room = await api(node.base, 'POST', '/api/rooms', { game: 'long_nardy', bot: { level: 'easy' } });
+    const page = await openPage(browser, `${node.base}/?join=${room.invite}&guest=rita`, { context: () => ctx });
+    await ready(page);
+    await waitState(page, (s) => s.view?.phase === 'playing' && s.view.board, 'the game to start');
+    const myRoll = (s) => s.view.toAct?.seat === 'a' && s.view.toAct.need === 'roll';
+    const rolled = (s) => s.view.toAct?.seat === 'a' && s.view.toAct.need === 'move' && s.view.moves?.seat === 'a';
+    const tap = () => page.click('#board svg', { position: { x: 40, y: 60 } });
+
+    // 1. The roll never reaches the node.
+    await playDiceTurn(page);
+    await waitState(page, myRoll, 'our roll');
+    const first = rolls.length;
+    let lost = null;
+    drop = (dir, j) => dir === 'out' && j.type === 'rollDice' && lost === null && (lost = j.seq) !== null;
+    await tap();
+    await waitState(page, () => lost !== null, 'the roll sent');
+    // One roll at a time: a tap at once sends nothing more.
+    await tap();
+    await sleep(500);
+    assert.deepEqual(rolls.slice(first), [lost], 'one roll at a time');
+    assert.ok(myRoll(await appState(page)), 'still to roll');
+    await sleep(2000);
+    await tap();
+    await waitState(page, rolled, 'the dice, after a tap again');
+    assert.deepEqual(rolls.slice(first), [lost, lost], 'the same command again');
+
+    // 2. The roll reaches the node; its answer does not.
+    drop = () => false;
+    await playDiceTurn(page);
+    await waitState(page, myRoll, 'our next roll');
+    const asked = rolls.length;
+    drop = (dir, j) => dir === 'in' && j.type === 'event' && j.seq != null && j.seq === rolls[asked];
+    const v = (await appState(page)).version;
+    await tap();
+    await waitState(page, () => rolls.length > asked, 'the roll sent');
+    await sleep(2500);
+    const st = await appState(page);
+    assert.ok(myRoll(st) && st.version === v, 'the answer never came');
+    await tap();
+    await waitState(page, rolled, 'the dice, after a tap again');
+    assert.deepEqual(rolls.slice(asked), [rolls[asked], rolls[asked]], 'the same command again');
+    assert.ok(acks.some((a) => a.seq === rolls[asked] && a.duplicate), 'applied once: the node said it had it');
+    const server = await api(node.base, 'GET', `/api/rooms/${room.roomId}`);
+    assert.deepEqual((await appState(page)).view.dice, server.state.dice, 'the dice the node rolled');
+    drop = () => false;
+    await playDiceTurn(page);
+    assert.deepEqual(page.errors, []);
+    await ctx.close();
+  } finally {
+    await node.stop();
+  }
+});
+
 test('a node restart with its rooms in Redis: the page reconnects by itself and the game goes on', { timeout: 90000 }, async () => {
   const redis = await startRedis();
   const env = redisEnv(redis);

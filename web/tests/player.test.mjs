@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { startNode, launch, openPage, openTelegramPage, appState, waitState, playDiceTurn, ready, screenshot, api, sleep, ROOT, TG_BOT_TOKEN } from './helpers.mjs';
+import { startNode, launch, openPage, openTelegramPage, appState, waitState, playDiceTurn, tapToRoll, ready, screenshot, api, sleep, ROOT, TG_BOT_TOKEN } from './helpers.mjs';
 import { STRINGS } from '../i18n.js';
 
 let browser;
@@ -133,7 +133,7 @@ async function positionsSince(page, since) {
 async function rollByTap(page) {
   const me = (await appState(page)).seat;
   await waitState(page, (s) => s.view?.toAct?.seat === me && s.view.toAct.need === 'roll', 'my roll');
-  await page.click('#board svg', { position: { x: 40, y: 60 } });
+  await tapToRoll(page, me);
   await waitState(page, (s) => s.local && !s.local.asking && s.local.steps === 0, 'the local turn offered');
 }
 
