@@ -188,6 +188,14 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> 
     (status, v)
 }
 
+/// `GET /api/rooms/{room}/records` on `addr`: 200, and the room's finished
+/// games' records.
+pub async fn records(addr: SocketAddr, room: &str) -> Vec<tabula_room::GameRecord> {
+    let (status, v) = http_async(addr, "GET", &format!("/api/rooms/{room}/records"), None).await;
+    assert_eq!(status, 200, "{v}");
+    serde_json::from_value(v).expect("game records")
+}
+
 /// [`http`] on a blocking thread.
 pub async fn http_async(
     addr: SocketAddr,

@@ -82,19 +82,13 @@ async fn a_player_who_lets_his_clock_run_out_loses_on_time_and_both_are_told() {
         assert!(c.saw(|m| m["type"] == "event" && m["event"]["type"] == "clock"));
     }
     // The record carries the clock and checks out.
-    let (s, recs) = http_async(
-        node.addr,
-        "GET",
-        &format!("/api/rooms/{room}/records"),
-        None,
-    )
-    .await;
-    assert_eq!(s, 200, "{recs}");
-    let rec: tabula_room::GameRecord = serde_json::from_value(recs[0].clone()).unwrap();
+    let recs = common::records(node.addr, &room).await;
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    let rec = &recs[0];
     let clock = rec.clock.as_ref().expect("the record keeps the clock");
     assert_eq!(clock.turns.len(), 1);
     assert!(clock.turns[0].used_ms >= 5000, "{clock:?}");
-    let v = tabula_room::verify(&rec).expect("the record verifies");
+    let v = tabula_room::verify(rec).expect("the record verifies");
     assert_eq!(v.result.reason, tabula_room::EndReason::Timeout);
     // The state after the game: no clock runs.
     let st = state(node.addr, &room).await;

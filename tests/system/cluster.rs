@@ -1237,16 +1237,12 @@ async fn a_clocked_game_keeps_its_players_time_through_a_kill_9_of_the_owner() {
         (resumed + left) - end
     );
     let addr = common::cluster::live(&c.table)[0];
-    let path = format!("/api/rooms/{room}/records");
-    let (s, recs) = tokio::task::spawn_blocking(move || http(addr, "GET", &path, None))
-        .await
-        .unwrap();
-    assert_eq!(s, 200, "{recs}");
-    let rec: tabula_room::GameRecord = serde_json::from_value(recs[0].clone()).unwrap();
+    let recs = common::records(addr, &room).await;
+    let rec = &recs[0];
     // The whole 8 s, charged: 1.5 s before the death, the rest after.
     let used = rec.clock.as_ref().unwrap().turns[0].used_ms;
     assert!((8000..8300).contains(&used), "{used}");
-    tabula_room::verify(&rec).expect("the record verifies");
+    tabula_room::verify(rec).expect("the record verifies");
 }
 
 /// A game's record is saved to the backplane just after its players are
@@ -1277,18 +1273,9 @@ async fn a_finished_game_is_listed_in_the_records_before_its_record_is_saved() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(cli(&["DEL", &key]), "1");
-    let (s, recs) = common::http_async(
-        node.addr,
-        "GET",
-        &format!("/api/rooms/{room}/records"),
-        None,
-    )
-    .await;
-    assert_eq!(s, 200, "{recs}");
-    let recs = recs.as_array().expect("a list");
+    let recs = common::records(node.addr, &room).await;
     assert_eq!(recs.len(), 1, "{recs:?}");
-    let rec: tabula_room::GameRecord = serde_json::from_value(recs[0].clone()).unwrap();
-    let v = tabula_room::verify(&rec).expect("the record verifies");
+    let v = tabula_room::verify(&recs[0]).expect("the record verifies");
     assert_eq!(v.result.reason, tabula_room::EndReason::Resigned);
 }
 
