@@ -387,12 +387,16 @@ test('a roll lost on its way to the node, then one whose answer is lost: a tap a
     const first = rolls.length;
     let lost = null;
     drop = (dir, j) => dir === 'out' && j.type === 'rollDice' && lost === null && (lost = j.seq) !== null;
+    const tapped = Date.now();
     await tap();
     await waitState(page, () => lost !== null, 'the roll sent');
-    // One roll at a time: a tap at once sends nothing more.
+    // One roll at a time: a tap at once sends nothing more (checked when
+    // the second tap came well within the app's 2 s).
     await tap();
+    const atOnce = Date.now() - tapped < 1800;
     await sleep(500);
-    assert.deepEqual(rolls.slice(first), [lost], 'one roll at a time');
+    if (atOnce) assert.deepEqual(rolls.slice(first), [lost], 'one roll at a time');
+    else console.log('# the second tap came too late to check that it sent nothing');
     assert.ok(myRoll(await appState(page)), 'still to roll');
     await sleep(2000);
     await tap();
