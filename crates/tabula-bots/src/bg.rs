@@ -750,28 +750,31 @@ mod tests {
 
     #[test]
     fn the_second_look_takes_only_close_plays_that_fit_the_budget() {
+        // Enough positions for three costly plays (below).
+        const SAMPLE: usize = 400;
         let net = bg_net::Net::shipped();
         let mut buf = Vec::new();
-        let mut by_cost: Vec<(usize, Position)> = crate::bg_fit::sample(net, 60, 0.3, 5)
+        let mut by_cost: Vec<(usize, Position)> = crate::bg_fit::sample(net, SAMPLE, 0.3, 5)
             .into_iter()
             .map(|p| (bg_net::two_ply_cost(&p, &mut buf), p))
             .collect();
         by_cost.sort_by_key(|&(c, _)| c);
         let cost = |k: usize| by_cost[k].0;
-        // Five cheap plays (four fit together) and two costly ones, each
-        // of which fits with a cheap one but not with the other: the
-        // costliest that fits with the cheapest, and the costliest
-        // before it that does not fit with it.
+        // Five cheap plays (four fit together) and three costly ones: the
+        // costliest, the costliest that fits with it and a cheap one, and
+        // the costliest before that which does not fit with those two.
+        // (In self-play no two plays pass the budget alone.)
         assert!((0..4).map(cost).sum::<usize>() <= HARD_BG_DEEP_BUDGET);
-        let hi = (5..60)
+        let a = SAMPLE - 1;
+        let b = (5..a)
             .rev()
-            .find(|&k| cost(0) + cost(k) <= HARD_BG_DEEP_BUDGET)
+            .find(|&k| cost(a) + cost(k) + cost(0) <= HARD_BG_DEEP_BUDGET)
             .unwrap();
-        let lo = (5..hi)
+        let c = (5..b)
             .rev()
-            .find(|&k| cost(k) + cost(hi) > HARD_BG_DEEP_BUDGET)
+            .find(|&k| cost(a) + cost(b) + cost(k) > HARD_BG_DEEP_BUDGET)
             .unwrap();
-        let finals: Vec<Position> = [0, 1, 2, 3, 4, lo, hi]
+        let finals: Vec<Position> = [0, 1, 2, 3, 4, c, b, a]
             .iter()
             .map(|&k| by_cost[k].1)
             .collect();
@@ -794,7 +797,7 @@ mod tests {
         };
         // Close and within the budget: the best four, best first, each
         // scored exactly as two_ply scores it; never a fifth.
-        let level = [0.0, -0.01, -0.02, -0.03, -0.04, -0.05, -0.06];
+        let level = [0.0, -0.01, -0.02, -0.03, -0.04, -0.05, -0.06, -0.07];
         assert_eq!(judged(&level, &[4, 3, 2, 1, 0]), Some(vec![4, 3, 2, 1]));
         // Plays farther than the margin below the best are not judged.
         let spread = [0.0, -0.1, -0.25, -0.15, 0.0, 0.0, 0.0];
@@ -802,8 +805,8 @@ mod tests {
         assert_eq!(judged(&[0.0, -0.21], &[0, 1]), None);
         // As many as fit, best first: the first play past the budget ends
         // the list (a cheaper one after it is not judged).
-        assert_eq!(judged(&level, &[0, 6, 5, 1]), Some(vec![0, 6]));
-        assert_eq!(judged(&level, &[6, 5, 0]), None);
+        assert_eq!(judged(&level, &[7, 6, 5, 0]), Some(vec![7, 6]));
+        assert_eq!(judged(&level, &[7, 6, 0, 5]), Some(vec![7, 6, 0]));
         // One play alone has nothing to compare.
         assert_eq!(judged(&[0.0], &[0]), None);
     }
