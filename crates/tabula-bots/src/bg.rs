@@ -763,7 +763,7 @@ mod tests {
         // Five cheap plays (four fit together) and three costly ones: the
         // costliest, the costliest that fits with it and a cheap one, and
         // the costliest before that which does not fit with those two.
-        // (In self-play no two plays pass the budget alone.)
+        // (No two of the sampled plays together pass the budget.)
         assert!((0..4).map(cost).sum::<usize>() <= HARD_BG_DEEP_BUDGET);
         let a = SAMPLE - 1;
         let b = (5..a)
