@@ -87,23 +87,32 @@ const WIN: f64 = 10_000.0;
 /// allocation: the network computes this for both sides of every position
 /// it judges.
 pub fn shots(b: &[i8; 26]) -> (u32, u32) {
-    // The mover's points (2+ checkers) on 1..=24, bit `at`: closed to a
-    // hitting checker passing through.
-    let mut closed = 0u32;
-    for (at, &n) in b.iter().enumerate().take(25).skip(1) {
+    let (mut closed, mut blots, mut opp) = (0u32, 0u32, 0u32);
+    for (at, &n) in b.iter().enumerate().take(25) {
         closed |= u32::from(n >= 2) << at;
+        blots |= u32::from(n == 1) << at;
+        opp |= u32::from(n < 0) << at;
     }
+    shots_in(closed & !1, blots & !1, opp)
+}
+
+/// [`shots`] from bit masks of the mover's numbering (bit `i` its point
+/// `i`): its points of two checkers or more on 1..=24, closed to a hitting
+/// checker passing through; its blots on 1..=24; the opponent's checkers
+/// (bit 0 its bar).
+pub(crate) fn shots_in(closed: u32, mut blots: u32, opp: u32) -> (u32, u32) {
     let mut all = 0u64;
     let mut worst = 0u32;
-    for i in 1..=24usize {
-        if b[i] != 1 {
-            continue;
-        }
+    while blots != 0 {
+        let i = blots.trailing_zeros() as usize;
+        blots &= blots - 1;
+        // The opponent's checkers behind the blot.
+        let mut from = opp & ((1u32 << i) - 1);
         let mut mask = 0u64;
-        for (j, &n) in b.iter().enumerate().take(i) {
-            if n < 0 {
-                mask |= hit_mask(closed >> j, i - j);
-            }
+        while from != 0 {
+            let j = from.trailing_zeros() as usize;
+            from &= from - 1;
+            mask |= hit_mask(closed >> j, i - j);
         }
         if mask != 0 {
             all |= mask;

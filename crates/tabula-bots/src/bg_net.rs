@@ -222,91 +222,169 @@ impl Head {
 /// most 2 × (24 × 4 + 2) active units.
 pub fn encode(b: &[i8; 26], e: &mut Sparse) {
     e.clear();
-    let mut on = [0i32; 2];
     for i in 1..=24usize {
-        let mine = b[i].max(0);
-        let theirs = (-b[25 - i]).max(0);
-        for (side, n) in [(0usize, mine), (1usize, theirs)] {
-            if n <= 0 {
-                continue;
-            }
-            on[side] += i32::from(n);
+        for (side, n) in [(0usize, b[i]), (1usize, -b[25 - i])] {
             let base = side * 98 + (i - 1) * 4;
-            e.push(base, 1.0);
-            if n >= 2 {
-                e.push(base + 1, 1.0);
-            }
-            if n >= 3 {
-                e.push(base + 2, 1.0);
-            }
-            if n > 3 {
-                e.push(base + 3, f32::from(n - 3) / 2.0);
+            for (k, v) in point_units(n).into_iter().enumerate() {
+                e.push(base + k, v);
             }
         }
     }
+    for (&at, v) in TAIL_AT.iter().zip(tail_units(b)) {
+        e.push(at, v);
+    }
+}
+
+/// The four board units of a point on which a side has `n` checkers (none
+/// when `n` is not positive): 1+, 2+, 3+, and (n − 3) / 2 above three.
+fn point_units(n: i8) -> [f32; 4] {
+    let at_least = |k: i8| if n >= k { 1.0 } else { 0.0 };
+    let above = if n > 3 { f32::from(n - 3) / 2.0 } else { 0.0 };
+    [at_least(1), at_least(2), at_least(3), above]
+}
+
+/// How many of [`encode`]'s units are not a point's: each side's bar and
+/// checkers off, the features of both sides, and contact.
+const TAIL: usize = 4 + 2 * FEATURES + 1;
+
+/// The unit of each of [`tail_units`]' values, in [`encode`]'s order.
+const TAIL_AT: [usize; TAIL] = {
+    let mut at = [0; TAIL];
+    at[0] = 96;
+    at[1] = 97;
+    at[2] = 98 + 96;
+    at[3] = 98 + 97;
+    let mut k = 0;
+    while k <= 2 * FEATURES {
+        at[4 + k] = BOARD + k;
+        k += 1;
+    }
+    at
+};
+
+/// The values of [`encode`]'s units that are not a point's ([`TAIL_AT`]
+/// says which): each side's bar / 2 and checkers off / 15, then the
+/// [`FEATURES`] of the side that moved and of the other, then 1 while
+/// contact is left. One pass over the board, then bit masks.
+fn tail_units(b: &[i8; 26]) -> [f32; TAIL] {
+    let [mover, other] = Side::both(b);
+    let mut t = [0.0; TAIL];
     let bar = [b[25].max(0), (-b[0]).max(0)];
-    for side in 0..2 {
-        on[side] += i32::from(bar[side]);
-        if bar[side] > 0 {
-            e.push(side * 98 + 96, f32::from(bar[side]) / 2.0);
-        }
-        let off = 15 - on[side];
-        if off > 0 {
-            e.push(side * 98 + 97, off as f32 / 15.0);
-        }
+    for (side, s) in [&mover, &other].into_iter().enumerate() {
+        t[2 * side] = f32::from(bar[side]) / 2.0;
+        t[2 * side + 1] = (15 - s.on) as f32 / 15.0;
     }
-    let other = crate::bg::flip(b);
-    for (side, view) in [b, &other].into_iter().enumerate() {
-        let f = side_features(view);
-        for (k, v) in f.iter().enumerate() {
-            e.push(BOARD + side * FEATURES + k, *v);
-        }
+    t[4..4 + FEATURES].copy_from_slice(&mover.features(&other));
+    t[4 + FEATURES..4 + 2 * FEATURES].copy_from_slice(&other.features(&mover));
+    // Contact: the mover's rearmost checker (the highest bit of its own)
+    // is not past the other's rearmost (25 minus the highest of its own).
+    let rear = |any: u32| any.checked_ilog2();
+    if let (Some(m), Some(o)) = (rear(mover.any), rear(other.any))
+        && m + o >= 25
+    {
+        t[TAIL - 1] = 1.0;
     }
-    if !Position::board_is_race(b) {
-        e.push(BOARD + 2 * FEATURES, 1.0);
+    t
+}
+
+/// One side's checkers as bit masks in its own numbering (bit `i`: its
+/// point `i`, 1..=24; bit 25 its bar), for the features: the board is read
+/// once for both sides.
+#[derive(Debug, Clone, Copy)]
+struct Side {
+    /// Its points with two checkers or more.
+    closed: u32,
+    /// Its points with one checker.
+    blots: u32,
+    /// Its points with any checker, and its bar.
+    any: u32,
+    /// Its pips.
+    pips: i32,
+    /// Its checkers not borne off.
+    on: i32,
+}
+
+/// Bits 1..=24: the points.
+const POINTS: u32 = 0x1FF_FFFE;
+
+/// Bit `i` to bit `25 − i`: a mask in one side's numbering to the
+/// other's.
+fn turn(mask: u32) -> u32 {
+    mask.reverse_bits() >> 6
+}
+
+impl Side {
+    /// The side that moved in mover-relative `b` (positive counts) and the
+    /// other (negative), each in its own numbering.
+    fn both(b: &[i8; 26]) -> [Side; 2] {
+        let (mut closed, mut blots, mut any) = ([0u32; 2], [0u32; 2], [0u32; 2]);
+        let (mut pips, mut on) = ([0i32; 2], [0i32; 2]);
+        for (i, &n) in b.iter().enumerate() {
+            // The other side's bit for this index is 25 − i, set by
+            // `turn` at the end.
+            let (mine, theirs) = (n.max(0), (-n).max(0));
+            for (s, k) in [(0, mine), (1, theirs)] {
+                closed[s] |= u32::from(k >= 2) << i;
+                blots[s] |= u32::from(k == 1) << i;
+                any[s] |= u32::from(k > 0) << i;
+                on[s] += i32::from(k);
+            }
+            pips[0] += i32::from(mine) * i as i32;
+            pips[1] += i32::from(theirs) * (25 - i as i32);
+        }
+        let side = |s: usize, f: fn(u32) -> u32| Side {
+            closed: f(closed[s]) & POINTS,
+            blots: f(blots[s]) & POINTS,
+            any: f(any[s]),
+            pips: pips[s],
+            on: on[s],
+        };
+        [side(0, |m| m), side(1, turn)]
+    }
+
+    /// Its [`FEATURES`], facing `other`: pips / 167; the share of the
+    /// other's 36 rolls that hit one of its blots, and the pips the
+    /// farthest of them would lose / 24; its back escapes / 36; its
+    /// longest run of made points / 6; its made home points / 6.
+    fn features(&self, other: &Side) -> [f32; FEATURES] {
+        // The other's checkers and points in this side's numbering (its
+        // bar, bit 25 in its own, is this side's 0).
+        let (hits, loss) = crate::bg::shots_in(self.closed, self.blots, turn(other.any));
+        let mut run = self.closed;
+        let mut prime = 0u32;
+        while run != 0 && prime < 6 {
+            run &= run << 1;
+            prime += 1;
+        }
+        let home = (self.closed & 0x7E).count_ones();
+        [
+            self.pips as f32 / 167.0,
+            hits as f32 / 36.0,
+            loss as f32 / 24.0,
+            escapes_in(self.any, turn(other.closed)) as f32 / 36.0,
+            prime as f32 / 6.0,
+            home as f32 / 6.0,
+        ]
     }
 }
 
-/// The [`FEATURES`] of the side with positive counts on `v` (its own
-/// numbering: 1..=24 its points, 25 its bar; the other side negative, 0
-/// its bar).
-fn side_features(v: &[i8; 26]) -> [f32; FEATURES] {
-    let pips = crate::bg::pips(v).0;
-    let (hits, loss) = crate::bg::shots(v);
-    let mut run = 0u32;
-    let mut prime = 0u32;
-    let mut home = 0u32;
-    for (i, &n) in v.iter().enumerate().take(25).skip(1) {
-        if n >= 2 {
-            run += 1;
-            prime = prime.max(run);
-            home += u32::from(i <= 6);
-        } else {
-            run = 0;
-        }
-    }
-    [
-        pips as f32 / 167.0,
-        hits as f32 / 36.0,
-        loss as f32 / 24.0,
-        escapes(v) as f32 / 36.0,
-        prime.min(6) as f32 / 6.0,
-        home as f32 / 6.0,
-    ]
-}
-
-/// Of the 36 rolls, how many let the rearmost checker of the positive side
-/// of `v` land beyond every point the other side holds (2+ checkers)
+/// Of the 36 rolls, how many let the rearmost checker of a side whose
+/// checkers (and bar, bit 25) are `any` land beyond every point of
+/// `blocked` (the other side's points of 2+, in this side's numbering)
 /// within 12 pips ahead of it, one checker moving through open points: 36
 /// when nothing holds it, 0 with no checker left outside home.
-fn escapes(v: &[i8; 26]) -> u32 {
-    let Some(rear) = (7..=25).rev().find(|&i| v[i] > 0) else {
-        return 0;
+fn escapes_in(any: u32, blocked: u32) -> u32 {
+    let rear = match (any & !0x7F).checked_ilog2() {
+        Some(r) => r as usize,
+        None => return 0,
     };
-    let blocked = |i: usize| v[i] <= -2;
-    let Some(last) = (rear.saturating_sub(12).max(1)..rear).find(|&i| blocked(i)) else {
+    // The held points from 12 pips ahead of it up to it; the farthest
+    // back of them is the last to pass.
+    let ahead = blocked & ((1u32 << rear) - 1) & !((1u32 << rear.saturating_sub(12).max(1)) - 1);
+    if ahead == 0 {
         return 36;
-    };
+    }
+    let last = ahead.trailing_zeros() as usize;
     let lands = |steps: &[usize]| {
         let mut at = rear;
         for &d in steps {
@@ -314,7 +392,7 @@ fn escapes(v: &[i8; 26]) -> u32 {
                 return false;
             }
             at -= d;
-            if blocked(at) {
+            if blocked >> at & 1 == 1 {
                 return false;
             }
             if at < last {
@@ -565,24 +643,22 @@ impl Buf {
 
 /// Judges the positions one move away from a common parent, as
 /// [`Net::evaluate`] does to within rounding, at a fraction of its work:
-/// the parent's hidden sums are kept, and for each child only the inputs
-/// its move changed are added (a non-double moves two checkers: a few
-/// board units and the features, a quarter of a position's units). The
-/// searches judge every reply to a roll this way, all from the position
-/// the roll is played from.
+/// the parent's hidden sums are kept, and for each child only the units
+/// its move changed are added: the four of each point whose count
+/// changed (a non-double moves two checkers: at most four points), and
+/// the bars, checkers off, features and contact. The searches judge every
+/// reply to a roll this way, all from the position the roll is played
+/// from.
 #[derive(Debug)]
 pub(crate) struct Near<'n> {
     net: &'n Net,
-    /// The parent's inputs, every unit (zeros included).
-    parent: Vec<f32>,
-    /// The parent's units that are set.
-    units: Sparse,
+    /// The parent's board.
+    board: [i8; 26],
+    /// The parent's units that are not a point's ([`tail_units`]).
+    tail: [f32; TAIL],
     /// The parent's hidden sums before their sigmoid.
     pre: Vec<f32>,
-    /// Scratch: a child's units, dense (zero between children).
-    child: Vec<f32>,
-    /// Scratch: a child's units, then its differences from the parent's.
-    x: Sparse,
+    /// Scratch: the parent's units, then a child's differences from them.
     dx: Sparse,
     h: Vec<f32>,
 }
@@ -593,11 +669,9 @@ impl<'n> Near<'n> {
     pub(crate) fn new(net: &'n Net, parent: &[i8; 26]) -> Near<'n> {
         let mut near = Near {
             net,
-            parent: vec![0.0; INPUTS],
-            units: Sparse::with_capacity(INPUTS),
+            board: [0; 26],
+            tail: [0.0; TAIL],
             pre: Vec::with_capacity(net.hidden()),
-            child: vec![0.0; INPUTS],
-            x: Sparse::with_capacity(INPUTS),
             dx: Sparse::with_capacity(INPUTS),
             h: Vec::with_capacity(net.hidden()),
         };
@@ -607,35 +681,34 @@ impl<'n> Near<'n> {
 
     /// Makes `parent` the common parent.
     pub(crate) fn reset(&mut self, parent: &[i8; 26]) {
-        for (i, _) in self.units.iter() {
-            self.parent[i] = 0.0;
-        }
-        encode(parent, &mut self.units);
-        for (i, v) in self.units.iter() {
-            self.parent[i] = v;
-        }
-        self.net.core.sums(&self.units, &mut self.pre);
+        self.board = *parent;
+        self.tail = tail_units(parent);
+        encode(parent, &mut self.dx);
+        self.net.core.sums(&self.dx, &mut self.pre);
     }
 
     /// The network's probabilities for board `b` (a child of the parent,
     /// or any board: a distant one only costs more), as
     /// [`Net::evaluate`] gives them for a game not over.
     pub(crate) fn probs(&mut self, b: &[i8; 26]) -> Probs {
-        encode(b, &mut self.x);
         self.dx.clear();
-        for (i, v) in self.x.iter() {
-            self.child[i] = v;
-        }
-        // The parent's units the child lacks, then the child's that
-        // differ, each in its order (the same sums every time).
-        for (i, v) in self.units.iter() {
-            if self.child[i] == 0.0 {
-                self.dx.push(i, -v);
+        // The points whose counts changed, each seen by both sides (the
+        // mover's point `i` is the other side's `25 − i`), then the rest,
+        // each in its order (the same sums every time).
+        for (i, (&was, &now)) in self.board.iter().zip(b).enumerate().take(25).skip(1) {
+            if was == now {
+                continue;
+            }
+            for (base, was, now) in [((i - 1) * 4, was, now), (98 + (24 - i) * 4, -was, -now)] {
+                let (old, new) = (point_units(was), point_units(now));
+                for k in 0..4 {
+                    self.dx.push(base + k, new[k] - old[k]);
+                }
             }
         }
-        for (i, v) in self.x.iter() {
-            self.dx.push(i, v - self.parent[i]);
-            self.child[i] = 0.0;
+        let tail = tail_units(b);
+        for ((&at, new), old) in TAIL_AT.iter().zip(tail).zip(self.tail) {
+            self.dx.push(at, new - old);
         }
         let mut y = [0.0; OUTPUTS];
         self.net
@@ -1082,6 +1155,124 @@ mod tests {
         // run longer than one point; the 6-point made at home.
         assert_eq!(features, vec![(0, 1.0), (4, 1.0 / 6.0), (5, 1.0 / 6.0)]);
         assert!(units.contains(&(BOARD + 2 * FEATURES, 1.0)), "contact");
+    }
+
+    /// A side's features by the new path, for the cases below.
+    fn side_features(v: &[i8; 26]) -> [f32; FEATURES] {
+        let [me, other] = Side::both(v);
+        me.features(&other)
+    }
+
+    fn escapes(v: &[i8; 26]) -> u32 {
+        let [me, other] = Side::both(v);
+        escapes_in(me.any, turn(other.closed))
+    }
+
+    /// The features as they were first written, a point at a time from
+    /// the board: the reference the bit masks must match.
+    fn features_point_by_point(v: &[i8; 26]) -> [f32; FEATURES] {
+        let pips = crate::bg::pips(v).0;
+        let (mut closed, mut blots) = (0u32, 0u32);
+        for (i, &n) in v.iter().enumerate().take(25).skip(1) {
+            closed |= u32::from(n >= 2) << i;
+            blots |= u32::from(n == 1) << i;
+        }
+        let mut opp = 0u32;
+        for (j, &n) in v.iter().enumerate().take(24) {
+            opp |= u32::from(n < 0) << j;
+        }
+        // `shots` is checked against every roll played out elsewhere.
+        let (hits, loss) = crate::bg::shots(v);
+        assert_eq!(crate::bg::shots_in(closed, blots, opp), (hits, loss));
+        let (mut run, mut prime, mut home) = (0u32, 0u32, 0u32);
+        for (i, &n) in v.iter().enumerate().take(25).skip(1) {
+            if n >= 2 {
+                run += 1;
+                prime = prime.max(run);
+                home += u32::from(i <= 6);
+            } else {
+                run = 0;
+            }
+        }
+        let escapes = match (7..=25).rev().find(|&i| v[i] > 0) {
+            None => 0,
+            Some(rear) => {
+                let blocked = |i: usize| v[i] <= -2;
+                match (rear.saturating_sub(12).max(1)..rear).find(|&i| blocked(i)) {
+                    None => 36,
+                    Some(last) => {
+                        let lands = |steps: &[usize]| {
+                            let mut at = rear;
+                            for &d in steps {
+                                if at <= d || blocked(at - d) {
+                                    return false;
+                                }
+                                at -= d;
+                                if at < last {
+                                    return true;
+                                }
+                            }
+                            false
+                        };
+                        let mut n = 0;
+                        for d1 in 1..=6usize {
+                            n += u32::from(lands(&[d1; 4]));
+                            for d2 in d1 + 1..=6 {
+                                n += 2 * u32::from(lands(&[d1, d2]) || lands(&[d2, d1]));
+                            }
+                        }
+                        n
+                    }
+                }
+            }
+        };
+        [
+            pips as f32 / 167.0,
+            hits as f32 / 36.0,
+            loss as f32 / 24.0,
+            escapes as f32 / 36.0,
+            prime.min(6) as f32 / 6.0,
+            home as f32 / 6.0,
+        ]
+    }
+
+    #[test]
+    fn the_features_by_bit_masks_match_them_point_by_point() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut buf = Vec::new();
+        let mut pos = Position::initial();
+        let mut boards = 0;
+        for _ in 0..20_000 {
+            let dice = Dice::ALL_21[rng.random_range(0..21)];
+            pos.legal_positions_into(dice, &mut buf);
+            for child in buf.iter().take(4) {
+                for b in [*child.board(), crate::bg::flip(child.board())] {
+                    let t = tail_units(&b);
+                    let mine: i32 = b.iter().map(|&n| i32::from(n.max(0))).sum();
+                    let theirs: i32 = b.iter().map(|&n| i32::from((-n).max(0))).sum();
+                    assert_eq!(t[0], f32::from(b[25].max(0)) / 2.0);
+                    assert_eq!(t[1], (15 - mine) as f32 / 15.0);
+                    assert_eq!(t[2], f32::from((-b[0]).max(0)) / 2.0);
+                    assert_eq!(t[3], (15 - theirs) as f32 / 15.0);
+                    assert_eq!(t[4..4 + FEATURES], features_point_by_point(&b), "{b:?}");
+                    let other = features_point_by_point(&crate::bg::flip(&b));
+                    assert_eq!(t[4 + FEATURES..TAIL - 1], other, "{b:?}");
+                    let contact = if Position::board_is_race(&b) {
+                        0.0
+                    } else {
+                        1.0
+                    };
+                    assert_eq!(t[TAIL - 1], contact, "{b:?}");
+                    boards += 1;
+                }
+            }
+            pos = match buf.get(rng.random_range(0..buf.len().max(1))) {
+                Some(next) if !next.is_over() => next.pass_turn(),
+                _ => Position::initial(),
+            };
+        }
+        assert!(boards > 50_000, "{boards} boards");
     }
 
     #[test]
