@@ -27,9 +27,12 @@ pub const HARD_BG_DEEP_MARGIN: f64 = 0.2;
 /// decision, as [`bg_net::two_ply_cost`] estimates them before it starts:
 /// where the plays branch so widely that it would not fit, Hard keeps the
 /// one-roll judgement (a bound on the decision's time, the same on every
-/// machine: about 68 ms at the 99th percentile on this 2-vCPU machine,
+/// machine: about 68 ms at the 99th percentile on a 2-vCPU machine,
 /// idle; 40,000 until session 46, when gnubg judged the doubled budget
-/// 0.2–0.7 thousandths of a point a move better: crates/tabula-bots/RESULTS.md).
+/// 0.2–0.7 thousandths of a point a move better; session 47 made the
+/// evaluation 28% faster and judged a larger budget and more plays worth
+/// less than a tenth of that, so it kept the time free:
+/// crates/tabula-bots/RESULTS.md).
 pub const HARD_BG_DEEP_BUDGET: usize = 80_000;
 
 /// Evaluation weights (pips per unit of each feature).
