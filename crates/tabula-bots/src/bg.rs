@@ -31,7 +31,7 @@ pub const HARD_BG_DEEP_MARGIN: f64 = 0.2;
 /// idle; 40,000 until session 46, when gnubg judged the doubled budget
 /// 0.2–0.7 thousandths of a point a move better; session 47 made the
 /// evaluation 28% faster and judged a larger budget and more plays worth
-/// less than a tenth of that, so it kept the time free:
+/// less than a tenth of a thousandth a move, so it kept the time free:
 /// crates/tabula-bots/RESULTS.md).
 pub const HARD_BG_DEEP_BUDGET: usize = 80_000;
 
