@@ -88,15 +88,11 @@ const WIN: f64 = 10_000.0;
 /// that distance as a 36-bit mask (bit `6 × (d1 − 1) + d2 − 1` for the
 /// ordered roll d1-d2); the union's bits are the rolls that hit. No
 /// allocation: the network computes this for both sides of every position
-/// it judges.
+/// it judges, from the bit masks it reads its features from
+/// ([`bg_net::Side`]).
 pub fn shots(b: &[i8; 26]) -> (u32, u32) {
-    let (mut closed, mut blots, mut opp) = (0u32, 0u32, 0u32);
-    for (at, &n) in b.iter().enumerate().take(25) {
-        closed |= u32::from(n >= 2) << at;
-        blots |= u32::from(n == 1) << at;
-        opp |= u32::from(n < 0) << at;
-    }
-    shots_in(closed & !1, blots & !1, opp)
+    let [mover, other] = bg_net::Side::both(b);
+    mover.shots(&other)
 }
 
 /// [`shots`] from bit masks of the mover's numbering (bit `i` its point

@@ -221,6 +221,11 @@ impl Head {
 /// 1..=24 its points, 25 its bar; negative: the opponent, 0 its bar): at
 /// most 2 × (24 × 4 + 2) active units.
 pub fn encode(b: &[i8; 26], e: &mut Sparse) {
+    encode_with(b, &tail_units(b), e);
+}
+
+/// [`encode`] of `b` whose [`tail_units`] are `tail`.
+fn encode_with(b: &[i8; 26], tail: &[f32; TAIL], e: &mut Sparse) {
     e.clear();
     for i in 1..=24usize {
         for (side, n) in [(0usize, b[i]), (1usize, -b[25 - i])] {
@@ -230,7 +235,7 @@ pub fn encode(b: &[i8; 26], e: &mut Sparse) {
             }
         }
     }
-    for (&at, v) in TAIL_AT.iter().zip(tail_units(b)) {
+    for (&at, &v) in TAIL_AT.iter().zip(tail) {
         e.push(at, v);
     }
 }
@@ -291,7 +296,7 @@ fn tail_units(b: &[i8; 26]) -> [f32; TAIL] {
 /// point `i`, 1..=24; bit 25 its bar), for the features: the board is read
 /// once for both sides.
 #[derive(Debug, Clone, Copy)]
-struct Side {
+pub(crate) struct Side {
     /// Its points with two checkers or more.
     closed: u32,
     /// Its points with one checker.
@@ -316,7 +321,7 @@ fn turn(mask: u32) -> u32 {
 impl Side {
     /// The side that moved in mover-relative `b` (positive counts) and the
     /// other (negative), each in its own numbering.
-    fn both(b: &[i8; 26]) -> [Side; 2] {
+    pub(crate) fn both(b: &[i8; 26]) -> [Side; 2] {
         let (mut closed, mut blots, mut any) = ([0u32; 2], [0u32; 2], [0u32; 2]);
         let (mut pips, mut on) = ([0i32; 2], [0i32; 2]);
         for (i, &n) in b.iter().enumerate() {
@@ -347,9 +352,7 @@ impl Side {
     /// farthest of them would lose / 24; its back escapes / 36; its
     /// longest run of made points / 6; its made home points / 6.
     fn features(&self, other: &Side) -> [f32; FEATURES] {
-        // The other's checkers and points in this side's numbering (its
-        // bar, bit 25 in its own, is this side's 0).
-        let (hits, loss) = crate::bg::shots_in(self.closed, self.blots, turn(other.any));
+        let (hits, loss) = self.shots(other);
         let mut run = self.closed;
         let mut prime = 0u32;
         while run != 0 && prime < 6 {
@@ -361,10 +364,19 @@ impl Side {
             self.pips as f32 / 167.0,
             hits as f32 / 36.0,
             loss as f32 / 24.0,
+            // The other's points in this side's numbering.
             escapes_in(self.any, turn(other.closed)) as f32 / 36.0,
             prime as f32 / 6.0,
             home as f32 / 6.0,
         ]
+    }
+
+    /// The other's rolls that hit one of this side's blots, and the pips
+    /// the farthest of them would lose ([`crate::bg::shots`]). The other's
+    /// checkers in this side's numbering: its bar, bit 25 in its own, is
+    /// this side's 0.
+    pub(crate) fn shots(&self, other: &Side) -> (u32, u32) {
+        crate::bg::shots_in(self.closed, self.blots, turn(other.any))
     }
 }
 
@@ -683,7 +695,7 @@ impl<'n> Near<'n> {
     pub(crate) fn reset(&mut self, parent: &[i8; 26]) {
         self.board = *parent;
         self.tail = tail_units(parent);
-        encode(parent, &mut self.dx);
+        encode_with(parent, &self.tail, &mut self.dx);
         self.net.core.sums(&self.dx, &mut self.pre);
     }
 
@@ -1172,18 +1184,10 @@ mod tests {
     /// the board: the reference the bit masks must match.
     fn features_point_by_point(v: &[i8; 26]) -> [f32; FEATURES] {
         let pips = crate::bg::pips(v).0;
-        let (mut closed, mut blots) = (0u32, 0u32);
-        for (i, &n) in v.iter().enumerate().take(25).skip(1) {
-            closed |= u32::from(n >= 2) << i;
-            blots |= u32::from(n == 1) << i;
-        }
-        let mut opp = 0u32;
-        for (j, &n) in v.iter().enumerate().take(24) {
-            opp |= u32::from(n < 0) << j;
-        }
-        // `shots` is checked against every roll played out elsewhere.
+        // `bg::shots` is checked against every roll played out (its
+        // tests); here it stands for the shot count on the board as it is,
+        // where the features take the other side's from turned masks.
         let (hits, loss) = crate::bg::shots(v);
-        assert_eq!(crate::bg::shots_in(closed, blots, opp), (hits, loss));
         let (mut run, mut prime, mut home) = (0u32, 0u32, 0u32);
         for (i, &n) in v.iter().enumerate().take(25).skip(1) {
             if n >= 2 {
