@@ -4,7 +4,9 @@
 # Python: gnubg -t -q -r -p scripts/gnubg_match.py
 #
 # Environment: TABULA_BIN (the `tabula` binary), GAMES, LEVEL
-# (easy|medium|hard), PLIES (gnubg's chequer-play plies), SEED, SCORING
+# (easy|medium|hard, or gnubg-N: gnubg itself at N plies in our seat, to
+# calibrate the bar: how much a deeper gnubg wins against PLIES), PLIES
+# (gnubg's chequer-play plies), SEED, SCORING
 # (gammons: one money session, gammons and backgammons counted, both sides
 # playing for them; single: every game a 1-point match, where gnubg plays
 # only to win, as our bot does with `-o scoring=single`), REPORT (a JSON
@@ -26,16 +28,20 @@ REPORT = os.environ.get("REPORT")
 SCORING = os.environ.get("SCORING", "gammons")
 if SCORING not in ("gammons", "single"):
     raise SystemExit("SCORING must be gammons or single, not %r" % SCORING)
-TABULA = os.environ["TABULA_BIN"]
+# gnubg-N: the seat is gnubg's own at N plies, and no Tabula process runs.
+CHALLENGER_PLIES = int(LEVEL[len("gnubg-"):]) if LEVEL.startswith("gnubg-") else None
 
-bot = subprocess.Popen(
-    [TABULA, "bot", "--game", "backgammon", "--level", LEVEL, "--seed", str(SEED), "--stdin",
-     "-o", "scoring=" + SCORING],
-    stdin=subprocess.PIPE,
-    stdout=subprocess.PIPE,
-    text=True,
-    bufsize=1,
-)
+if CHALLENGER_PLIES is None:
+    bot = subprocess.Popen(
+        [os.environ["TABULA_BIN"], "bot", "--game", "backgammon", "--level", LEVEL,
+         "--seed", str(SEED), "--stdin", "-o", "scoring=" + SCORING],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+else:
+    bot = None
 
 
 def ask(pid, dice):
@@ -51,13 +57,19 @@ for c in [
     "set seed %d" % SEED,
     "set player 0 gnubg",
     "set player 0 chequerplay evaluation plies %d" % PLIES,
-    "set player 1 human",
+    "set player 0 name gnubg",
+    "set player 1 name challenger",
     "set cube use off",
     "set jacoby off",
     "set automatic roll off",
     "set automatic game off",
 ]:
     gnubg.command(c)
+if CHALLENGER_PLIES is None:
+    gnubg.command("set player 1 human")
+else:
+    gnubg.command("set player 1 gnubg")
+    gnubg.command("set player 1 chequerplay evaluation plies %d" % CHALLENGER_PLIES)
 
 
 def play_game(g):
@@ -71,7 +83,7 @@ def play_game(g):
             # would lose anyway: take them.
             gnubg.command("accept")
             continue
-        if pi["turn"] == 0:
+        if pi["turn"] == 0 or bot is None:
             gnubg.command("play")
             continue
         if tuple(pi["dice"]) == (0, 0):
@@ -124,7 +136,8 @@ if SCORING == "gammons":
         if g > 0:
             gnubg.command("new game")
         play_game(g)
-    gnubg.command("analyse session")
+    if bot is not None:
+        gnubg.command("analyse session")
     stats = gnubg.match(statistics=1)["stats"]
     US = judged(gnubg.match(), stats)
 else:
@@ -132,7 +145,8 @@ else:
     for g in range(GAMES):
         gnubg.command("new match 1")
         play_game(g)
-        gnubg.command("analyse match")
+        if bot is not None:
+            gnubg.command("analyse match")
         US = judged(gnubg.match(), gnubg.match(statistics=1)["stats"])
 n = len(results)
 wins = sum(1 for won, _ in results if won)
@@ -147,7 +161,10 @@ ci = [boots[int(0.025 * (len(boots) - 1))], boots[int(0.975 * (len(boots) - 1))]
 
 
 def error_rate(who):
-    """gnubg's error rate per move, in thousandths of a point (mEMG)."""
+    """gnubg's error rate per move, in thousandths of a point (mEMG); none
+    when gnubg played both seats (nothing was analysed)."""
+    if bot is None:
+        return None
     unforced = totals[who]["unforced-moves"]
     return 1000.0 * totals[who]["error-skill"] / unforced if unforced else None
 
@@ -174,5 +191,6 @@ if REPORT:
     with open(REPORT, "w") as f:
         f.write(text)
 print("TABULA-GNUBG-REPORT " + json.dumps({k: v for k, v in report.items() if k != "stats"}))
-bot.stdin.close()
-bot.wait()
+if bot is not None:
+    bot.stdin.close()
+    bot.wait()

@@ -375,6 +375,30 @@ fn the_gnubg_match_script_plays_one_point_matches_for_single_scoring() {
     );
 }
 
+/// `--level gnubg-N` seats gnubg itself at N plies in our seat, to
+/// calibrate the bar (what a deeper gnubg wins against 0-ply): real games,
+/// one point each under single scoring, and no judgement (gnubg would
+/// judge its own moves).
+#[test]
+fn the_gnubg_match_script_calibrates_with_gnubg_in_our_seat() {
+    let r = gnubg_match(&[
+        "--games",
+        "3",
+        "--level",
+        "gnubg-1",
+        "--seed",
+        "3",
+        "--scoring",
+        "single",
+    ]);
+    assert_eq!(r["games"], 3, "{r}");
+    assert_eq!(r["level"], "gnubg-1", "{r}");
+    let wins = r["tabula_wins"].as_u64().unwrap();
+    assert_eq!(wins + r["gnubg_wins"].as_u64().unwrap(), 3, "{r}");
+    assert_eq!(r["tabula_points"].as_u64().unwrap(), wins, "{r}");
+    assert!(r["tabula_error_rate_per_move"].is_null(), "{r}");
+}
+
 /// The strength floor against the real peer: gnubg's own judgement of
 /// Hard's moves over 30 games at 0-ply (gnubg's dice follow its seed, and
 /// both sides play deterministically, so the figure is the same every
