@@ -6,12 +6,14 @@
 # Environment: TABULA_BIN (the `tabula` binary), GAMES, LEVEL
 # (easy|medium|hard, or gnubg-N: gnubg itself at N plies in our seat, to
 # calibrate the bar: how much a deeper gnubg wins against PLIES), PLIES
-# (gnubg's chequer-play plies), SEED, SCORING
+# (gnubg's chequer-play plies), SEED, PAIRED (1: the games in pairs on the
+# same dice with the seats swapped, as the arena plays them), SCORING
 # (gammons: one money session, gammons and backgammons counted, both sides
 # playing for them; single: every game a 1-point match, where gnubg plays
 # only to win, as our bot does with `-o scoring=single`), REPORT (a JSON
-# file to write). gnubg is player 0, we are player 1; gnubg's match record
-# names the sides "X" and "O", and says which name is which.
+# file to write). gnubg is player 0, we are player 1 (paired: player 0 in
+# the second game of each pair); gnubg's match record names the sides "X"
+# (player 0) and "O" (player 1).
 import json
 import math
 import os
@@ -26,6 +28,7 @@ PLIES = int(os.environ.get("PLIES", "0"))
 SEED = int(os.environ.get("SEED", "1"))
 REPORT = os.environ.get("REPORT")
 SCORING = os.environ.get("SCORING", "gammons")
+PAIRED = os.environ.get("PAIRED", "0") == "1"
 if SCORING not in ("gammons", "single"):
     raise SystemExit("SCORING must be gammons or single, not %r" % SCORING)
 # gnubg-N: the seat is gnubg's own at N plies, and no Tabula process runs.
@@ -55,21 +58,35 @@ def ask(pid, dice):
 
 for c in [
     "set seed %d" % SEED,
-    "set player 0 gnubg",
-    "set player 0 chequerplay evaluation plies %d" % PLIES,
-    "set player 0 name gnubg",
-    "set player 1 name challenger",
     "set cube use off",
     "set jacoby off",
     "set automatic roll off",
     "set automatic game off",
 ]:
     gnubg.command(c)
-if CHALLENGER_PLIES is None:
-    gnubg.command("set player 1 human")
-else:
-    gnubg.command("set player 1 gnubg")
-    gnubg.command("set player 1 chequerplay evaluation plies %d" % CHALLENGER_PLIES)
+
+# The seat (gnubg's player number) of the challenger: our bot, or gnubg-N.
+OURS = 1
+
+
+def seat(ours):
+    """Seats the challenger as player `ours` and gnubg at PLIES in the other."""
+    global OURS
+    OURS = ours
+    them = 1 - ours
+    for c in [
+        "set player %d gnubg" % them,
+        "set player %d chequerplay evaluation plies %d" % (them, PLIES),
+    ]:
+        gnubg.command(c)
+    if CHALLENGER_PLIES is None:
+        gnubg.command("set player %d human" % ours)
+    else:
+        gnubg.command("set player %d gnubg" % ours)
+        gnubg.command("set player %d chequerplay evaluation plies %d" % (ours, CHALLENGER_PLIES))
+
+
+seat(1)
 
 
 def play_game(g):
@@ -83,7 +100,7 @@ def play_game(g):
             # would lose anyway: take them.
             gnubg.command("accept")
             continue
-        if pi["turn"] == 0 or bot is None:
+        if pi["turn"] != OURS or bot is None:
             gnubg.command("play")
             continue
         if tuple(pi["dice"]) == (0, 0):
@@ -96,16 +113,16 @@ def play_game(g):
         # turn with the same dice. (Comparing positions is no test: after
         # gnubg's reply the position can be exactly the one we moved from.)
         now = gnubg.posinfo()
-        if now["gamestate"] == 1 and now["turn"] == 1 and tuple(now["dice"]) == tuple(pi["dice"]):
+        if now["gamestate"] == 1 and now["turn"] == OURS and tuple(now["dice"]) == tuple(pi["dice"]):
             raise SystemExit("gnubg did not take our play %r (position %s, dice %s)" % (play, pid, pi["dice"]))
     else:
         raise SystemExit("game %d did not end" % g)
 
 
-def sides(record):
-    """(gnubg's side, ours) in a match record."""
-    them = "X" if record["match-info"]["X"]["name"] == "gnubg" else "O"
-    return them, "O" if them == "X" else "X"
+def sides():
+    """(gnubg's side, ours) in the match record of the game just played:
+    player 0 is "X", player 1 "O"."""
+    return ("O", "X") if OURS == 0 else ("X", "O")
 
 
 # Each game's result (whether we won, the points) and gnubg's judgement
@@ -117,7 +134,7 @@ totals = {who: {"error-skill": 0.0, "unforced-moves": 0} for who in ("gnubg", "u
 
 def judged(record, stats):
     """Adds a record's games and its analysis to the results and totals."""
-    them, us = sides(record)
+    them, us = sides()
     for gm in record["games"]:
         info = gm["info"]
         # A 1-point match is won by one point, whatever gnubg records of
@@ -130,7 +147,22 @@ def judged(record, stats):
     return us
 
 
-if SCORING == "gammons":
+if PAIRED:
+    # Game 2k and 2k+1 roll the same dice (gnubg's are its seed's), the
+    # challenger in seat 1 and then in seat 0. Each game is its own
+    # session or 1-point match, analysed alone, so the names of the sides
+    # hold for the whole record.
+    stats = {}
+    for g in range(GAMES):
+        k, second = divmod(g, 2)
+        seat(0 if second else 1)
+        gnubg.command("set seed %d" % (SEED * 100003 + k))
+        gnubg.command("new session" if SCORING == "gammons" else "new match 1")
+        play_game(g)
+        if bot is not None:
+            gnubg.command("analyse session" if SCORING == "gammons" else "analyse match")
+        US = judged(gnubg.match(), gnubg.match(statistics=1)["stats"])
+elif SCORING == "gammons":
     gnubg.command("new session")
     for g in range(GAMES):
         if g > 0:
@@ -153,10 +185,12 @@ wins = sum(1 for won, _ in results if won)
 points_ours = sum(p for won, p in results if won)
 points_gnubg = sum(p for won, p in results if not won)
 
-# 95 % bootstrap interval of our win rate.
+# 95 % bootstrap interval of our win rate: over the games, or, paired,
+# over the pairs (the two games of a pair share their dice).
 rng = random.Random(SEED)
 outcomes = [1 if won else 0 for won, _ in results]
-boots = sorted(sum(rng.choice(outcomes) for _ in outcomes) / n for _ in range(2000)) if n else [0.0]
+units = [sum(outcomes[i:i + 2]) for i in range(0, n, 2)] if PAIRED else outcomes
+boots = sorted(sum(rng.choice(units) for _ in units) / n for _ in range(2000)) if n else [0.0]
 ci = [boots[int(0.025 * (len(boots) - 1))], boots[int(0.975 * (len(boots) - 1))]]
 
 
@@ -175,6 +209,7 @@ report = {
     "gnubg_plies": PLIES,
     "seed": SEED,
     "scoring": SCORING,
+    "paired": PAIRED,
     "tabula_wins": wins,
     "gnubg_wins": n - wins,
     "tabula_points": points_ours,

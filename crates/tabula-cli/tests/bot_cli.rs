@@ -399,6 +399,44 @@ fn the_gnubg_match_script_calibrates_with_gnubg_in_our_seat() {
     assert!(r["tabula_error_rate_per_move"].is_null(), "{r}");
 }
 
+/// `--paired`: the two games of a pair roll the same dice with the seats
+/// swapped. gnubg 0-ply against itself then plays the same game twice
+/// with the names swapped, and wins exactly one of each pair, points and
+/// all; our bot, in either seat, is judged on its own moves (gnubg 0-ply
+/// judges its own as error-free).
+#[test]
+fn the_gnubg_match_script_pairs_games_on_the_same_dice_with_the_seats_swapped() {
+    for scoring in ["single", "gammons"] {
+        let r = gnubg_match(&[
+            "--games",
+            "6",
+            "--level",
+            "gnubg-0",
+            "--seed",
+            "5",
+            "--paired",
+            "--scoring",
+            scoring,
+        ]);
+        assert_eq!(r["games"], 6, "{r}");
+        assert_eq!(r["paired"], true, "{r}");
+        assert_eq!(r["tabula_wins"], 3, "{r}");
+        assert_eq!(r["tabula_points"], r["gnubg_points"], "{r}");
+        assert_eq!(
+            r["tabula_win_rate_ci95"],
+            serde_json::json!([0.5, 0.5]),
+            "{r}"
+        );
+    }
+    let r = gnubg_match(&["--games", "2", "--level", "hard", "--seed", "5", "--paired"]);
+    assert_eq!(r["games"], 2, "{r}");
+    assert!(
+        r["tabula_error_rate_per_move"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+    assert_eq!(r["gnubg_error_rate_per_move"], 0.0, "{r}");
+}
+
 /// The strength floor against the real peer: gnubg's own judgement of
 /// Hard's moves over 30 games at 0-ply (gnubg's dice follow its seed, and
 /// both sides play deterministically, so the figure is the same every
