@@ -220,12 +220,15 @@ report = {
     "gnubg_error_rate_per_move": error_rate("gnubg"),
     "tabula_side": US,
     "stats": stats,
+    # Each game in order, [won, points] for the challenger (paired: game
+    # 2k and 2k+1 share their dice), to pool runs.
+    "outcomes": [[won, p] for won, p in results],
 }
 text = json.dumps(report, indent=1, default=str)
 if REPORT:
     with open(REPORT, "w") as f:
         f.write(text)
-print("TABULA-GNUBG-REPORT " + json.dumps({k: v for k, v in report.items() if k != "stats"}))
+print("TABULA-GNUBG-REPORT " + json.dumps({k: v for k, v in report.items() if k not in ("stats", "outcomes")}))
 if bot is not None:
     bot.stdin.close()
     bot.wait()
