@@ -150,8 +150,8 @@ def judged(record, stats):
 if PAIRED:
     # Game 2k and 2k+1 roll the same dice (gnubg's are its seed's), the
     # challenger in seat 1 and then in seat 0. Each game is its own
-    # session or 1-point match, analysed alone, so the names of the sides
-    # hold for the whole record.
+    # session or 1-point match, analysed alone, so each record's sides
+    # are the seats of its one game.
     stats = {}
     for g in range(GAMES):
         k, second = divmod(g, 2)
