@@ -218,10 +218,11 @@ report = {
     "tabula_win_rate_ci95": ci,
     "tabula_error_rate_per_move": error_rate("us"),
     "gnubg_error_rate_per_move": error_rate("gnubg"),
-    "tabula_side": US,
+    # Our side in gnubg's records ("X" is player 0); paired, both in turn.
+    "tabula_side": None if PAIRED else US,
     "stats": stats,
-    # Each game in order, [won, points] for the challenger (paired: game
-    # 2k and 2k+1 share their dice), to pool runs.
+    # Each game in order: [whether the challenger won it, the points it
+    # was worth] (paired: games 2k and 2k+1 share their dice), to pool runs.
     "outcomes": [[won, p] for won, p in results],
 }
 text = json.dumps(report, indent=1, default=str)

@@ -419,6 +419,25 @@ fn the_gnubg_match_script_pairs_games_on_the_same_dice_with_the_seats_swapped() 
         "{r}"
     );
     assert_eq!(r["gnubg_error_rate_per_move"], 0.0, "{r}");
+    assert!(r["tabula_side"].is_null(), "both seats in turn: {r}");
+    // Pairs need an even count, and a level must be one the script knows:
+    // one clear line and exit 2, before anything is played.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (args, says) in [
+        (&["--paired", "--games", "3"][..], "--games must be even"),
+        (&["--level", "gnubg-x"][..], "--level must be"),
+    ] {
+        let out = Command::new(root.join("scripts/gnubg-match"))
+            .args(args)
+            .env("TABULA_BIN", env!("CARGO_BIN_EXE_tabula"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(says),
+            "{out:?}"
+        );
+    }
 }
 
 /// The strength floor against the real peer: gnubg's own judgement of
