@@ -29,6 +29,7 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+pub mod bot_api;
 pub mod cluster;
 pub mod telegram;
 
@@ -255,6 +256,12 @@ impl Client {
         let c = Client::with_token(addr, &old.name, token).await;
         assert_eq!(c.player, old.player, "{}: the same player again", old.name);
         c
+    }
+
+    /// Opens `/ws?initData=<init_data>` (a Telegram player).
+    pub async fn with_init_data(addr: SocketAddr, name: &str, init_data: &str) -> Client {
+        let q = format!("initData={}", telegram::enc(init_data));
+        Client::open(addr, name, &q).await
     }
 
     /// Opens `/ws?token=<token>`.

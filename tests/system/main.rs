@@ -25,4 +25,5 @@ mod rematch;
 mod resilience;
 mod routing;
 mod security;
+mod telegram;
 mod web;

@@ -1,5 +1,5 @@
 //! The backplane: what the nodes of a cluster share, split by concern into
-//! four traits, each implemented by [`InProcess`] and [`RedisBackplane`]:
+//! five traits, each implemented by [`InProcess`] and [`RedisBackplane`]:
 //!
 //! - [`RoomStore`] — the room directory (ids, invite codes), room ownership
 //!   with fencing epochs, and each room's snapshot;
@@ -7,9 +7,11 @@
 //!   messages;
 //! - [`Lobby`] — quick match, by rating within a widening window;
 //! - [`Archive`] — finished-game records, player statistics, unfinished
-//!   games and profiles.
+//!   games and profiles;
+//! - [`Notices`] — the Telegram bot's outbound notice queue, its send
+//!   slots (rate limits across nodes) and the players who started it.
 //!
-//! [`Backplane`] is all four together (a blanket impl): the node talks to
+//! [`Backplane`] is all five together (a blanket impl): the node talks to
 //! the backplane through `Arc<dyn Backplane>`; every method returns a boxed
 //! `Send` future, so an implementation may do network IO without the room
 //! code changing. [`InProcess`] is the single-node implementation used by
@@ -35,6 +37,7 @@ mod archive;
 mod bus;
 mod in_process;
 mod lobby;
+mod notices;
 mod parts;
 mod store;
 
@@ -46,6 +49,7 @@ pub use archive::{
 pub use bus::{Inbound, NodeBus};
 pub use in_process::InProcess;
 pub use lobby::{Lobby, NEW_PLAYER_RATING, Rematch, Ticket, Window, compatible, pick_partner};
+pub use notices::{NoticeBacklog, Notices};
 pub use parts::Parts;
 pub use redis::{RedisBackplane, RedisConfig};
 pub use store::{Lease, RoomAppend, RoomEntry, RoomStore, StoredRoom};
@@ -122,6 +126,6 @@ pub type Result<T> = std::result::Result<T, BackplaneError>;
 /// The parts of one backplane speak for one node: the store's "this node"
 /// is the bus's [`NodeBus::node_id`], and its "dead" is the bus's
 /// liveness.
-pub trait Backplane: RoomStore + NodeBus + Lobby + Archive {}
+pub trait Backplane: RoomStore + NodeBus + Lobby + Archive + Notices {}
 
-impl<T: RoomStore + NodeBus + Lobby + Archive> Backplane for T {}
+impl<T: RoomStore + NodeBus + Lobby + Archive + Notices> Backplane for T {}

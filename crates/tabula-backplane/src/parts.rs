@@ -12,8 +12,9 @@ use tabula_room::{PlayerDelta, PlayerId, PlayerStats};
 use tokio::sync::mpsc;
 
 use crate::{
-    Archive, Backplane, Inbound, Lease, Lobby, NodeBus, ProfilePart, Rematch, Result, RoomAppend,
-    RoomEntry, RoomId, RoomStore, StoredProfile, StoredRoom, Ticket, Window,
+    Archive, Backplane, Inbound, Lease, Lobby, NodeBus, NoticeBacklog, Notices, ProfilePart,
+    Rematch, Result, RoomAppend, RoomEntry, RoomId, RoomStore, StoredProfile, StoredRoom, Ticket,
+    Window,
 };
 
 /// A [`Backplane`] whose every call goes to the part for its concern.
@@ -30,6 +31,8 @@ pub struct Parts {
     pub lobby: Arc<dyn Lobby>,
     /// Records and statistics.
     pub archive: Arc<dyn Archive>,
+    /// The bot's notices and slots.
+    pub notices: Arc<dyn Notices>,
 }
 
 impl Parts {
@@ -40,7 +43,8 @@ impl Parts {
             store: backplane.clone(),
             bus: backplane.clone(),
             lobby: backplane.clone(),
-            archive: backplane,
+            archive: backplane.clone(),
+            notices: backplane,
         }
     }
 }
@@ -192,5 +196,48 @@ impl Archive for Parts {
     }
     fn keep_profile(&self, player: &str, keep: Duration) -> BoxFuture<'_, Result<()>> {
         self.archive.keep_profile(player, keep)
+    }
+}
+
+impl Notices for Parts {
+    fn queue_notice(
+        &self,
+        id: &str,
+        entry: String,
+        due_ms: u64,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<bool>> {
+        self.notices.queue_notice(id, entry, due_ms, keep)
+    }
+    fn take_notices(
+        &self,
+        now_ms: u64,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
+        self.notices.take_notices(now_ms, limit)
+    }
+    fn requeue_notice(&self, id: &str, entry: String, due_ms: u64) -> BoxFuture<'_, Result<()>> {
+        self.notices.requeue_notice(id, entry, due_ms)
+    }
+    fn notice_backlog(&self) -> BoxFuture<'_, Result<NoticeBacklog>> {
+        self.notices.notice_backlog()
+    }
+    fn claim_slot(&self, name: &str, ttl: Duration) -> BoxFuture<'_, Result<bool>> {
+        self.notices.claim_slot(name, ttl)
+    }
+    fn claim_send(&self, now_ms: u64, per_sec: u32) -> BoxFuture<'_, Result<bool>> {
+        self.notices.claim_send(now_ms, per_sec)
+    }
+    fn pause_sends(&self, until_ms: u64) -> BoxFuture<'_, Result<()>> {
+        self.notices.pause_sends(until_ms)
+    }
+    fn sends_paused_until(&self) -> BoxFuture<'_, Result<u64>> {
+        self.notices.sends_paused_until()
+    }
+    fn bot_user(&self, player: &str) -> BoxFuture<'_, Result<Option<String>>> {
+        self.notices.bot_user(player)
+    }
+    fn set_bot_user(&self, player: &str, user: Option<String>) -> BoxFuture<'_, Result<()>> {
+        self.notices.set_bot_user(player, user)
     }
 }

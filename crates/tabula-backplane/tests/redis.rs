@@ -12,8 +12,8 @@ use futures_util::future::join_all;
 use redis::Commands;
 use tabula_backplane::{
     Archive, ArchiveBacklog, BackplaneError, InProcess, Inbound, Lease, Lobby, MAX_UNFINISHED,
-    NodeBus, ProfilePart, RedisBackplane, RedisConfig, Rematch, RoomAppend, RoomEntry, RoomStore,
-    StoredProfile, StoredRoom, Ticket, Window,
+    NodeBus, NoticeBacklog, Notices, ProfilePart, RedisBackplane, RedisConfig, Rematch, RoomAppend,
+    RoomEntry, RoomStore, StoredProfile, StoredRoom, Ticket, Window,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;
@@ -489,6 +489,132 @@ async fn archive_queue_scenario(a: &RedisBackplane, gone: &str, kept: &str) {
     );
 }
 
+/// The bot's shared state, as two nodes see it: a notice id is queued
+/// once, each due notice is taken by one node only, earliest first; slots,
+/// the sends of a second and the pause are shared.
+async fn notices_scenario(a: &impl Notices, b: &impl Notices) {
+    let keep = Duration::from_secs(60);
+    assert!(
+        a.queue_notice("n:late", "L".into(), 3_000, keep)
+            .await
+            .unwrap()
+    );
+    assert!(
+        a.queue_notice("n:early", "E".into(), 1_000, keep)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !b.queue_notice("n:early", "E2".into(), 1_000, keep)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        b.notice_backlog().await.unwrap(),
+        NoticeBacklog {
+            notices: 2,
+            earliest_due_ms: Some(1_000)
+        }
+    );
+    // Nothing due yet at 500; at 2000 only the early one, to one taker.
+    assert!(a.take_notices(500, 10).await.unwrap().is_empty());
+    let (x, y) = tokio::join!(a.take_notices(2_000, 10), b.take_notices(2_000, 10));
+    let mut taken = x.unwrap();
+    taken.extend(y.unwrap());
+    assert_eq!(taken, vec![("n:early".to_string(), "E".to_string())]);
+    // Taken, it is still remembered: queuing it again is refused.
+    assert!(
+        !a.queue_notice("n:early", "E".into(), 1_000, keep)
+            .await
+            .unwrap()
+    );
+    // Put back (a retry) and taken again later.
+    a.requeue_notice("n:early", "E3".into(), 4_000)
+        .await
+        .unwrap();
+    let all = b.take_notices(10_000, 10).await.unwrap();
+    assert_eq!(
+        all,
+        vec![
+            ("n:late".to_string(), "L".to_string()),
+            ("n:early".to_string(), "E3".to_string())
+        ]
+    );
+    assert_eq!(a.notice_backlog().await.unwrap(), NoticeBacklog::default());
+    // A remembered id is queued again once its keep runs out.
+    assert!(
+        a.queue_notice("n:short", "S".into(), 0, Duration::from_millis(50))
+            .await
+            .unwrap()
+    );
+    assert_eq!(a.take_notices(1, 10).await.unwrap().len(), 1);
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert!(
+        a.queue_notice("n:short", "S".into(), 0, keep)
+            .await
+            .unwrap()
+    );
+    a.take_notices(1, 10).await.unwrap();
+    // Slots: one claim wins until it runs out.
+    assert!(
+        a.claim_slot("chat:1", Duration::from_millis(100))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !b.claim_slot("chat:1", Duration::from_millis(100))
+            .await
+            .unwrap()
+    );
+    assert!(
+        b.claim_slot("chat:2", Duration::from_millis(100))
+            .await
+            .unwrap()
+    );
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert!(
+        b.claim_slot("chat:1", Duration::from_millis(100))
+            .await
+            .unwrap()
+    );
+    // Sends of one second, shared: 3 a second.
+    let sec = 1_700_000_000_000u64;
+    let mut ok = 0;
+    for i in 0..5 {
+        let n: &dyn Notices = if i % 2 == 0 { a } else { b };
+        ok += u32::from(n.claim_send(sec + 10, 3).await.unwrap());
+    }
+    assert_eq!(ok, 3);
+    assert!(
+        a.claim_send(sec + 1_000, 3).await.unwrap(),
+        "the next second"
+    );
+    // The pause only moves later.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    a.pause_sends(now + 5_000).await.unwrap();
+    b.pause_sends(now + 1_000).await.unwrap();
+    assert_eq!(b.sends_paused_until().await.unwrap(), now + 5_000);
+    // The bot's players.
+    assert_eq!(a.bot_user("tg:1").await.unwrap(), None);
+    a.set_bot_user("tg:1", Some("{}".into())).await.unwrap();
+    assert_eq!(b.bot_user("tg:1").await.unwrap().as_deref(), Some("{}"));
+    b.set_bot_user("tg:1", None).await.unwrap();
+    assert_eq!(a.bot_user("tg:1").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn the_bots_notice_queue_slots_and_players_on_redis_and_in_process() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let b = node(&s, "b", 3000).await;
+    notices_scenario(&a, &b).await;
+    let solo = InProcess::new("solo");
+    notices_scenario(&solo, &solo.member("other")).await;
+}
+
 #[tokio::test]
 async fn a_room_released_idle_is_deleted_after_its_keep_unless_claimed_again() {
     let s = Server::start();
@@ -817,6 +943,7 @@ async fn works_on_a_redis_cluster() {
     a.save_record("room-1", 1, "g1".into()).await.unwrap();
     assert_eq!(b.records("room-1").await.unwrap(), vec!["g1"]);
     idle_scenario(&a, [("room-3", "INVE"), ("room-4", "INVF")]).await;
+    notices_scenario(&a, &b).await;
 
     // Sharded inboxes of nodes whose channels live on different masters.
     let ids = ["n1", "n2", "n3", "n4", "n5", "n6"];

@@ -47,6 +47,7 @@ pub mod serve;
 pub mod session;
 pub mod settings;
 pub mod sockets;
+pub mod telegram;
 pub mod ws_frames;
 
 use std::future::Future;
@@ -102,6 +103,8 @@ pub struct AppState {
     /// The durable store (finished games, history, ratings), once
     /// connected ([`archiver`]).
     pub durable: Arc<archiver::Durable>,
+    /// The Telegram bot, when a bot token is set ([`telegram`]).
+    pub telegram: Option<Arc<telegram::Telegram>>,
 }
 
 /// Services a node can be given instead of the defaults (tests, and the
@@ -203,6 +206,7 @@ pub async fn run_with(
             "a Redis cluster with a SQLite store: each node archives the games it takes into its own file; give every node the same PostgreSQL (store.url)"
         );
     }
+    let telegram = telegram::Telegram::from_settings(&settings, &metrics);
     let deps = RoomDeps {
         backplane: backplane.clone(),
         metrics: metrics.clone(),
@@ -218,6 +222,7 @@ pub async fn run_with(
         paused_forget_after: Duration::from_millis(settings.rooms.paused_forget_after_ms),
         registry: RoomMap::default(),
         durable: durable.clone(),
+        notices: telegram.as_ref().map(|t| t.outbox.clone()),
     };
     let arbiters: Vec<Arbiter> = (0..settings.server.room_arbiters)
         .map(|_| Arbiter::new())
@@ -240,6 +245,7 @@ pub async fn run_with(
         quotas: quotas::Quotas::new(&settings.quotas),
         started: std::time::Instant::now(),
         durable,
+        telegram: telegram.clone(),
         settings: settings.clone(),
         backplane,
         metrics,
@@ -313,6 +319,13 @@ pub async fn run_with(
     actix_rt::spawn(cluster::watch_loop(state.clone()));
     actix_rt::spawn(peers::cut_off_loop(state.clone()));
     actix_rt::spawn(archiver::run(state.clone()));
+    if let Some(tg) = telegram {
+        actix_rt::spawn({
+            let tg = tg.clone();
+            async move { tg.start().await }
+        });
+        actix_rt::spawn(telegram::sender::run(state.clone(), tg));
+    }
     shutdown.await;
     let started = std::time::Instant::now();
     tracing::info!(rooms = state.rooms.all().len(), "draining");

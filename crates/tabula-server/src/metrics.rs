@@ -70,6 +70,8 @@ pub struct Metrics {
     /// Rated games whose ratings were applied, by outcome (`applied`,
     /// `already_applied`, `conflict`, `unrateable`: settled with no change).
     pub ratings_applied: IntCounterVec,
+    /// The Telegram bot's ([`crate::telegram::TelegramMetrics`]).
+    pub telegram: crate::telegram::TelegramMetrics,
 }
 
 const FAST: &[f64] = &[
@@ -256,7 +258,9 @@ impl Metrics {
         ] {
             registry.register(c).expect("unique metric names");
         }
+        let telegram = crate::telegram::TelegramMetrics::register(&registry);
         Metrics {
+            telegram,
             registry,
             connections,
             rooms,

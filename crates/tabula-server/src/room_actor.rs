@@ -91,6 +91,9 @@ pub struct RoomDeps {
     /// The durable store's handle: whether finished games are queued for
     /// it, and the archiver's bell.
     pub durable: Arc<crate::archiver::Durable>,
+    /// The Telegram bot's notices, when the bot is on: how long a queued
+    /// id is remembered, and the sender's bell.
+    pub notices: Option<Arc<crate::telegram::Outbox>>,
 }
 
 /// A hint being computed: its future in the actor, and the flag its
@@ -147,6 +150,7 @@ impl RoomActor {
             takeover_grace: deps.takeover_grace,
             hint_rollouts_per_minute: deps.hint_rollouts_per_minute,
             archive: deps.durable.configured(),
+            notify: deps.notices.is_some(),
         };
         // Counted from here to `stopped` (made before its arbiter starts it).
         deps.metrics

@@ -24,6 +24,7 @@ use crate::{
 mod archive;
 mod bus;
 mod lobby;
+mod notices;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -66,6 +67,8 @@ struct State {
     /// The deadline of each room still due for deletion (a claim takes it
     /// out; its entry in `forget` is then stale).
     forget_at: ByRoom<Instant>,
+    /// The bot's notices, slots and players ([`notices`]).
+    notices: notices::NoticeState,
 }
 
 impl State {

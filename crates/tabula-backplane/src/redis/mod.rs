@@ -1,4 +1,4 @@
-//! The Redis backplane: [`RedisBackplane`] implements the four parts of
+//! The Redis backplane: [`RedisBackplane`] implements the five parts of
 //! the [`Backplane`](crate::Backplane) on a single Redis instance or a
 //! Redis Cluster.
 //!
@@ -32,6 +32,13 @@
 //! | `P:profile:{player}` | hash | `tg` (what the player's latest Telegram login said, the node's JSON), `name` (the name he chose): each field written alone; the key expires its keep after the latest write or [`keep_profile`](crate::Archive::keep_profile) |
 //! | `P:{archive}:entries` | hash | `room#number` → a finished game waiting for the durable store (the node's JSON); no expiry |
 //! | `P:{archive}:order` | sorted set | `room#number` → when it was queued (ms): the queue's order |
+//! | `P:{notices}:entries` | hash | notice id → a bot notice waiting to be sent (the node's JSON); no expiry |
+//! | `P:{notices}:due` | sorted set | notice id → when it is due (ms) |
+//! | `P:{notices}:seen:ID` | string | the id was queued: expires after its keep; a queue of the same id meanwhile is refused |
+//! | `P:slot:{hex(name)}` | string | a claimed slot (a chat's send, a game's quiet period, a webhook update), expires after its ttl |
+//! | `P:sends:{second}` | string | sends claimed in that second, across nodes; expires after 2 s |
+//! | `P:sends-paused` | string | ms until which no node sends (Telegram's 429), expires then |
+//! | `P:botuser:{player}` | string | what the bot knows of a player who started it (the node's JSON); no expiry |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
 //! A room released idle ([`RoomStore::release_idle`]) has its three keys
@@ -52,7 +59,8 @@
 //! and the bounded calls on it. `scripts.rs`: the Lua scripts, each with
 //! its contract. One file per concern's trait: `store.rs` ([`RoomStore`]:
 //! directory, ownership, snapshots), `bus.rs` ([`NodeBus`]: liveness and
-//! the pub/sub inbox), `lobby.rs` ([`Lobby`]), `archive.rs` ([`Archive`]).
+//! the pub/sub inbox), `lobby.rs` ([`Lobby`]), `archive.rs` ([`Archive`]), `notices.rs`
+//! ([`Notices`](crate::Notices)).
 //!
 //! [`RoomStore`]: crate::RoomStore
 //! [`RoomStore::release_idle`]: crate::RoomStore::release_idle
@@ -79,6 +87,7 @@ mod archive;
 mod bus;
 mod conn;
 mod lobby;
+mod notices;
 mod scripts;
 mod store;
 
@@ -281,6 +290,27 @@ impl RedisBackplane {
     }
     fn archive_order_key(&self) -> String {
         format!("{}:{{archive}}:order", self.prefix)
+    }
+    fn notice_entries_key(&self) -> String {
+        format!("{}:{{notices}}:entries", self.prefix)
+    }
+    fn notice_due_key(&self) -> String {
+        format!("{}:{{notices}}:due", self.prefix)
+    }
+    fn notice_seen_key(&self, id: &str) -> String {
+        format!("{}:{{notices}}:seen:{id}", self.prefix)
+    }
+    fn slot_key(&self, name: &str) -> String {
+        format!("{}:slot:{{{}}}", self.prefix, hex(name))
+    }
+    fn send_second_key(&self, second: u64) -> String {
+        format!("{}:sends:{{{second}}}", self.prefix)
+    }
+    fn send_pause_key(&self) -> String {
+        format!("{}:sends-paused", self.prefix)
+    }
+    fn bot_user_key(&self, player: &str) -> String {
+        format!("{}:botuser:{{{player}}}", self.prefix)
     }
     fn inbox_channel(&self, node: &str) -> String {
         format!("{}:inbox:{{{node}}}", self.prefix)

@@ -47,6 +47,11 @@ pub(super) struct Scripts {
     pub(super) cas: Script,
     pub(super) queue_archive: Script,
     pub(super) archived: Script,
+    pub(super) queue_notice: Script,
+    pub(super) take_notices: Script,
+    pub(super) requeue_notice: Script,
+    pub(super) claim_send: Script,
+    pub(super) pause_sends: Script,
 }
 
 impl Scripts {
@@ -220,6 +225,66 @@ return 1",
                 r"
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
+return 1",
+            ),
+            // KEYS[1] the notices' entries (a hash), KEYS[2] their due
+            // times (a sorted set), KEYS[3] the id's seen marker (all in
+            // the `{notices}` slot); ARGV: id, entry, due ms, keep ms.
+            // Queued only when the id is neither queued nor seen within
+            // its keep. → 1 queued, 0 refused.
+            queue_notice: Script::new(
+                r"
+if redis.call('EXISTS', KEYS[3]) == 1 or redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  return 0
+end
+redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1",
+            ),
+            // KEYS as queue_notice's first two; ARGV: now ms, limit. Takes
+            // the earliest due notices off both, so each is taken once.
+            // → {id, entry, id, entry, …}.
+            take_notices: Script::new(
+                r"
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local out = {}
+for _, id in ipairs(ids) do
+  local e = redis.call('HGET', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('HDEL', KEYS[1], id)
+  if e then
+    out[#out + 1] = id
+    out[#out + 1] = e
+  end
+end
+return out",
+            ),
+            // KEYS as take_notices'; ARGV: id, entry, due ms. → 1.
+            requeue_notice: Script::new(
+                r"
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1",
+            ),
+            // KEYS[1] the counter of one second; ARGV: sends a second.
+            // → 1 when one more send fits in that second, else 0.
+            claim_send: Script::new(
+                r"
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], 2000) end
+if n > tonumber(ARGV[1]) then return 0 end
+return 1",
+            ),
+            // KEYS[1] the pause; ARGV: until ms, now ms. Only ever moves
+            // later; expires when it is over. → 1.
+            pause_sends: Script::new(
+                r"
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+local untl = tonumber(ARGV[1])
+if untl > cur and untl > tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', untl - tonumber(ARGV[2]))
+end
 return 1",
             ),
         }

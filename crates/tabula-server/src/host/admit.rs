@@ -216,6 +216,7 @@ impl<T> RoomHost<T> {
         if !self.life.owns() {
             return;
         }
+        self.notice_if_his_turn(&c.player, fx);
         if let Ok(envs) = self
             .room
             .apply(Command::Disconnected, Actor::Player(c.player), now)
@@ -237,6 +238,7 @@ impl<T> RoomHost<T> {
             if self.by_player.contains_key(&p) {
                 continue;
             }
+            self.notice_if_his_turn(&p, fx);
             if let Ok(envs) = self
                 .room
                 .apply(Command::Disconnected, Actor::Player(p), now)

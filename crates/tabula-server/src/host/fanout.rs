@@ -53,6 +53,7 @@ impl<T> RoomHost<T> {
         drop(texts);
         for env in &envs {
             self.host_event(&env.event, fx);
+            self.notice_event(env, fx);
         }
         if let Some(o) = origin {
             if o.state_instead {

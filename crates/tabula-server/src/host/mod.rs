@@ -36,6 +36,7 @@
 mod admit;
 mod fanout;
 mod hints;
+mod notify;
 mod persist;
 #[cfg(test)]
 mod tests;
@@ -54,6 +55,7 @@ use crate::bot::BotInput;
 use crate::route::Outbound;
 
 pub use admit::JoinReq;
+pub use notify::{BOT_GAME_WAITING_AFTER_MS, turn_id};
 
 /// The room's small per-command maps (connections, players, seqs), looked
 /// up on every command: foldhash rather than SipHash, which was 1.5 % of a
@@ -263,6 +265,9 @@ pub enum Effect<T> {
         /// The [`crate::archiver::QueuedGame`], as JSON.
         entry: String,
     },
+    /// Queue a notice for the Telegram bot ([`crate::telegram`]), retried
+    /// until the backplane has it (a queue of the same id is refused).
+    Notify(Box<crate::telegram::notice::Queued>),
     /// Store a finished game's record (JSON).
     SaveRecord {
         /// The game's number.
@@ -291,6 +296,9 @@ pub struct HostConfig {
     /// A durable store is configured: finished games are queued for it
     /// ([`Effect::Archive`]).
     pub archive: bool,
+    /// The Telegram bot is on: players away from the room get notices
+    /// ([`Effect::Notify`]).
+    pub notify: bool,
 }
 
 #[derive(Debug)]

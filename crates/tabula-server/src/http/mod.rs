@@ -20,9 +20,9 @@ use crate::AppState;
 use crate::auth::{Credentials, Login};
 use crate::session::run_session;
 
-mod players;
+pub(crate) mod players;
 pub mod profiles;
-mod rooms;
+pub(crate) mod rooms;
 
 use rooms::{create_room, invite, quickmatch, room_records, room_state, room_summary, stats};
 
@@ -59,7 +59,11 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/api/players/{id}/profile",
             web::get().to(profiles::player_profile),
         )
-        .route("/api/profiles", web::get().to(profiles::profiles));
+        .route("/api/profiles", web::get().to(profiles::profiles))
+        .route(
+            "/telegram/webhook",
+            web::post().to(crate::telegram::webhook::webhook),
+        );
 }
 
 /// The JSON error body: `{"error": {"code", "message"}}`.

@@ -157,7 +157,7 @@ fn rating_json(kind: GameKind, r: &Rating, rank: Option<(u64, u64)>) -> Value {
 
 /// A player's statistics: the durable store's, or the backplane's when
 /// it counts more games (games not archived yet).
-pub(super) async fn stats_of(state: &AppState, player: &str) -> Result<PlayerStats, String> {
+pub(crate) async fn stats_of(state: &AppState, player: &str) -> Result<PlayerStats, String> {
     let live = state.backplane.stats(player).await;
     let kept = match state.durable.get() {
         Ok(store) => store.stats(player).await.ok().flatten(),

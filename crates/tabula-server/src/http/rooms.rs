@@ -110,7 +110,10 @@ fn spec_level(spec: Option<&BotSpec>, field: &str) -> Result<Option<BotLevel>, B
     })
 }
 
-fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, Box<HttpResponse>> {
+pub(crate) fn room_config(
+    state: &AppState,
+    c: &CreateRoom,
+) -> Result<RoomConfig, Box<HttpResponse>> {
     let mut options = c.options.unwrap_or_default();
     options.game = c.game;
     let bot = spec_level(c.bot.as_ref(), "bot")?;

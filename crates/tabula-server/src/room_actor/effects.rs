@@ -107,6 +107,11 @@ impl RoomActor {
                     durable.wake();
                 });
             }
+            Effect::Notify(q) => {
+                if let Some(outbox) = &self.deps.notices {
+                    outbox.queue(self.deps.backplane.clone(), *q);
+                }
+            }
             Effect::SaveRecord { game_number, json } => {
                 let bp = self.deps.backplane.clone();
                 let id = self.host.id().to_string();

@@ -13,6 +13,7 @@ impl Settings {
             })
         };
         self.listen_addr()?;
+        self.check_telegram()?;
         if self.server.workers == 0 {
             return bad("server.workers", "must be at least 1");
         }
@@ -227,4 +228,53 @@ pub(super) fn valid_peer(p: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'))
         && port.parse::<u16>().is_ok_and(|p| p > 0)
+}
+
+impl Settings {
+    fn check_telegram(&self) -> Result<(), SettingsError> {
+        let bad = |key: &'static str, message: &str| {
+            Err(SettingsError::Invalid {
+                key,
+                message: message.to_string(),
+            })
+        };
+        let t = &self.telegram;
+        if let Some(secret) = &t.webhook_secret {
+            let s = secret.expose();
+            if s.is_empty()
+                || s.len() > 256
+                || !s
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            {
+                return bad(
+                    "telegram.webhook_secret",
+                    "must be 1 to 256 characters of A-Z a-z 0-9 _ - (Telegram's secret_token)",
+                );
+            }
+        }
+        let web = |u: &str| u.starts_with("https://") || u.starts_with("http://");
+        if !t.public_url.is_empty() && !web(&t.public_url) {
+            return bad(
+                "telegram.public_url",
+                "must be an http(s) origin (Telegram calls only https)",
+            );
+        }
+        if !web(&t.api_base_url) {
+            return bad("telegram.api_base_url", "must be an http(s) URL");
+        }
+        if t.messages_per_sec == 0 {
+            return bad("telegram.messages_per_sec", "must be at least 1");
+        }
+        if t.chat_interval_ms == 0 {
+            return bad("telegram.chat_interval_ms", "must be at least 1");
+        }
+        if t.notice_ttl_ms < 1000 {
+            return bad("telegram.notice_ttl_ms", "must be at least 1000");
+        }
+        if t.max_update_bytes < 1024 {
+            return bad("telegram.max_update_bytes", "must be at least 1024");
+        }
+        Ok(())
+    }
 }

@@ -100,7 +100,11 @@ impl std::fmt::Debug for Secret {
 /// The `[auth]` keys that hold secrets: accepted only from the environment
 /// (`TABULA__AUTH__BOT_TOKEN`, `TABULA__AUTH__SESSION_SECRET`), refused in a
 /// config file.
-pub const SECRET_KEYS: [&str; 2] = ["auth.bot_token", "auth.session_secret"];
+pub const SECRET_KEYS: [&str; 3] = [
+    "auth.bot_token",
+    "auth.session_secret",
+    "telegram.webhook_secret",
+];
 
 /// `[auth]`.
 #[derive(Debug, Clone, Deserialize)]
@@ -429,6 +433,78 @@ impl WebSettings {
     }
 }
 
+/// `[telegram]`: the bot (issue 44; [`crate::telegram`]). On when
+/// `auth.bot_token` is set.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TelegramSettings {
+    /// The webhook's secret token (environment only:
+    /// `TABULA__TELEGRAM__WEBHOOK_SECRET`).
+    #[serde(default)]
+    pub webhook_secret: Option<Secret>,
+    /// The node's public https origin (empty: no webhook registered).
+    #[serde(default)]
+    pub public_url: String,
+    /// Where the Bot API is (`<this>/bot<token>/<method>`).
+    #[serde(default = "default_api_base_url")]
+    pub api_base_url: String,
+    /// Register the webhook at start-up when `public_url` is set.
+    #[serde(default = "default_true")]
+    pub set_webhook: bool,
+    /// Messages a second for the bot as a whole, across nodes.
+    #[serde(default = "default_messages_per_sec")]
+    pub messages_per_sec: u32,
+    /// The least time between two messages to one chat, ms.
+    #[serde(default = "default_chat_interval_ms")]
+    pub chat_interval_ms: u64,
+    /// At most one "your turn" per game and player within this, ms.
+    #[serde(default = "default_turn_quiet_ms")]
+    pub turn_quiet_ms: u64,
+    /// A notice not sent within this after its cause is dropped, ms.
+    #[serde(default = "default_notice_ttl_ms")]
+    pub notice_ttl_ms: u64,
+    /// The largest webhook body read, bytes.
+    #[serde(default = "default_max_update_bytes")]
+    pub max_update_bytes: usize,
+}
+
+impl Default for TelegramSettings {
+    fn default() -> TelegramSettings {
+        TelegramSettings {
+            webhook_secret: None,
+            public_url: String::new(),
+            api_base_url: default_api_base_url(),
+            set_webhook: true,
+            messages_per_sec: default_messages_per_sec(),
+            chat_interval_ms: default_chat_interval_ms(),
+            turn_quiet_ms: default_turn_quiet_ms(),
+            notice_ttl_ms: default_notice_ttl_ms(),
+            max_update_bytes: default_max_update_bytes(),
+        }
+    }
+}
+
+fn default_api_base_url() -> String {
+    "https://api.telegram.org".into()
+}
+fn default_true() -> bool {
+    true
+}
+fn default_messages_per_sec() -> u32 {
+    30
+}
+fn default_chat_interval_ms() -> u64 {
+    1000
+}
+fn default_turn_quiet_ms() -> u64 {
+    600_000
+}
+fn default_notice_ttl_ms() -> u64 {
+    86_400_000
+}
+fn default_max_update_bytes() -> usize {
+    256 * 1024
+}
+
 /// `[testing]`: switches for end-to-end tests; all off in production.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct TestingSettings {
@@ -464,6 +540,9 @@ pub struct Settings {
     /// `[web]`.
     #[serde(default)]
     pub web: WebSettings,
+    /// `[telegram]`.
+    #[serde(default)]
+    pub telegram: TelegramSettings,
     /// `[testing]`.
     #[serde(default)]
     pub testing: TestingSettings,

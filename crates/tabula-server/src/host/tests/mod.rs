@@ -13,6 +13,7 @@ use super::*;
 mod admission;
 mod golden;
 mod hints;
+mod notices;
 mod persistence;
 
 pub(super) const CFG: HostConfig = HostConfig {
@@ -20,6 +21,7 @@ pub(super) const CFG: HostConfig = HostConfig {
     unload_after: Duration::from_millis(1000),
     takeover_grace: Duration::from_millis(500),
     hint_rollouts_per_minute: 256,
+    notify: false,
 };
 
 pub(super) fn entry() -> RoomEntry {
@@ -83,6 +85,8 @@ pub(super) enum In {
         player: u64,
         from: u64,
     },
+    /// Telegram player `tg:{user}` joins on `conn`, sitting down.
+    JoinTg(u64, u64),
     /// A spectator `s{conn}` joins.
     Watch(u64),
     /// A command with a seq.
@@ -149,6 +153,9 @@ impl Run {
         match input {
             In::Join(c) => {
                 h.join(join(c, format!("p{c}"), None, false), now, &mut fx);
+            }
+            In::JoinTg(c, user) => {
+                h.join(join(c, format!("tg:{user}"), None, false), now, &mut fx);
             }
             In::Rejoin { conn, player } => {
                 h.join(join(conn, format!("p{player}"), None, false), now, &mut fx);
@@ -290,6 +297,13 @@ fn lines(fx: &[Effect<u64>]) -> Vec<String> {
             Effect::RecordStats { player, .. } => format!("stats {}", player.0),
             Effect::SaveRecord { game_number, .. } => format!("record {game_number}"),
             Effect::Archive { key, .. } => format!("archive {key}"),
+            Effect::Notify(q) => format!(
+                "notify {} {} {} due {}",
+                q.notice.kind.name(),
+                q.notice.player,
+                q.id,
+                q.notice.due_ms
+            ),
             Effect::Count(Count::Command { kind, outcome }) => format!("#{kind}/{outcome}"),
             Effect::Count(Count::Fenced(op)) => format!("#fenced {op}"),
             Effect::Count(Count::StoreError(op)) => format!("#error/{op}"),

@@ -1,0 +1,174 @@
+//! [`Notices`] in memory: the notice queue (by due time), the ids queued
+//! within their keep, slots, the send counter of the current second, the
+//! pause and the bot's players.
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
+
+use super::{InProcess, ready};
+use crate::{NoticeBacklog, Notices, Result};
+
+/// The most ids remembered as queued: past it, those whose keep is over
+/// go first, then the oldest (a bound on memory, as [`crate::MAX_PROFILES`]).
+const MAX_SEEN: usize = 1_000_000;
+
+/// `d` from `now`, or a century when that does not fit an `Instant`.
+fn later(now: Instant, d: Duration) -> Instant {
+    now.checked_add(d)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
+/// The bot's state in memory.
+#[derive(Debug, Default)]
+pub(super) struct NoticeState {
+    /// id → (entry, due ms).
+    queued: HashMap<String, (String, u64)>,
+    /// (due ms, id), earliest first.
+    due: BTreeSet<(u64, String)>,
+    /// id → until when it is remembered.
+    seen: HashMap<String, Instant>,
+    /// slot name → until when it is claimed.
+    slots: HashMap<String, Instant>,
+    /// (second, sends claimed in it).
+    second: (u64, u32),
+    paused_until: u64,
+    users: HashMap<String, String>,
+}
+
+impl NoticeState {
+    fn bound(&mut self, now: Instant) {
+        if self.seen.len() >= MAX_SEEN {
+            self.seen.retain(|_, until| *until > now);
+        }
+        if self.slots.len() >= MAX_SEEN {
+            self.slots.retain(|_, until| *until > now);
+        }
+    }
+}
+
+impl Notices for InProcess {
+    fn queue_notice(
+        &self,
+        id: &str,
+        entry: String,
+        due_ms: u64,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<bool>> {
+        let now = Instant::now();
+        let queued = self.with(|s| {
+            let n = &mut s.notices;
+            if n.seen.get(id).is_some_and(|until| *until > now) || n.queued.contains_key(id) {
+                return false;
+            }
+            n.bound(now);
+            n.seen.insert(id.to_string(), later(now, keep));
+            n.queued.insert(id.to_string(), (entry, due_ms));
+            n.due.insert((due_ms, id.to_string()));
+            true
+        });
+        ready(Ok(queued))
+    }
+
+    fn take_notices(
+        &self,
+        now_ms: u64,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
+        let taken = self.with(|s| {
+            let n = &mut s.notices;
+            let mut out = Vec::new();
+            while out.len() < limit {
+                let Some(first) = n.due.first().cloned() else {
+                    break;
+                };
+                if first.0 > now_ms {
+                    break;
+                }
+                n.due.remove(&first);
+                if let Some((entry, _)) = n.queued.remove(&first.1) {
+                    out.push((first.1, entry));
+                }
+            }
+            out
+        });
+        ready(Ok(taken))
+    }
+
+    fn requeue_notice(&self, id: &str, entry: String, due_ms: u64) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| {
+            let n = &mut s.notices;
+            if let Some((_, old)) = n.queued.remove(id) {
+                n.due.remove(&(old, id.to_string()));
+            }
+            n.queued.insert(id.to_string(), (entry, due_ms));
+            n.due.insert((due_ms, id.to_string()));
+        });
+        ready(Ok(()))
+    }
+
+    fn notice_backlog(&self) -> BoxFuture<'_, Result<NoticeBacklog>> {
+        let b = self.with(|s| NoticeBacklog {
+            notices: s.notices.queued.len() as u64,
+            earliest_due_ms: s.notices.due.first().map(|(due, _)| *due),
+        });
+        ready(Ok(b))
+    }
+
+    fn claim_slot(&self, name: &str, ttl: Duration) -> BoxFuture<'_, Result<bool>> {
+        let now = Instant::now();
+        let free = self.with(|s| {
+            let n = &mut s.notices;
+            if n.slots.get(name).is_some_and(|until| *until > now) {
+                return false;
+            }
+            n.bound(now);
+            n.slots.insert(name.to_string(), later(now, ttl));
+            true
+        });
+        ready(Ok(free))
+    }
+
+    fn claim_send(&self, now_ms: u64, per_sec: u32) -> BoxFuture<'_, Result<bool>> {
+        let sec = now_ms / 1000;
+        let ok = self.with(|s| {
+            let n = &mut s.notices;
+            if n.second.0 != sec {
+                n.second = (sec, 0);
+            }
+            if n.second.1 >= per_sec {
+                return false;
+            }
+            n.second.1 += 1;
+            true
+        });
+        ready(Ok(ok))
+    }
+
+    fn pause_sends(&self, until_ms: u64) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| s.notices.paused_until = s.notices.paused_until.max(until_ms));
+        ready(Ok(()))
+    }
+
+    fn sends_paused_until(&self) -> BoxFuture<'_, Result<u64>> {
+        ready(Ok(self.with(|s| s.notices.paused_until)))
+    }
+
+    fn bot_user(&self, player: &str) -> BoxFuture<'_, Result<Option<String>>> {
+        ready(Ok(self.with(|s| s.notices.users.get(player).cloned())))
+    }
+
+    fn set_bot_user(&self, player: &str, user: Option<String>) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| match user {
+            Some(u) => {
+                s.notices.users.insert(player.to_string(), u);
+            }
+            None => {
+                s.notices.users.remove(player);
+            }
+        });
+        ready(Ok(()))
+    }
+}

@@ -1,0 +1,280 @@
+//! The sender: every node drains the notice queue
+//! ([`tabula_backplane::Notices`]) within Telegram's limits, as the
+//! archiver drains the archive queue.
+//!
+//! Each due notice is taken by one node (and leaves the queue), checked
+//! (the player started the bot, has not blocked it, wants the kind; a
+//! "your turn" outside its game's quiet period; a waiting game still
+//! waits; not expired), then sent once its chat's slot (one message per
+//! `chat_interval_ms`) and a send of the current second (`messages_per_sec`
+//! for the whole bot) are claimed, both across every node. A 429 stops
+//! every node's sends for its `retry_after` and puts the notice back; a
+//! 5xx or no answer puts it back with a growing delay; a 403 marks the
+//! player as having blocked the bot; anything else drops it.
+//!
+//! Delivery is at most once to the person: a notice leaves the queue
+//! before it is sent, so a node killed during the HTTP call loses that
+//! one notice rather than sending it twice.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use frankenstein::AsyncTelegramApi;
+use frankenstein::methods::SendMessageParams;
+use frankenstein::types::{InlineKeyboardMarkup, ReplyMarkup};
+use futures_util::StreamExt;
+use tabula_backplane::Backplane;
+
+use super::api::Refusal;
+use super::notice::{Notice, NoticeKind, telegram_user};
+use super::{AppPlace, Telegram, users};
+use crate::AppState;
+use crate::room_actor::now_ms;
+
+/// Sends under way at once on one node.
+const CONCURRENCY: usize = 16;
+
+/// With nothing due, the queue is looked at again after this (a notice
+/// queued on this node rings the bell sooner).
+const IDLE_POLL: Duration = Duration::from_millis(200);
+
+/// A notice put back after a passing fault is given up after this many
+/// tries.
+const MAX_ATTEMPTS: u32 = 8;
+
+/// What became of one notice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Sent.
+    Sent,
+    /// Not sent, for this reason (a metric label).
+    Dropped(&'static str),
+    /// Put back, due again at this time (ms), for this reason.
+    Later(u64, &'static str),
+}
+
+/// Runs until the node drains.
+pub async fn run(state: Arc<AppState>, tg: Arc<Telegram>) {
+    let mut shutdown = state.shutdown_rx.clone();
+    let bp = state.backplane.clone();
+    let mut last_backlog = 0u64;
+    loop {
+        if *shutdown.borrow() {
+            return;
+        }
+        let now = now_ms();
+        if now.saturating_sub(last_backlog) >= 1000 {
+            last_backlog = now;
+            backlog(&*bp, &tg, now).await;
+        }
+        let paused = bp.sends_paused_until().await.unwrap_or(0);
+        let wait = if paused > now {
+            Duration::from_millis(paused - now)
+        } else {
+            let limit = tg.settings.messages_per_sec.max(1) as usize;
+            match bp.take_notices(now, limit).await {
+                Ok(batch) if !batch.is_empty() => {
+                    futures_util::stream::iter(batch)
+                        .for_each_concurrent(CONCURRENCY, |(id, entry)| {
+                            let (bp, tg) = (bp.clone(), tg.clone());
+                            async move { handle(&*bp, &tg, id, entry).await }
+                        })
+                        .await;
+                    continue;
+                }
+                Ok(_) => IDLE_POLL,
+                Err(e) => {
+                    tracing::warn!(error = %e, "notice queue unreachable");
+                    Duration::from_secs(1)
+                }
+            }
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = tg.outbox.bell.notified() => {}
+            _ = shutdown.changed() => {}
+        }
+    }
+}
+
+/// The queue's length and lateness, for the metrics.
+async fn backlog(bp: &dyn Backplane, tg: &Telegram, now: u64) {
+    if let Ok(b) = bp.notice_backlog().await {
+        let m = &tg.outbox.metrics;
+        m.backlog.set(i64::try_from(b.notices).unwrap_or(i64::MAX));
+        let late = b
+            .earliest_due_ms
+            .map(|due| now.saturating_sub(due) as f64 / 1000.0)
+            .unwrap_or(0.0);
+        m.oldest_due.set(late);
+    }
+}
+
+async fn handle(bp: &dyn Backplane, tg: &Telegram, id: String, entry: String) {
+    let m = &tg.outbox.metrics;
+    let mut notice: Notice = match serde_json::from_str(&entry) {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::warn!(%id, error = %e, "unreadable notice dropped");
+            m.refused.with_label_values(&["corrupt"]).inc();
+            return;
+        }
+    };
+    let fate = deliver(bp, tg, &mut notice).await;
+    match fate {
+        Fate::Sent => {
+            m.sent.with_label_values(&[notice.kind.name()]).inc();
+            let delay = now_ms().saturating_sub(notice.caused_ms.max(notice.due_ms));
+            m.delay.observe(delay as f64 / 1000.0);
+        }
+        Fate::Dropped(why) => {
+            m.refused.with_label_values(&[why]).inc();
+        }
+        Fate::Later(due, why) => {
+            m.refused.with_label_values(&[why]).inc();
+            let entry = serde_json::to_string(&notice).unwrap_or(entry);
+            if let Err(e) = bp.requeue_notice(&id, entry, due).await {
+                tracing::warn!(%id, error = %e, "notice could not be put back; lost");
+            }
+        }
+    }
+}
+
+/// Checks, claims the limits and sends one notice.
+pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate {
+    let now = now_ms();
+    let s = &tg.settings;
+    if now > n.due_ms.max(n.caused_ms).saturating_add(s.notice_ttl_ms) {
+        return Fate::Dropped("expired");
+    }
+    let Some(chat_user) = telegram_user(&n.player) else {
+        return Fate::Dropped("not_started");
+    };
+    let user = match users::load(bp, &n.player).await {
+        Ok(Some(u)) => u,
+        Ok(None) => return Fate::Dropped("not_started"),
+        Err(_) => return Fate::Later(now + 1000, "unavailable"),
+    };
+    if user.blocked {
+        return Fate::Dropped("blocked");
+    }
+    if !user.wants(n.kind) {
+        return Fate::Dropped("opted_out");
+    }
+    if n.kind == NoticeKind::BotGameWaiting && !still_waiting(bp, n).await {
+        return Fate::Dropped("stale");
+    }
+    // One message per chat per interval, across nodes.
+    let interval = Duration::from_millis(s.chat_interval_ms);
+    match bp
+        .claim_slot(&format!("chat:{}", user.chat), interval)
+        .await
+    {
+        Ok(true) => {}
+        Ok(false) => return Fate::Later(now + s.chat_interval_ms, "chat_busy"),
+        Err(_) => return Fate::Later(now + 1000, "unavailable"),
+    }
+    // The bot's sends of this second, across nodes.
+    match bp.claim_send(now, s.messages_per_sec).await {
+        Ok(true) => {}
+        Ok(false) => return Fate::Later((now / 1000 + 1) * 1000, "bot_busy"),
+        Err(_) => return Fate::Later(now + 1000, "unavailable"),
+    }
+    if n.kind == NoticeKind::YourTurn && !n.quiet_claimed {
+        let quiet = Duration::from_millis(s.turn_quiet_ms.max(1));
+        match bp
+            .claim_slot(&format!("quiet:{}:{}", n.room, n.player), quiet)
+            .await
+        {
+            Ok(true) => n.quiet_claimed = true,
+            Ok(false) => return Fate::Dropped("quiet"),
+            Err(_) => return Fate::Later(now + 1000, "unavailable"),
+        }
+    }
+    let text = render(bp, n, user.lang).await;
+    let place = match n.kind {
+        NoticeKind::GameEnded => match n.outcome {
+            Some((_, number)) => AppPlace::Replay(n.room.clone(), number),
+            None => AppPlace::Room(n.room.clone()),
+        },
+        _ => AppPlace::Room(n.room.clone()),
+    };
+    let button = tg.app_button(user.lang.open_game_for(n.kind), &place);
+    let params = SendMessageParams::builder()
+        .chat_id(user.chat)
+        .text(text)
+        .maybe_reply_markup(button.map(|b| {
+            ReplyMarkup::InlineKeyboardMarkup(InlineKeyboardMarkup {
+                inline_keyboard: vec![vec![b]],
+            })
+        }))
+        .build();
+    let res = tg.api.send_message(&params).await;
+    let m = &tg.outbox.metrics;
+    match res {
+        Ok(_) => {
+            m.api_calls.with_label_values(&["sendMessage", "ok"]).inc();
+            Fate::Sent
+        }
+        Err(e) => {
+            m.api_calls
+                .with_label_values(&["sendMessage", e.reason()])
+                .inc();
+            match e.refusal() {
+                Refusal::RetryAfter(secs) => {
+                    let until = now_ms() + secs * 1000;
+                    if let Err(e) = bp.pause_sends(until).await {
+                        tracing::warn!(error = %e, "the 429 pause could not be shared");
+                    }
+                    Fate::Later(until, "rate_limited")
+                }
+                Refusal::Blocked => {
+                    let mut u = user;
+                    u.blocked = true;
+                    if let Err(e) = users::save(bp, &n.player, &u).await {
+                        tracing::warn!(player = %n.player, error = %e, "blocked mark not stored");
+                    }
+                    tracing::info!(player = %n.player, chat = chat_user, "the player blocked the bot");
+                    Fate::Dropped("blocked")
+                }
+                Refusal::Transient => {
+                    n.attempts += 1;
+                    if n.attempts >= MAX_ATTEMPTS {
+                        Fate::Dropped("gave_up")
+                    } else {
+                        let back = 1000u64 << n.attempts.min(8);
+                        Fate::Later(now_ms() + back, "unavailable")
+                    }
+                }
+                Refusal::Permanent => {
+                    tracing::warn!(player = %n.player, error = %e, "notice refused by Telegram");
+                    Fate::Dropped("bad_request")
+                }
+            }
+        }
+    }
+}
+
+/// A waiting game's notice: the game is still listed for the player,
+/// paused since the same time.
+async fn still_waiting(bp: &dyn Backplane, n: &Notice) -> bool {
+    let Ok(listed) = bp.unfinished(&n.player).await else {
+        return true;
+    };
+    listed.iter().any(|json| {
+        serde_json::from_str::<tabula_protocol::http::UnfinishedGame>(json)
+            .is_ok_and(|g| g.room_id == n.room && Some(g.paused_at) == n.paused_at)
+    })
+}
+
+/// The notice's text in `lang`, with the opponent's name as he shows it.
+async fn render(bp: &dyn Backplane, n: &Notice, lang: super::texts::Lang) -> String {
+    let opponent = match &n.opponent {
+        Some(id) => match bp.profile(id).await {
+            Ok(p) => crate::http::profiles::public(id, &p).name,
+            Err(_) => crate::http::profiles::public(id, &Default::default()).name,
+        },
+        None => lang.computer().to_string(),
+    };
+    lang.notice(n.kind, n.game, &opponent, n.outcome.map(|o| o.0))
+}

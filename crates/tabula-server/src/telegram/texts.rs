@@ -1,0 +1,258 @@
+//! Every text the bot writes, in Russian and English (the Mini App's two
+//! languages), chosen by the player's Telegram `language_code` as the
+//! Mini App chooses it: Russian for `ru…`, English otherwise.
+
+use serde::{Deserialize, Serialize};
+use tabula_room::GameKind;
+
+use super::notice::{NoticeKind, Outcome};
+
+/// The bot's language for a player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lang {
+    /// Russian.
+    Ru,
+    /// English.
+    #[default]
+    En,
+}
+
+impl Lang {
+    /// The language for Telegram's `language_code` (absent: English).
+    pub fn of(code: Option<&str>) -> Lang {
+        match code {
+            Some(c) if c.to_ascii_lowercase().starts_with("ru") => Lang::Ru,
+            _ => Lang::En,
+        }
+    }
+
+    /// Russian or English.
+    fn pick(self, ru: &'static str, en: &'static str) -> &'static str {
+        match self {
+            Lang::Ru => ru,
+            Lang::En => en,
+        }
+    }
+
+    /// A game's name.
+    pub fn game(self, g: GameKind) -> &'static str {
+        match g {
+            GameKind::LongNardy => self.pick("Длинные нарды", "Long nardy"),
+            GameKind::Backgammon => self.pick("Короткие нарды", "Short nardy"),
+            GameKind::Thud => "Thud!",
+        }
+    }
+
+    /// The computer's name, as an opponent.
+    pub fn computer(self) -> &'static str {
+        self.pick("Компьютер", "the computer")
+    }
+
+    /// `/start` without a payload.
+    pub fn welcome(self, name: &str) -> String {
+        match self {
+            Lang::Ru => format!(
+                "Привет, {name}! Здесь играют в длинные и короткие нарды и в Thud! — с друзьями, с соперниками со всего Telegram и с компьютером.\n\nНажмите «Играть», чтобы открыть игру. Я напишу, когда соперник сделает ход."
+            ),
+            Lang::En => format!(
+                "Hello, {name}! Play long nardy, short nardy and Thud! here: with friends, with players from all over Telegram, and against the computer.\n\nTap Play to open the game. I'll message you when your opponent moves."
+            ),
+        }
+    }
+
+    /// The button that opens the Mini App.
+    pub fn play_button(self) -> &'static str {
+        self.pick("Играть", "Play")
+    }
+
+    /// The button that opens a room.
+    pub fn open_game(self) -> &'static str {
+        self.pick("Открыть игру", "Open the game")
+    }
+
+    /// The button under a notice of `kind`.
+    pub fn open_game_for(self, kind: NoticeKind) -> &'static str {
+        match kind {
+            NoticeKind::GameEnded => self.open_replay(),
+            NoticeKind::BotGameWaiting => self.pick("Продолжить", "Continue"),
+            _ => self.open_game(),
+        }
+    }
+
+    /// The button that opens a replay.
+    pub fn open_replay(self) -> &'static str {
+        self.pick("Смотреть запись", "Watch the replay")
+    }
+
+    /// `/start <invite or room>`.
+    pub fn start_room(self) -> &'static str {
+        self.pick(
+            "Вас пригласили в игру. Нажмите кнопку, чтобы сесть за стол.",
+            "You're invited to a game. Tap the button to take your seat.",
+        )
+    }
+
+    /// `/start replay_…`.
+    pub fn start_replay(self) -> &'static str {
+        self.pick(
+            "Запись партии: нажмите, чтобы посмотреть.",
+            "A game's replay: tap to watch it.",
+        )
+    }
+
+    /// `/start <game kind>` and `/play`'s buttons' header.
+    pub fn choose_game(self) -> &'static str {
+        self.pick(
+            "Во что сыграем? Выберите игру и уровень компьютера, или быструю игру с человеком.",
+            "What shall we play? Pick a game and the computer's level, or a quick match with a person.",
+        )
+    }
+
+    /// A level's or quick match's button label.
+    pub fn level(self, level: &str) -> &'static str {
+        match level {
+            "easy" => self.pick("Легко", "Easy"),
+            "medium" => self.pick("Средне", "Medium"),
+            "hard" => self.pick("Сложно", "Hard"),
+            _ => self.pick("С человеком", "With a person"),
+        }
+    }
+
+    /// `/games` with none.
+    pub fn no_games(self) -> &'static str {
+        self.pick(
+            "Сейчас у вас нет начатых игр. /play — начать новую.",
+            "You have no games going on. /play to start one.",
+        )
+    }
+
+    /// `/games`' header.
+    pub fn your_games(self) -> &'static str {
+        self.pick("Ваши игры:", "Your games:")
+    }
+
+    /// One line of `/games`.
+    pub fn game_line(self, game: GameKind, opponent: &str, yours: bool) -> String {
+        let turn = if yours {
+            self.pick("ваш ход", "your turn")
+        } else {
+            self.pick("ход соперника", "their turn")
+        };
+        let vs = self.pick("против", "vs");
+        format!("• {} {vs} {opponent}: {turn}", self.game(game))
+    }
+
+    /// `/stats`: one game kind's line.
+    pub fn stats_line(self, game: GameKind, played: u64, won: u64, rating: Option<f64>) -> String {
+        let rating = rating
+            .map(|r| format!(", {} {:.0}", self.pick("рейтинг", "rating"), r))
+            .unwrap_or_default();
+        match self {
+            Lang::Ru => format!("{}: сыграно {played}, побед {won}{rating}", self.game(game)),
+            Lang::En => format!("{}: {played} played, {won} won{rating}", self.game(game)),
+        }
+    }
+
+    /// `/stats` with nothing played.
+    pub fn no_stats(self) -> &'static str {
+        self.pick(
+            "Вы ещё не сыграли ни одной партии. /play — самое время начать.",
+            "You haven't played a game yet. /play is a good place to start.",
+        )
+    }
+
+    /// `/stats` when the store is unreachable.
+    pub fn unavailable(self) -> &'static str {
+        self.pick(
+            "Не получилось узнать это сейчас. Попробуйте чуть позже.",
+            "I couldn't find that out just now. Please try again shortly.",
+        )
+    }
+
+    /// `/settings`' header.
+    pub fn settings(self) -> &'static str {
+        self.pick(
+            "Какие уведомления присылать? Нажмите, чтобы включить или выключить.",
+            "Which notifications should I send? Tap one to turn it on or off.",
+        )
+    }
+
+    /// A notice kind's name in `/settings`.
+    pub fn kind(self, k: NoticeKind) -> &'static str {
+        match k {
+            NoticeKind::YourTurn => self.pick("Ваш ход", "Your turn"),
+            NoticeKind::InviteTaken => self.pick("Приглашение принято", "Invite accepted"),
+            NoticeKind::Rematch => self.pick("Предложение реванша", "Rematch offers"),
+            NoticeKind::BotGameWaiting => self.pick(
+                "Игра с компьютером ждёт",
+                "A game against the computer waits",
+            ),
+            NoticeKind::GameEnded => self.pick("Игра окончена", "Game over"),
+        }
+    }
+
+    /// The answer to a tap in `/settings`.
+    pub fn saved(self) -> &'static str {
+        self.pick("Сохранено", "Saved")
+    }
+
+    /// `/help`.
+    pub fn help(self) -> &'static str {
+        self.pick(
+            "/play — новая игра\n/games — ваши игры и чей ход\n/stats — ваша статистика\n/settings — уведомления\n/help — эта справка\n\nВ любом чате наберите @ и имя бота, чтобы вызвать друга на партию.",
+            "/play — a new game\n/games — your games and whose turn it is\n/stats — your statistics\n/settings — notifications\n/help — this help\n\nIn any chat, type @ and the bot's name to challenge a friend.",
+        )
+    }
+
+    /// An unknown command or text.
+    pub fn unknown(self) -> &'static str {
+        self.pick(
+            "Я понимаю команды /play, /games, /stats, /settings и /help.",
+            "I understand /play, /games, /stats, /settings and /help.",
+        )
+    }
+
+    /// A notice's text.
+    pub fn notice(
+        self,
+        kind: NoticeKind,
+        game: GameKind,
+        opponent: &str,
+        outcome: Option<Outcome>,
+    ) -> String {
+        let g = self.game(game);
+        match (self, kind) {
+            (Lang::Ru, NoticeKind::YourTurn) => format!("Ваш ход: {g}, соперник — {opponent}."),
+            (Lang::En, NoticeKind::YourTurn) => format!("Your turn: {g} against {opponent}."),
+            (Lang::Ru, NoticeKind::InviteTaken) => {
+                format!("{opponent} принял ваше приглашение: {g}. Игра ждёт вас.")
+            }
+            (Lang::En, NoticeKind::InviteTaken) => {
+                format!("{opponent} took your invite to {g}. The game is waiting for you.")
+            }
+            (Lang::Ru, NoticeKind::Rematch) => format!("{opponent} предлагает реванш: {g}."),
+            (Lang::En, NoticeKind::Rematch) => format!("{opponent} offers a rematch: {g}."),
+            (Lang::Ru, NoticeKind::BotGameWaiting) => {
+                format!("Ваша партия с компьютером ({g}) ждёт вас. Продолжим?")
+            }
+            (Lang::En, NoticeKind::BotGameWaiting) => {
+                format!("Your game of {g} against the computer is waiting for you. Carry on?")
+            }
+            (lang, NoticeKind::GameEnded) => {
+                let how = match (lang, outcome) {
+                    (Lang::Ru, Some(Outcome::Won)) => "вы выиграли",
+                    (Lang::Ru, Some(Outcome::Lost)) => "вы проиграли",
+                    (Lang::Ru, _) => "ничья",
+                    (Lang::En, Some(Outcome::Won)) => "you won",
+                    (Lang::En, Some(Outcome::Lost)) => "you lost",
+                    (Lang::En, _) => "a draw",
+                };
+                match lang {
+                    Lang::Ru => format!("Игра окончена: {g} против {opponent} — {how}."),
+                    Lang::En => format!("Game over: {g} against {opponent}, {how}."),
+                }
+            }
+        }
+    }
+}

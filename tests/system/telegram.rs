@@ -1,0 +1,447 @@
+//! The Telegram bot (issue 44) against a stand-in Bot API
+//! ([`tabula_tests::bot_api`]): the webhook's refusals, commands in both
+//! languages, notices caused by rooms, and the sender's limits and
+//! refusals (429, 403, opting out, a player who never started the bot).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tabula_backplane::{Backplane, InProcess, Notices};
+use tabula_server::Settings;
+use tabula_server::settings::Secret;
+use tabula_server::telegram::notice::{Notice, NoticeKind};
+use tabula_tests as common;
+use tabula_tests::bot_api::{self, BotApi, Fault, message, post_update_async};
+use tabula_tests::{Client, create_room, next_command, state};
+
+const SECRET: &str = "webhook-secret_1";
+const PUBLIC: &str = "https://tabula.example";
+
+/// What a test expects of a reply: its text and its buttons' URLs.
+type Check = Box<dyn Fn(&str, &[String]) -> bool>;
+
+/// A node whose bot talks to `api`.
+fn bot_settings(api: &BotApi) -> Settings {
+    let mut s = common::test_settings();
+    s.auth.bot_token = Some(Secret(bot_api::TOKEN.into()));
+    s.auth.force_guest = true;
+    s.telegram.webhook_secret = Some(Secret(SECRET.into()));
+    s.telegram.api_base_url = api.url();
+    s.telegram.public_url = PUBLIC.into();
+    s
+}
+
+/// The web_app (or url) buttons of a sent message, as URLs.
+fn buttons(call: &Value) -> Vec<String> {
+    call["reply_markup"]["inline_keyboard"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|row| row.as_array().cloned().unwrap_or_default())
+        .filter_map(|b| {
+            b["web_app"]["url"]
+                .as_str()
+                .or(b["url"].as_str())
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+async fn start_bot(addr: std::net::SocketAddr, user: u64, lang: &str, id: u64) {
+    let (status, v) =
+        post_update_async(addr, Some(SECRET), message(id, user, lang, "/start")).await;
+    assert_eq!(status, 200, "{v}");
+}
+
+#[actix_rt::test]
+async fn the_webhook_refuses_what_is_not_telegram_and_acts_once_on_each_update() {
+    let _one = common::one().await;
+    // No bot token: the route is off.
+    let off = common::start(common::test_settings());
+    let (status, v) =
+        post_update_async(off.addr, Some(SECRET), message(1, 7, "en", "/start")).await;
+    assert_eq!(status, 404, "{v}");
+    assert!(v["error"]["code"].is_string(), "{v}");
+    drop(off);
+
+    let api = BotApi::start();
+    let node = common::start(bot_settings(&api));
+    // Start-up: getMe, then setWebhook with the URL, the secret and the
+    // updates the bot reads.
+    let hooks = api
+        .wait_for("setWebhook", Duration::from_secs(5), |c| !c.is_empty())
+        .await;
+    assert_eq!(hooks.len(), 1);
+    assert_eq!(hooks[0].body["url"], format!("{PUBLIC}/telegram/webhook"));
+    assert_eq!(hooks[0].body["secret_token"], SECRET);
+    let allowed = hooks[0].body["allowed_updates"].to_string();
+    for kind in ["message", "callback_query", "inline_query"] {
+        assert!(allowed.contains(kind), "{allowed}");
+    }
+    assert_eq!(api.ok_calls("getMe").len(), 1);
+
+    let update = message(100, 77, "en", "/start");
+    // Without the header, or with another secret: 401, nothing done.
+    for secret in [None, Some("wrong"), Some("")] {
+        let (status, v) = post_update_async(node.addr, secret, update.clone()).await;
+        assert_eq!(status, 401, "{secret:?}: {v}");
+        assert_eq!(v["error"]["code"], "unauthorized");
+    }
+    // Bad bodies: 400 / 413 with the error body.
+    let addr = node.addr;
+    let raw = |body: String| {
+        tokio::task::spawn_blocking(move || bot_api::post_update(addr, Some(SECRET), &body))
+    };
+    let (status, v) = raw("not json".into()).await.unwrap();
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v["error"]["code"], "bad_request");
+    let (status, v) = raw(r#"{"message":{}}"#.into()).await.unwrap();
+    assert_eq!(status, 400, "{v}");
+    let (status, v) = raw(r#"{"update_id":"12"}"#.into()).await.unwrap();
+    assert_eq!(status, 400, "{v}");
+    let huge = format!(r#"{{"update_id":5,"pad":"{}"}}"#, "x".repeat(300 * 1024));
+    let (status, v) = raw(huge).await.unwrap();
+    assert_eq!(status, 413, "{v}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        api.calls("sendMessage").is_empty(),
+        "a refused update was acted on"
+    );
+
+    // The real thing: answered at once, the welcome sent after.
+    let (status, _) = post_update_async(node.addr, Some(SECRET), update.clone()).await;
+    assert_eq!(status, 200);
+    let sent = api
+        .wait_for("sendMessage", Duration::from_secs(5), |c| !c.is_empty())
+        .await;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].body["chat_id"], 77);
+    assert!(
+        sent[0].body["text"].as_str().unwrap().contains("Play"),
+        "{}",
+        sent[0].body
+    );
+    assert_eq!(buttons(&sent[0].body), vec![format!("{PUBLIC}/")]);
+    // Delivered again (Telegram retries): acknowledged, not acted on.
+    let (status, _) = post_update_async(node.addr, Some(SECRET), update).await;
+    assert_eq!(status, 200);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        api.calls("sendMessage").len(),
+        1,
+        "an update acted on twice"
+    );
+    // An update of a kind the bot does not read: acknowledged, ignored.
+    let poll = json!({"update_id": 101, "poll_answer": {"poll_id": "1", "option_ids": []}});
+    let (status, _) = post_update_async(node.addr, Some(SECRET), poll).await;
+    assert_eq!(status, 200);
+}
+
+#[actix_rt::test]
+async fn commands_answer_in_the_players_language_and_deep_links_open_exactly_that() {
+    let _one = common::one().await;
+    let api = BotApi::start();
+    let node = common::start(bot_settings(&api));
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let cases: Vec<(&str, String, Check)> = vec![
+        (
+            "ru",
+            "/start".into(),
+            Box::new(|t, b| t.contains("Играть") && b == [format!("{PUBLIC}/")]),
+        ),
+        (
+            "en",
+            format!("/start {room}"),
+            Box::new({
+                let room = room.clone();
+                move |t, b| t.contains("invited") && b == [format!("{PUBLIC}/?join={room}")]
+            }),
+        ),
+        (
+            "en",
+            "/start replay-abc-3".into(),
+            Box::new(|t, b| t.contains("replay") && b == [format!("{PUBLIC}/?replay=abc.3")]),
+        ),
+        (
+            "ru",
+            "/start long_nardy".into(),
+            Box::new(|t, _| t.contains("Во что")),
+        ),
+        (
+            "en",
+            "/play".into(),
+            Box::new(|t, _| t.contains("What shall we play")),
+        ),
+        (
+            "ru",
+            "/help".into(),
+            Box::new(|t, _| t.contains("/settings") && t.contains("новая игра")),
+        ),
+        (
+            "en",
+            "/games".into(),
+            Box::new(|t, _| t.contains("no games")),
+        ),
+        (
+            "en",
+            "/stats".into(),
+            Box::new(|t, _| t.contains("haven't played")),
+        ),
+        (
+            "en",
+            "/settings".into(),
+            Box::new(|t, _| t.contains("notifications")),
+        ),
+        ("en", "hello".into(), Box::new(|t, _| t.contains("/play"))),
+    ];
+    for (i, (lang, text, check)) in cases.iter().enumerate() {
+        let before = api.calls("sendMessage").len();
+        let (status, _) = post_update_async(
+            node.addr,
+            Some(SECRET),
+            message(200 + i as u64, 500 + i as u64, lang, text),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let sent = api
+            .wait_for("sendMessage", Duration::from_secs(5), |c| c.len() > before)
+            .await;
+        let body = &sent.last().expect("an answer").body;
+        let t = body["text"].as_str().unwrap();
+        assert!(check(t, &buttons(body)), "{lang} {text}: {body}");
+    }
+    // /play's buttons: a tap on a level makes a room against the
+    // computer and answers with a button that opens it.
+    let play = api.ok_calls("sendMessage");
+    let play = play
+        .iter()
+        .find(|c| {
+            c.body["text"]
+                .as_str()
+                .unwrap()
+                .contains("What shall we play")
+        })
+        .unwrap();
+    let data = play.body["reply_markup"]["inline_keyboard"].to_string();
+    assert!(data.contains("play:thud:hard"), "{data}");
+    let tap = json!({"update_id": 300, "callback_query": {
+        "id": "cb1", "chat_instance": "1",
+        "from": {"id": 900, "is_bot": false, "first_name": "Ann", "language_code": "en"},
+        "data": "play:backgammon:medium"}});
+    let (status, _) = post_update_async(node.addr, Some(SECRET), tap).await;
+    assert_eq!(status, 200);
+    let sent = api
+        .wait_for("sendMessage", Duration::from_secs(5), |c| {
+            c.iter().any(|c| c.body["chat_id"] == 900)
+        })
+        .await;
+    let answer = sent.iter().find(|c| c.body["chat_id"] == 900).unwrap();
+    let url = &buttons(&answer.body)[0];
+    let made = url.strip_prefix(&format!("{PUBLIC}/?join=")).expect(url);
+    let st = state(node.addr, made).await;
+    assert_eq!(st["game"], "backgammon", "{st}");
+    assert_eq!(api.ok_calls("answerCallbackQuery").len(), 1);
+}
+
+/// Two Telegram players in a game between people; `b` has started the
+/// bot. Returns (a, b, room).
+async fn pvp(addr: std::net::SocketAddr) -> (Client, Client, String) {
+    let room = create_room(addr, json!({"game": "long_nardy", "timeControl": "none"})).await;
+    let mut a =
+        Client::with_init_data(addr, "a", &common::telegram::init_data(bot_api::TOKEN, 11)).await;
+    let mut b =
+        Client::with_init_data(addr, "b", &common::telegram::init_data(bot_api::TOKEN, 22)).await;
+    a.join(&room).await;
+    b.join(&room).await;
+    common::both_ready(&mut a, &mut b).await;
+    (a, b, room)
+}
+
+#[actix_rt::test]
+async fn your_turn_reaches_a_player_away_from_the_game_once_and_not_one_who_is_looking() {
+    let _one = common::one().await;
+    let api = BotApi::start();
+    let node = common::start(bot_settings(&api));
+    start_bot(node.addr, 22, "ru", 1).await;
+    start_bot(node.addr, 11, "en", 2).await;
+    api.wait_for("sendMessage", Duration::from_secs(5), |c| c.len() == 2)
+        .await;
+    let (mut a, b, room) = pvp(node.addr).await;
+    // Both are looking: play a few commands, nobody is told anything.
+    for _ in 0..4 {
+        let st = state(node.addr, &room).await;
+        let Some((seat, cmd)) = next_command(&st) else {
+            break;
+        };
+        if seat != "a" {
+            break;
+        }
+        a.call(cmd).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        api.calls("sendMessage").len(),
+        2,
+        "a message about a game being looked at"
+    );
+    // B leaves; A plays until it is B's turn: exactly one "your turn".
+    drop(b);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let st = state(node.addr, &room).await;
+        match next_command(&st) {
+            Some((seat, cmd)) if seat == "a" => {
+                a.call(cmd).await;
+            }
+            _ => break,
+        }
+        assert!(Instant::now() < deadline);
+    }
+    let sent = api
+        .wait_for("sendMessage", Duration::from_secs(5), |c| c.len() >= 3)
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let sent_now = api.ok_calls("sendMessage");
+    assert_eq!(sent_now.len(), 3, "{sent:?}");
+    let turn = &sent_now[2].body;
+    assert_eq!(turn["chat_id"], 22);
+    let text = turn["text"].as_str().unwrap();
+    assert!(text.starts_with("Ваш ход"), "{text}");
+    assert!(text.contains("Длинные нарды"), "{text}");
+    assert_eq!(buttons(turn), vec![format!("{PUBLIC}/?join={room}")]);
+}
+
+/// A notice for `player`, due now, caused now.
+fn notice(kind: NoticeKind, player: u64, room: &str) -> String {
+    let now = tabula_server::room_actor::now_ms();
+    serde_json::to_string(&Notice {
+        kind,
+        player: format!("tg:{player}"),
+        room: room.into(),
+        game: tabula_room::GameKind::Backgammon,
+        opponent: None,
+        caused_ms: now,
+        outcome: None,
+        paused_at: None,
+        due_ms: now,
+        attempts: 0,
+        quiet_claimed: false,
+    })
+    .unwrap()
+}
+
+async fn queue(bp: &dyn Backplane, id: &str, entry: String) {
+    let due = tabula_server::room_actor::now_ms();
+    assert!(
+        bp.queue_notice(id, entry, due, Duration::from_secs(600))
+            .await
+            .unwrap()
+    );
+}
+
+#[actix_rt::test]
+async fn the_sender_obeys_429_marks_403_as_blocked_and_sends_only_what_is_wanted() {
+    let _one = common::one().await;
+    let api = BotApi::start();
+    let bp = Arc::new(InProcess::new("n1"));
+    let node = common::start_with(
+        bot_settings(&api),
+        tabula_server::Services {
+            backplane: Some(bp.clone()),
+            ..Default::default()
+        },
+    );
+    for (i, user) in [1u64, 2, 3].iter().enumerate() {
+        start_bot(node.addr, *user, "en", 10 + i as u64).await;
+    }
+    api.wait_for("sendMessage", Duration::from_secs(5), |c| c.len() == 3)
+        .await;
+    let base = api.calls("sendMessage").len();
+
+    // 429 with retry_after 2: nothing is sent for 2 s, then the notice is.
+    api.fail_next("sendMessage", Fault::TooMany(2));
+    queue(&*bp, "t:1", notice(NoticeKind::Rematch, 1, "r1")).await;
+    let sent = api
+        .wait_for("sendMessage", Duration::from_secs(10), |c| c.len() > base)
+        .await;
+    let calls = api.calls("sendMessage");
+    let refused = calls.iter().find(|c| c.answered == "429").expect("the 429");
+    let after = sent.last().unwrap();
+    assert!(
+        after.at.duration_since(refused.at) >= Duration::from_millis(1990),
+        "sent {:?} after a 429 asking for 2 s",
+        after.at.duration_since(refused.at)
+    );
+    assert_eq!(after.body["chat_id"], 1);
+
+    // A 5xx: put back and sent after.
+    api.fail_next("sendMessage", Fault::Server);
+    queue(&*bp, "t:2", notice(NoticeKind::Rematch, 2, "r2")).await;
+    api.wait_for("sendMessage", Duration::from_secs(10), |c| {
+        c.iter()
+            .any(|c| c.body["chat_id"] == 2 && c.answered == "ok")
+    })
+    .await;
+
+    // 403: he blocked the bot; nothing more is tried until he starts it
+    // again.
+    api.block(3);
+    queue(&*bp, "t:3", notice(NoticeKind::Rematch, 3, "r3")).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    queue(&*bp, "t:4", notice(NoticeKind::Rematch, 3, "r4")).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let to3 = |api: &BotApi| {
+        api.calls("sendMessage")
+            .into_iter()
+            .filter(|c| {
+                c.body["chat_id"] == 3 && c.body["text"].as_str().unwrap().contains("rematch")
+            })
+            .count()
+    };
+    assert_eq!(
+        to3(&api),
+        1,
+        "a player who blocked the bot was messaged again"
+    );
+
+    // Never started the bot: nothing. Opted out: nothing.
+    queue(&*bp, "t:5", notice(NoticeKind::Rematch, 99, "r5")).await;
+    let off = json!({"update_id": 50, "callback_query": {
+        "id": "cb", "chat_instance": "1",
+        "from": {"id": 2, "is_bot": false, "first_name": "B", "language_code": "en"},
+        "data": "set:rematch"}});
+    assert_eq!(post_update_async(node.addr, Some(SECRET), off).await.0, 200);
+    api.wait_for("answerCallbackQuery", Duration::from_secs(5), |c| {
+        !c.is_empty()
+    })
+    .await;
+    queue(&*bp, "t:6", notice(NoticeKind::Rematch, 2, "r6")).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert!(
+        !api.calls("sendMessage")
+            .iter()
+            .any(|c| c.body["chat_id"] == 99 || buttons(&c.body).iter().any(|u| u.ends_with("r6"))),
+        "a notice to a player who never started the bot or turned it off"
+    );
+    // Queued again under the same id: refused, so nothing twice.
+    assert!(
+        !bp.queue_notice(
+            "t:1",
+            notice(NoticeKind::Rematch, 1, "r1"),
+            0,
+            Duration::from_secs(60)
+        )
+        .await
+        .unwrap()
+    );
+    // He starts the bot again: messages reach him once more.
+    api.unblock(3);
+    start_bot(node.addr, 3, "en", 60).await;
+    api.wait_for("sendMessage", Duration::from_secs(5), |c| {
+        c.iter().filter(|c| c.body["chat_id"] == 3).count() >= 2
+    })
+    .await;
+    drop(api);
+    let _ = node;
+}
