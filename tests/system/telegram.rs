@@ -445,3 +445,143 @@ async fn the_sender_obeys_429_marks_403_as_blocked_and_sends_only_what_is_wanted
     drop(api);
     let _ = node;
 }
+
+/// An inline query from `user` typing `query` after the bot's name.
+fn inline_query(update_id: u64, user: u64, query: &str) -> Value {
+    json!({"update_id": update_id, "inline_query": {
+        "id": format!("iq{update_id}"), "query": query, "offset": "",
+        "from": {"id": user, "is_bot": false, "first_name": format!("U{user}"), "language_code": "en"}}})
+}
+
+/// A tap by `user` on a button of the inline message `message`.
+fn tap(update_id: u64, user: u64, message: &str, data: &str) -> Value {
+    json!({"update_id": update_id, "callback_query": {
+        "id": format!("cb{update_id}"), "chat_instance": "9", "inline_message_id": message,
+        "from": {"id": user, "is_bot": false, "first_name": format!("U{user}"), "language_code": "en"},
+        "data": data}})
+}
+
+#[actix_rt::test]
+async fn an_inline_challenge_goes_to_the_first_tapper_only_and_shows_its_result() {
+    let _one = common::one().await;
+    let api = BotApi::start();
+    let mut settings = bot_settings(&api);
+    settings.web.telegram_app_url = "https://t.me/tabula_test_bot/play".into();
+    let node = common::start(settings);
+    let addr = node.addr;
+    // The cards the words pick: backgammon, casual, every clock.
+    let (status, _) =
+        post_update_async(addr, Some(SECRET), inline_query(1, 11, "backgammon casual")).await;
+    assert_eq!(status, 200);
+    let answers = api
+        .wait_for("answerInlineQuery", Duration::from_secs(5), |c| {
+            !c.is_empty()
+        })
+        .await;
+    let results = answers[0].body["results"].as_array().unwrap().clone();
+    assert_eq!(results.len(), 3, "{results:?}");
+    for r in &results {
+        assert!(
+            r["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Short nardy · casual"),
+            "{r}"
+        );
+        assert!(
+            r["input_message_content"]["message_text"]
+                .as_str()
+                .unwrap()
+                .contains("U11 challenges you")
+        );
+    }
+    let data = results
+        .iter()
+        .find(|r| r["id"] == "bcn")
+        .expect("the normal clock's card")["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(data, "ch:bcn:11");
+    // The challenger's own tap: nothing.
+    post_update_async(addr, Some(SECRET), tap(2, 11, "M1", &data)).await;
+    api.wait_for("answerCallbackQuery", Duration::from_secs(5), |c| {
+        !c.is_empty()
+    })
+    .await;
+    assert!(api.calls("editMessageText").is_empty());
+    // Two people tap at once: one takes the seat.
+    let (x, y) = tokio::join!(
+        post_update_async(addr, Some(SECRET), tap(3, 22, "M1", &data)),
+        post_update_async(addr, Some(SECRET), tap(4, 33, "M1", &data)),
+    );
+    assert_eq!((x.0, y.0), (200, 200));
+    let edits = api
+        .wait_for("editMessageText", Duration::from_secs(5), |c| !c.is_empty())
+        .await;
+    api.wait_for("answerCallbackQuery", Duration::from_secs(5), |c| {
+        c.len() == 3
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(api.calls("editMessageText").len(), 1, "accepted twice");
+    let text = edits[0].body["text"].as_str().unwrap();
+    let winner: u64 = if text.contains("U22") { 22 } else { 33 };
+    assert!(
+        text.contains(" vs U") && text.contains("Short nardy"),
+        "{text}"
+    );
+    assert_eq!(edits[0].body["inline_message_id"], "M1");
+    let link = buttons(&edits[0].body)[0].clone();
+    let room = link
+        .strip_prefix("https://t.me/tabula_test_bot/play?startapp=")
+        .expect(&link)
+        .to_string();
+    let loser_tap = api
+        .calls("answerCallbackQuery")
+        .into_iter()
+        .filter(|c| {
+            c.body["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("already"))
+        })
+        .count();
+    assert_eq!(loser_tap, 1, "the second tapper is told");
+
+    // Only the two may sit; a third watches.
+    let bot = bot_api::TOKEN;
+    let mut stranger =
+        Client::with_init_data(addr, "s", &common::telegram::init_data(bot, 44)).await;
+    let r = stranger.join(&room).await;
+    assert_eq!(r["code"], "room_full", "{r}");
+    let mut a = Client::with_init_data(addr, "a", &common::telegram::init_data(bot, 11)).await;
+    let mut b = Client::with_init_data(addr, "b", &common::telegram::init_data(bot, winner)).await;
+    a.join(&room).await;
+    b.join(&room).await;
+    common::both_ready(&mut a, &mut b).await;
+    let seat_a = state(addr, &room).await["seats"].to_string();
+    let mut clients = if seat_a.find("tg:11") < seat_a.find(&format!("tg:{winner}")) {
+        [Some(&mut a), Some(&mut b)]
+    } else {
+        [Some(&mut b), Some(&mut a)]
+    };
+    common::play_out(addr, &room, &mut clients, 3000).await;
+    // The match is over: the message in the chat shows the result and the
+    // replay.
+    let edits = api
+        .wait_for("editMessageText", Duration::from_secs(10), |c| c.len() >= 2)
+        .await;
+    assert_eq!(edits.len(), 2);
+    let result = &edits[1].body;
+    assert_eq!(result["inline_message_id"], "M1");
+    assert!(
+        result["text"].as_str().unwrap().contains(" beat "),
+        "{result}"
+    );
+    assert_eq!(
+        buttons(result),
+        vec![format!(
+            "https://t.me/tabula_test_bot/play?startapp=replay-{room}-1"
+        )]
+    );
+}

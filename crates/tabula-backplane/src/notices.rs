@@ -66,6 +66,18 @@ pub trait Notices: Send + Sync + std::fmt::Debug + 'static {
     /// Until when sends are stopped (0: they are not).
     fn sends_paused_until(&self) -> BoxFuture<'_, Result<u64>>;
 
+    /// Writes the note `name` (`None`: erases it), kept for `keep`: what
+    /// the bot remembers of a challenge (its inline message, by room).
+    fn set_note(
+        &self,
+        name: &str,
+        value: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>>;
+
+    /// The note `name`, if written and kept.
+    fn note(&self, name: &str) -> BoxFuture<'_, Result<Option<String>>>;
+
     /// What the bot knows of `player` (opaque JSON: his chat, language,
     /// the notices he wants, whether he blocked the bot); `None` when he
     /// never started it. Kept without expiry.

@@ -234,6 +234,17 @@ impl Notices for Parts {
     fn sends_paused_until(&self) -> BoxFuture<'_, Result<u64>> {
         self.notices.sends_paused_until()
     }
+    fn set_note(
+        &self,
+        name: &str,
+        value: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>> {
+        self.notices.set_note(name, value, keep)
+    }
+    fn note(&self, name: &str) -> BoxFuture<'_, Result<Option<String>>> {
+        self.notices.note(name)
+    }
     fn bot_user(&self, player: &str) -> BoxFuture<'_, Result<Option<String>>> {
         self.notices.bot_user(player)
     }

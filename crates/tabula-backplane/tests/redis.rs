@@ -597,6 +597,13 @@ async fn notices_scenario(a: &impl Notices, b: &impl Notices) {
     a.pause_sends(now + 5_000).await.unwrap();
     b.pause_sends(now + 1_000).await.unwrap();
     assert_eq!(b.sends_paused_until().await.unwrap(), now + 5_000);
+    // Notes, kept for a while.
+    a.set_note("challenge:r", Some("m1".into()), Duration::from_millis(100))
+        .await
+        .unwrap();
+    assert_eq!(b.note("challenge:r").await.unwrap().as_deref(), Some("m1"));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(b.note("challenge:r").await.unwrap(), None);
     // The bot's players.
     assert_eq!(a.bot_user("tg:1").await.unwrap(), None);
     a.set_bot_user("tg:1", Some("{}".into())).await.unwrap();

@@ -36,6 +36,8 @@ pub(super) struct NoticeState {
     second: (u64, u32),
     paused_until: u64,
     users: HashMap<String, String>,
+    /// name → (value, until when it is kept).
+    notes: HashMap<String, (String, Instant)>,
 }
 
 impl NoticeState {
@@ -45,6 +47,9 @@ impl NoticeState {
         }
         if self.slots.len() >= MAX_SEEN {
             self.slots.retain(|_, until| *until > now);
+        }
+        if self.notes.len() >= MAX_SEEN {
+            self.notes.retain(|_, (_, until)| *until > now);
         }
     }
 }
@@ -154,6 +159,40 @@ impl Notices for InProcess {
 
     fn sends_paused_until(&self) -> BoxFuture<'_, Result<u64>> {
         ready(Ok(self.with(|s| s.notices.paused_until)))
+    }
+
+    fn set_note(
+        &self,
+        name: &str,
+        value: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>> {
+        let now = Instant::now();
+        self.with(|s| {
+            let n = &mut s.notices;
+            match value {
+                Some(v) => {
+                    n.bound(now);
+                    n.notes.insert(name.to_string(), (v, later(now, keep)));
+                }
+                None => {
+                    n.notes.remove(name);
+                }
+            }
+        });
+        ready(Ok(()))
+    }
+
+    fn note(&self, name: &str) -> BoxFuture<'_, Result<Option<String>>> {
+        let now = Instant::now();
+        let v = self.with(|s| {
+            s.notices
+                .notes
+                .get(name)
+                .filter(|(_, until)| *until > now)
+                .map(|(v, _)| v.clone())
+        });
+        ready(Ok(v))
     }
 
     fn bot_user(&self, player: &str) -> BoxFuture<'_, Result<Option<String>>> {

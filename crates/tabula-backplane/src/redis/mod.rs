@@ -38,6 +38,7 @@
 //! | `P:slot:{hex(name)}` | string | a claimed slot (a chat's send, a game's quiet period, a webhook update), expires after its ttl |
 //! | `P:sends:{second}` | string | sends claimed in that second, across nodes; expires after 2 s |
 //! | `P:sends-paused` | string | ms until which no node sends (Telegram's 429), expires then |
+//! | `P:note:{hex(name)}` | string | a note the bot keeps for a while (a challenge's inline message, by room), expires after its keep |
 //! | `P:botuser:{player}` | string | what the bot knows of a player who started it (the node's JSON); no expiry |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
@@ -308,6 +309,9 @@ impl RedisBackplane {
     }
     fn send_pause_key(&self) -> String {
         format!("{}:sends-paused", self.prefix)
+    }
+    fn note_key(&self, name: &str) -> String {
+        format!("{}:note:{{{}}}", self.prefix, hex(name))
     }
     fn bot_user_key(&self, player: &str) -> String {
         format!("{}:botuser:{{{player}}}", self.prefix)

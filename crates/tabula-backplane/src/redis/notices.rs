@@ -147,6 +147,35 @@ impl Notices for RedisBackplane {
         })
     }
 
+    fn set_note(
+        &self,
+        name: &str,
+        value: Option<String>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<()>> {
+        let key = self.note_key(name);
+        Box::pin(async move {
+            match value {
+                Some(v) => {
+                    self.q::<()>(
+                        redis::cmd("SET")
+                            .arg(&key)
+                            .arg(v)
+                            .arg("PX")
+                            .arg(millis(keep)),
+                    )
+                    .await
+                }
+                None => self.q::<()>(redis::cmd("DEL").arg(&key)).await,
+            }
+        })
+    }
+
+    fn note(&self, name: &str) -> BoxFuture<'_, Result<Option<String>>> {
+        let key = self.note_key(name);
+        Box::pin(async move { self.q(redis::cmd("GET").arg(&key)).await })
+    }
+
     fn bot_user(&self, player: &str) -> BoxFuture<'_, Result<Option<String>>> {
         let key = self.bot_user_key(player);
         Box::pin(async move { self.q(redis::cmd("GET").arg(&key)).await })

@@ -242,6 +242,15 @@ impl Room {
         if self.seat_of(p).is_some() {
             return Err(RoomError::AlreadySeated);
         }
+        // Seats kept for named players: to anyone else the room is full.
+        if self
+            .config
+            .players
+            .as_ref()
+            .is_some_and(|named| !named.contains(p))
+        {
+            return Err(RoomError::RoomFull);
+        }
         match self.phase {
             Phase::Finished => return Err(RoomError::MatchFinished),
             Phase::Playing => return Err(RoomError::GameInProgress),

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::TimeControl;
 use crate::game::{GameOptions, StartPosition};
-use crate::types::{Actor, BotLevel, SeatId, Spot, Stake};
+use crate::types::{Actor, BotLevel, PlayerId, SeatId, Spot, Stake};
 
 /// How a room is set up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +54,11 @@ pub struct RoomConfig {
     /// whatever this says. A snapshot without it reads as casual.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
+    /// The only players who may sit (a challenge accepted in Telegram
+    /// names both); anyone else who joins watches. `None`: anyone may
+    /// sit, as before (and what a snapshot without it reads as).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Vec<PlayerId>>,
 }
 
 /// What a snapshot without `pauseVsBot` was played under.
@@ -78,6 +83,7 @@ impl Default for RoomConfig {
             pause_vs_bot: true,
             time_control: None,
             rated: false,
+            players: None,
         }
     }
 }

@@ -118,6 +118,39 @@ impl<T> RoomHost<T> {
                     self.notice(NoticeKind::GameEnded, id, seat, now, fill, fx);
                 }
             }
+            // A challenge's match is over: its message in the chat shows
+            // the result (whoever is connected).
+            Event::MatchOver { winner, .. } if self.room.config().players.is_some() => {
+                let first = winner.unwrap_or(SeatId::A);
+                let (Some(w), Some(l)) = (
+                    self.room.player_in(first),
+                    self.room.player_in(first.other()),
+                ) else {
+                    return;
+                };
+                let notice = Notice {
+                    kind: NoticeKind::ChallengeOver,
+                    player: w.0.clone(),
+                    room: self.id.clone(),
+                    game: self.room.config().options.game,
+                    opponent: Some(l.0.clone()),
+                    caused_ms: now,
+                    outcome: Some((
+                        if winner.is_some() {
+                            Outcome::Won
+                        } else {
+                            Outcome::Drawn
+                        },
+                        self.room.game_number(),
+                    )),
+                    paused_at: None,
+                    due_ms: now,
+                    attempts: 0,
+                    quiet_claimed: false,
+                };
+                let id = format!("challenge:{room}:{}", self.room.match_number());
+                fx.push(Effect::Notify(Box::new(Queued { id, notice })));
+            }
             Event::GamePaused { seat, since } => {
                 let id = format!("waiting:{room}:{since}");
                 let due = since.saturating_add(BOT_GAME_WAITING_AFTER_MS);

@@ -11,6 +11,7 @@
 //! webhook answers 404 and no room queues a notice.
 
 pub mod api;
+pub mod challenge;
 mod metrics;
 pub mod notice;
 pub mod sender;
@@ -134,6 +135,15 @@ impl Telegram {
             AppPlace::Replay(room, n) => format!("{public}/?replay={room}.{n}"),
         };
         Some(base.web_app(WebAppInfo { url }).build())
+    }
+
+    /// A `t.me` link button to `place` (inline messages in any chat take
+    /// only links); `None` without `web.telegram_app_url`.
+    pub fn link_button(&self, text: &str, place: &AppPlace) -> Option<InlineKeyboardButton> {
+        if self.app_url.is_empty() {
+            return None;
+        }
+        self.app_button(text, place)
     }
 
     /// Start-up: `getMe` (the bot's name; a wrong token is logged, and the

@@ -21,10 +21,14 @@ pub enum NoticeKind {
     BotGameWaiting,
     /// A game of his between people ended while he was away.
     GameEnded,
+    /// A challenge's match is over: its message in the chat where it was
+    /// posted shows the result (not a player's choice: the chat's).
+    ChallengeOver,
 }
 
 impl NoticeKind {
-    /// Every kind, in the order `/settings` lists them.
+    /// Every kind a player chooses to get, in the order `/settings`
+    /// lists them.
     pub const ALL: [NoticeKind; 5] = [
         NoticeKind::YourTurn,
         NoticeKind::InviteTaken,
@@ -41,12 +45,19 @@ impl NoticeKind {
             NoticeKind::Rematch => "rematch",
             NoticeKind::BotGameWaiting => "bot_game_waiting",
             NoticeKind::GameEnded => "game_ended",
+            NoticeKind::ChallengeOver => "challenge_over",
         }
     }
 
     /// The kind named `name`.
     pub fn parse(name: &str) -> Option<NoticeKind> {
         NoticeKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether it goes to a player's private chat (else to the chat where
+    /// a challenge was posted).
+    pub fn to_player(self) -> bool {
+        self != NoticeKind::ChallengeOver
     }
 }
 

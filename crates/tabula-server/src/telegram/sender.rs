@@ -147,6 +147,9 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
     if now > n.due_ms.max(n.caused_ms).saturating_add(s.notice_ttl_ms) {
         return Fate::Dropped("expired");
     }
+    if !n.kind.to_player() {
+        return challenge_over(bp, tg, n, now).await;
+    }
     let Some(chat_user) = telegram_user(&n.player) else {
         return Fate::Dropped("not_started");
     };
@@ -250,6 +253,80 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
                     tracing::warn!(player = %n.player, error = %e, "notice refused by Telegram");
                     Fate::Dropped("bad_request")
                 }
+            }
+        }
+    }
+}
+
+/// A challenge's result, edited into its message in the chat where it was
+/// posted (within the bot's sends of the second).
+async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: u64) -> Fate {
+    let message = match bp.note(&format!("challenge:{}", n.room)).await {
+        Ok(Some(m)) => m,
+        Ok(None) => return Fate::Dropped("stale"),
+        Err(_) => return Fate::Later(now + 1000, "unavailable"),
+    };
+    match bp.claim_send(now, tg.settings.messages_per_sec).await {
+        Ok(true) => {}
+        Ok(false) => return Fate::Later((now / 1000 + 1) * 1000, "bot_busy"),
+        Err(_) => return Fate::Later(now + 1000, "unavailable"),
+    }
+    // The chat's language is not known: the challenger's, from his record.
+    let lang = users::load(bp, &n.player)
+        .await
+        .ok()
+        .flatten()
+        .map(|u| u.lang)
+        .unwrap_or_default();
+    let name = |id: &str| {
+        let id = id.to_string();
+        async move {
+            let p = bp.profile(&id).await.unwrap_or_default();
+            crate::http::profiles::public(&id, &p).name
+        }
+    };
+    let winner = name(&n.player).await;
+    let loser = match &n.opponent {
+        Some(o) => name(o).await,
+        None => lang.computer().to_string(),
+    };
+    let drawn = matches!(n.outcome, Some((super::notice::Outcome::Drawn, _)));
+    let text = lang.challenge_over(&winner, &loser, n.game, drawn);
+    let number = n.outcome.map_or(1, |o| o.1);
+    let button = tg.link_button(
+        lang.open_replay(),
+        &AppPlace::Replay(n.room.clone(), number),
+    );
+    let params = frankenstein::methods::EditMessageTextParams::builder()
+        .inline_message_id(message)
+        .text(text)
+        .maybe_reply_markup(button.map(|b| InlineKeyboardMarkup {
+            inline_keyboard: vec![vec![b]],
+        }))
+        .build();
+    let m = &tg.outbox.metrics;
+    match tg.api.edit_message_text(&params).await {
+        Ok(_) => {
+            m.api_calls
+                .with_label_values(&["editMessageText", "ok"])
+                .inc();
+            Fate::Sent
+        }
+        Err(e) => {
+            m.api_calls
+                .with_label_values(&["editMessageText", e.reason()])
+                .inc();
+            match e.refusal() {
+                Refusal::RetryAfter(secs) => {
+                    let until = now_ms() + secs * 1000;
+                    let _ = bp.pause_sends(until).await;
+                    Fate::Later(until, "rate_limited")
+                }
+                Refusal::Transient if n.attempts + 1 < MAX_ATTEMPTS => {
+                    n.attempts += 1;
+                    Fate::Later(now_ms() + (1000u64 << n.attempts.min(8)), "unavailable")
+                }
+                _ => Fate::Dropped("bad_request"),
             }
         }
     }

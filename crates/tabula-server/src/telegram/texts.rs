@@ -189,6 +189,7 @@ impl Lang {
                 "A game against the computer waits",
             ),
             NoticeKind::GameEnded => self.pick("Игра окончена", "Game over"),
+            NoticeKind::ChallengeOver => self.pick("Итог вызова", "A challenge's result"),
         }
     }
 
@@ -211,6 +212,92 @@ impl Lang {
             "Я понимаю команды /play, /games, /stats, /settings и /help.",
             "I understand /play, /games, /stats, /settings and /help.",
         )
+    }
+
+    /// A time control's name on a challenge card.
+    pub fn clock(self, preset: &str) -> &'static str {
+        match preset {
+            "blitz" => self.pick("блиц, 12 с на ход", "blitz, 12 s a move"),
+            "long" => self.pick("долго, 60 с на ход", "long, 60 s a move"),
+            _ => self.pick("30 с на ход", "30 s a move"),
+        }
+    }
+
+    /// Rated or casual.
+    pub fn rated(self, rated: bool) -> &'static str {
+        if rated {
+            self.pick("на рейтинг", "rated")
+        } else {
+            self.pick("без рейтинга", "casual")
+        }
+    }
+
+    /// A challenge card's title.
+    pub fn card_title(self, game: GameKind, rated: bool, clock: &str) -> String {
+        format!(
+            "{} · {} · {}",
+            self.game(game),
+            self.rated(rated),
+            self.clock(clock)
+        )
+    }
+
+    /// The challenge posted in the chat.
+    pub fn challenge(self, who: &str, game: GameKind, rated: bool, clock: &str) -> String {
+        match self {
+            Lang::Ru => format!(
+                "{who} вызывает на партию: {} ({}, {}). Кто первым нажмёт «Принять», тот и играет.",
+                self.game(game),
+                self.rated(rated),
+                self.clock(clock)
+            ),
+            Lang::En => format!(
+                "{who} challenges you to {} ({}, {}). The first to tap Accept plays.",
+                self.game(game),
+                self.rated(rated),
+                self.clock(clock)
+            ),
+        }
+    }
+
+    /// The challenge's button.
+    pub fn accept(self) -> &'static str {
+        self.pick("Принять", "Accept")
+    }
+
+    /// The challenge once accepted.
+    pub fn accepted(self, a: &str, b: &str, game: GameKind) -> String {
+        match self {
+            Lang::Ru => format!("{a} против {b}: {}. Игра начинается!", self.game(game)),
+            Lang::En => format!("{a} vs {b}: {}. The game is on!", self.game(game)),
+        }
+    }
+
+    /// A tap on one's own challenge.
+    pub fn own_challenge(self) -> &'static str {
+        self.pick(
+            "Это ваш вызов: ждём, кто его примет.",
+            "That's your own challenge: waiting for someone to accept it.",
+        )
+    }
+
+    /// A tap on a challenge someone took first.
+    pub fn challenge_taken(self) -> &'static str {
+        self.pick(
+            "Вызов уже принят.",
+            "Someone already accepted this challenge.",
+        )
+    }
+
+    /// The challenge's result, in the chat.
+    pub fn challenge_over(self, winner: &str, loser: &str, game: GameKind, drawn: bool) -> String {
+        let g = self.game(game);
+        match (self, drawn) {
+            (Lang::Ru, false) => format!("{winner} обыграл(а) {loser}: {g}."),
+            (Lang::En, false) => format!("{winner} beat {loser} at {g}."),
+            (Lang::Ru, true) => format!("{winner} и {loser}: ничья, {g}."),
+            (Lang::En, true) => format!("{winner} and {loser} drew at {g}."),
+        }
     }
 
     /// A notice's text.
@@ -238,6 +325,9 @@ impl Lang {
             }
             (Lang::En, NoticeKind::BotGameWaiting) => {
                 format!("Your game of {g} against the computer is waiting for you. Carry on?")
+            }
+            (lang, NoticeKind::ChallengeOver) => {
+                lang.challenge_over(opponent, opponent, game, outcome == Some(Outcome::Drawn))
             }
             (lang, NoticeKind::GameEnded) => {
                 let how = match (lang, outcome) {

@@ -117,6 +117,7 @@ pub async fn handle(state: Arc<AppState>, tg: Arc<Telegram>, update: Update) {
     match update.content {
         UpdateContent::Message(m) => on_message(&state, &tg, *m).await,
         UpdateContent::CallbackQuery(q) => on_callback(&state, &tg, *q).await,
+        UpdateContent::InlineQuery(q) => super::challenge::on_inline_query(&tg, q).await,
         _ => {}
     }
 }
@@ -361,7 +362,7 @@ async fn stats(state: &AppState, tg: &Telegram, chat: i64, player: &PlayerId, la
     send(tg, chat, lines.join("\n"), None).await;
 }
 
-async fn answer_callback(tg: &Telegram, id: &str, text: Option<&str>) {
+pub(super) async fn answer_callback(tg: &Telegram, id: &str, text: Option<&str>) {
     let params = AnswerCallbackQueryParams::builder()
         .callback_query_id(id)
         .maybe_text(text.map(str::to_string))
@@ -376,6 +377,9 @@ async fn on_callback(state: &AppState, tg: &Telegram, q: frankenstein::types::Ca
     let lang = Lang::of(q.from.language_code.as_deref());
     let player = player_of(&q.from);
     let bp = &*state.backplane;
+    if data.starts_with("ch:") {
+        return super::challenge::on_accept(state, tg, &q, &data).await;
+    }
     if let Some(kind) = data.strip_prefix("set:").and_then(NoticeKind::parse) {
         let mut u = users::load(bp, &player.0)
             .await
