@@ -2070,6 +2070,9 @@ async function main() {
     dropSocket: () => net.dropSocket(),
     sounds: sound.played,
     enter: (key) => enterRoom(key),
+    // For the tests: a toast as the app shows one, and a redraw.
+    toast: (text, kind, ms) => toast(text, kind, ms),
+    render: () => render(),
   };
   net.connect();
   const code = tg.startParam() || params.get('join') || params.get('startapp');
