@@ -11,6 +11,8 @@ import * as sound from './sound.js';
 import { t, setLang, lang, pickLang, LANGS, STRINGS, has as hasText } from './i18n.js';
 import { ServerClock, clockFigures, formatClock, WARN_MS, newPeriod, shouldAutoRoll, forcedPlay } from './clock.js';
 import * as pl from './players.js';
+import { h, $, patch, patchChildren } from './dom.js';
+import { shownName } from './names.js';
 
 const GAME_KINDS = ['long_nardy', 'backgammon', 'thud'];
 const gameName = (g) => (GAME_KINDS.includes(g) ? t(`game.${g}`) : g);
@@ -28,29 +30,6 @@ const VARIANTS = {
   backgammon: [['scoring', 'opt.scoring', [['single', 'opt.bgscoring.single'], ['gammons', 'opt.scoring.gammons']]]],
   thud: [['capture_rule', 'opt.capture_rule', [['zrf', 'opt.capture_rule.zrf'], ['classic', 'opt.capture_rule.classic']]]],
 };
-
-const $ = (sel, root = document) => root.querySelector(sel);
-/** A tiny element builder: h('div.cls#id', {attrs}, ...children). */
-function h(spec, attrs, ...kids) {
-  const [, tag, rest] = /^([a-z0-9]+)(.*)$/i.exec(spec);
-  const e = document.createElement(tag);
-  for (const m of rest.matchAll(/([.#])([\w-]+)/g)) {
-    if (m[1] === '.') e.classList.add(m[2]);
-    else e.id = m[2];
-  }
-  if (attrs !== undefined && attrs !== null && (typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs))) {
-    kids.unshift(attrs);
-    attrs = null;
-  }
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v === true ? '' : v);
-  }
-  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k instanceof Node ? k : String(k));
-  return e;
-}
 
 const params = new URLSearchParams(location.search);
 
@@ -145,6 +124,10 @@ const S = {
 };
 
 let net;
+/** The socket, once made (main). */
+function setNet(n) {
+  net = n;
+}
 /** The server's time as this device knows it (the offset from `state` and `pong`). */
 const serverClock = new ServerClock();
 const serverNow = () => serverClock.serverNow();
@@ -237,7 +220,8 @@ function profileOf(id) {
 
 function playerName(id) {
   if (!id) return t('seat.opponent');
-  return profileOf(id)?.name || t('seat.opponent');
+  const name = profileOf(id)?.name;
+  return name ? shownName(name, lang()) : t('seat.opponent');
 }
 
 /** A profile's photo to draw: an https URL only (the server keeps no other; checked again here). */
@@ -433,6 +417,16 @@ async function loadUnfinished() {
   } catch {}
 }
 
+/**
+ * The kind of a result as said: Thud!'s "on total points" only when both
+ * rounds were played (a resignation, a forfeit or a clock run out decides
+ * the game otherwise).
+ */
+function resultKind(kind, res) {
+  if (kind === 'thudTotals' && res?.reason && res.reason !== 'roundsOver') return '';
+  return kindName(kind);
+}
+
 /** "You lost — Mars · 2 points · you did not come back in time." for a finished game's result. */
 function resultSentence(res, seat) {
   if (!res) return `${t('result.gameOver')}.`;
@@ -440,7 +434,8 @@ function resultSentence(res, seat) {
     : res.winner === seat ? t('result.youWon').replace(/!$/, '') : res.winner ? t('result.youLost') : t('result.draw');
   const pts = res.points ? t('result.points', { n: res.points }) : '';
   const why = res.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonFor(res, seat)}` : '';
-  return t('result.sentence', { who, kind: kindName(res.kind), pts, why });
+  const kind = resultKind(res.kind, res);
+  return t('result.sentence', { who, kind, pts: kind ? pts : pts.replace(/^ · /, ''), why: kind || pts ? why : why.replace(/^ · /, '') });
 }
 
 /** Why a game ended, as its player (or a spectator) is told: "you did not come back in time", "your opponent ran out of time". */
@@ -494,6 +489,8 @@ function roll() {
   const asked = [...net.pending.values()].find((c) => c.type === 'rollDice');
   if (asked && Date.now() - S.rollAskedAt < ROLL_AGAIN_MS) return;
   S.rollAskedAt = Date.now();
+  // Once the dice are in, the focus goes to the board (its first movable checker).
+  S.focusBoard = true;
   if (asked) net.raw(asked);
   else net.send({ type: 'rollDice' });
   tg.haptic('medium');
@@ -1307,6 +1304,11 @@ function boardPointerDown(ev) {
   }
 }
 
+function cancelDrag() {
+  drag?.ghost?.remove();
+  drag = null;
+}
+
 function boardPointerMove(ev) {
   if (!drag || !drag.from) return;
   const dx = ev.clientX - drag.x;
@@ -1402,15 +1404,76 @@ function tapThud(t) {
 
 // ---- rendering ----------------------------------------------------------------
 
+// ---- a press is never disturbed -------------------------------------------------
+//
+// From the moment a finger (or the mouse) goes down on a control until its
+// click, nothing is redrawn: the redraws asked for meanwhile wait for the
+// click (or for a moment after the finger lifts without one, or for a press
+// held too long), so the control under the finger is neither replaced nor
+// moved between the touch and the click. The board handles its own
+// pointers (drags) and is not held.
+
+let pressed = false;
+let owed = false;
+let pressTimer = null;
+
+function holdRenders(ev) {
+  if (!ev.target.closest?.('button, select, input, a, label') || ev.target.closest('#board-wrap')) return;
+  pressed = true;
+  clearTimeout(pressTimer);
+  pressTimer = setTimeout(releaseRenders, 1500);
+}
+
+function releaseRenders() {
+  clearTimeout(pressTimer);
+  if (!pressed) return;
+  pressed = false;
+  if (owed) {
+    owed = false;
+    render();
+  }
+}
+
+function liftRenders() {
+  if (!pressed) return;
+  clearTimeout(pressTimer);
+  pressTimer = setTimeout(releaseRenders, 120);
+}
+
 function render() {
+  if (pressed) {
+    owed = true;
+    return;
+  }
   const app = $('#app');
   if (!app) return;
   document.documentElement.dataset.screen = S.screen;
   if (S.screen === 'lobby') renderLobby(app);
   else if (pl.SCREENS.has(S.screen)) pl.render(app);
-  else renderRoom(app);
+  else {
+    renderRoom(app);
+    focusBoardAfterRoll();
+  }
   renderOverlays();
   telegramChrome();
+}
+
+/**
+ * After the player's roll the focus lands on the board: on its first
+ * movable checker, unless he has put it somewhere else meanwhile (the chat).
+ */
+function focusBoardAfterRoll() {
+  if (!S.focusBoard || !S.view) return;
+  if (!myTurn() || !isDice()) {
+    if (S.view.phase !== 'playing' || (S.view.toAct?.seat && S.view.toAct.seat !== S.seat)) S.focusBoard = false;
+    return;
+  }
+  if (need() !== 'move') return;
+  const c = $('#board .checker.movable');
+  if (!c) return;
+  S.focusBoard = false;
+  const a = document.activeElement;
+  if (!a || a === document.body || !a.isConnected || a.closest('#board-wrap, #controls')) c.focus({ preventScroll: true });
 }
 
 function header(title, left) {
@@ -1445,12 +1508,11 @@ function renderLobby(app) {
   // Statistics per kind of game: the chosen game's (a Thud! loss is not in a nardy row).
   const st = gameStats(S.stats, L.game);
   const statsBox = st && st.games
-    ? h('section.card.stats#lobby-stats', h('h2', t('lobby.resultsIn', { game: gameName(L.game) })), statsTable(st))
+    ? h('section.card.stats#lobby-stats', h('h2', t('lobby.resultsIn', { game: gameName(L.game) })), statsTable(st, L.game))
     : null;
   const page = h('main.lobby',
     header(t('lobby.title')),
     S.error ? h('p.error#lobby-error', S.error) : null,
-    S.toast ? h(`p.toast.${S.toast.kind}#toast`, S.toast.text) : null,
     continueCards(),
     // Profile, history, leaderboards (players.js).
     pl.lobbyNav(),
@@ -1470,7 +1532,17 @@ function renderLobby(app) {
     statsBox,
     h('footer.note#me', S.player ? t('lobby.signedIn', { name: playerName(S.player) }) : ''),
   );
-  app.replaceChildren(page);
+  mount(app, page);
+}
+
+/**
+ * Puts a screen's page in the app: patched over the page already there when
+ * it is the same screen (its elements kept), else in its place.
+ */
+function mount(app, page) {
+  const cur = app.firstElementChild;
+  if (app.childElementCount === 1 && cur.tagName === page.tagName && cur.className === page.className) patch(cur, page);
+  else app.replaceChildren(page);
 }
 
 /** A time control's name with its figures. */
@@ -1510,8 +1582,10 @@ function gameStats(st, g) {
   return st;
 }
 
-function statsTable(st) {
-  const rows = [h('p', t('stats.line', { games: st.games, wins: st.wins, losses: st.losses }) + (st.draws ? t('stats.draws', { n: st.draws }) : '') + t('stats.mars', { won: st.marsWins, lost: st.marsLosses }))];
+/** A player's statistics in a kind of game `g` (Thud! has no mars: not mentioned there). */
+function statsTable(st, g) {
+  const mars = g === 'thud' ? '' : t('stats.mars', { won: st.marsWins, lost: st.marsLosses });
+  const rows = [h('p', t('stats.line', { games: st.games, wins: st.wins, losses: st.losses }) + (st.draws ? t('stats.draws', { n: st.draws }) : '') + mars)];
   const lv = Object.entries(st.byBotLevel || {});
   if (lv.length) {
     rows.push(h('table.levels',
@@ -1540,7 +1614,7 @@ function ensureRoomSkeleton(app) {
   page = h('main.room',
     h('div#room-header'),
     h('div#players'),
-    h('div#board-wrap', { onpointerdown: boardPointerDown, onpointermove: boardPointerMove, onpointerup: boardPointerUp, onpointercancel: () => { drag?.ghost?.remove(); drag = null; } }, h('div#board')),
+    h('div#board-wrap', { onpointerdown: boardPointerDown, onpointermove: boardPointerMove, onpointerup: boardPointerUp, onpointercancel: cancelDrag }, h('div#board')),
     h('div#status'),
     // The clock's warning, said once per period to a screen reader.
     h('div.sr-only#clock-live', { 'aria-live': 'assertive', role: 'status' }),
@@ -1555,7 +1629,7 @@ function ensureRoomSkeleton(app) {
 function renderRoom(app) {
   const page = ensureRoomSkeleton(app);
   const v = S.view;
-  $('#room-header', page).replaceChildren(header(v ? gameName(v.game) : t('lobby.title'), tg.active() ? null : h('button.icon#leave', { title: t('btn.leave'), 'aria-label': t('btn.leave'), onclick: leave, text: '‹' })));
+  patchChildren($('#room-header', page), [header(v ? gameName(v.game) : t('lobby.title'), tg.active() ? null : h('button.icon#leave', { title: t('btn.leave'), 'aria-label': t('btn.leave'), onclick: leave, text: '‹' }))]);
   if (!v) {
     $('#board', page).replaceChildren(h('p.loading', t('room.joining')));
     return;
@@ -1563,9 +1637,9 @@ function renderRoom(app) {
   renderPlayers($('#players', page));
   // A sliding checker is not redrawn under itself: the board waits for the step's end.
   if (!S.sliding) renderBoard($('#board', page));
-  $('#status', page).replaceChildren(...statusLine());
-  $('#controls', page).replaceChildren(...controls());
-  $('#info', page).replaceChildren(...info());
+  patchChildren($('#status', page), statusLine());
+  patchChildren($('#controls', page), controls());
+  patchChildren($('#info', page), info());
   renderChat($('#chat', page));
 }
 
@@ -1577,7 +1651,7 @@ function renderPlayers(box) {
   const off = isDice() && v.board ? borneOff(v.game, v.board.position) : null;
   let score = null;
   if (v.game === 'thud' && v.board) score = thudScore(v.board.position);
-  box.replaceChildren(...order.map((seat) => {
+  patchChildren(box, order.map((seat) => {
     const s = v.seats[seatIdx(seat)];
     const turn = playing() && v.toAct?.seat === seat;
     const bits = [];
@@ -1666,7 +1740,6 @@ function statusLine() {
     text = s?.bot ? t('status.thinking') : t('status.theirTurn', { name: seatName(v.toAct?.seat) });
   }
   out.push(h('span#status-text', text));
-  if (S.toast) out.push(h(`span.toast.${S.toast.kind}#toast`, S.toast.text));
   return out;
 }
 
@@ -1836,8 +1909,10 @@ function settingsBody() {
       onsubmit: async (e) => {
         e.preventDefault();
         try {
-          const r = await api('POST', '/api/me/name', { name: input.value }, credHeaders());
-          S.profile = { ...(S.profile || {}), ...(r?.profile || r || {}), name: r?.profile?.name || r?.name || input.value.trim() };
+          // The input on the page (patched renders keep it; the one built here may be a discarded copy).
+          const typed = (e.currentTarget || e.target).querySelector('#name-input')?.value ?? input.value;
+          const r = await api('POST', '/api/me/name', { name: typed }, credHeaders());
+          S.profile = { ...(S.profile || {}), ...(r?.profile || r || {}), name: r?.profile?.name || r?.name || typed.trim() };
           profiles.set(S.player, S.profile);
           S.nameNote = { ok: true, text: t('settings.nameSaved') };
         } catch (err) {
@@ -1924,7 +1999,22 @@ function renderOverlays() {
     kids.push(gameOverSheet());
   }
   if (S.sheet) kids.push(sheet());
-  layer.replaceChildren(...kids);
+  patchChildren(layer, kids);
+  renderToasts();
+}
+
+/**
+ * Toasts float in a layer of their own above everything, the result sheet
+ * included, out of the page's flow (nothing moves when one comes or goes)
+ * and letting taps through to what is under them.
+ */
+function renderToasts() {
+  let layer = $('#toasts');
+  if (!layer) {
+    layer = h('div#toasts', { 'aria-live': 'polite', role: 'status' });
+    document.body.append(layer);
+  }
+  patchChildren(layer, S.toast ? [h(`div.toast.${S.toast.kind}#toast`, S.toast.text)] : []);
 }
 
 function gameOverSheet() {
@@ -1947,7 +2037,7 @@ function gameOverSheet() {
   parts.push(h('div.result-players#result-players', [first, other(first)].map((seat) =>
     h('span.who', { 'data-seat': seat }, seatAvatar(seat), h('b', seatName(seat)), h('span.side', sideName(seat))))));
   const term = ['oin', 'mars', 'koks', 'gammon', 'backgammon'].includes(kind) ? t(`term.${kind}`) : null;
-  parts.push(h('p.kind#result-kind', { title: term }, `${kindName(kind)}${pts ? t('result.points', { n: pts }) : ''}${res?.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonFor(res, S.seat)}` : ''}`));
+  parts.push(h('p.kind#result-kind', { title: term }, `${resultKind(kind, res)}${pts ? t('result.points', { n: pts }) : ''}${res?.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonFor(res, S.seat)}` : ''}`.replace(/^ · /, '')));
   if (term) parts.push(h('p.term#result-term', term));
   // Lost on time: who ran out, and what it cost.
   if (res?.reason === 'timeout') parts.push(h('p.timeout#result-reason', timeoutSentence(res, S.seat)));
@@ -1955,7 +2045,8 @@ function gameOverSheet() {
     for (const [round, seat] of Object.entries(S.roundTimeouts || {})) parts.push(h('p.round-timeout', { 'data-round': round }, roundTimeoutSentence(Number(round), seat)));
   }
   if (go?.message) parts.push(h('p.msg', narrate(go) || go.message));
-  if (res?.thudTotals) {
+  // Decided on the totals only when both rounds were played (not after a resignation, a forfeit or a clock run out).
+  if (res?.thudTotals && (!res.reason || res.reason === 'roundsOver')) {
     // Thud!'s own wording: two rounds, decided on the totals.
     const me = seatIdx(S.seat || 'a');
     const [mine, theirs] = [res.thudTotals[me], res.thudTotals[1 - me]];
@@ -1972,10 +2063,11 @@ function gameOverSheet() {
       thud ? null : h('tr', h('td', t('sum.borneOff')), h('td', sum.borneOff[me]), h('td', sum.borneOff[op])),
       h('tr', h('td', t('sum.moves')), h('td', sum.moves[me]), h('td', sum.moves[op])),
       thud ? null : h('tr', h('td', t('sum.doubles')), h('td', sum.doubles[me]), h('td', sum.doubles[op])),
-      h('tr', h('td', t(thud ? 'sum.captures' : 'sum.hits')), h('td', sum.hits[me]), h('td', sum.hits[op]))));
+      // Long nardy has no hitting: no row that is always 0.
+      v.game === 'long_nardy' ? null : h('tr', h('td', t(thud ? 'sum.captures' : 'sum.hits')), h('td', sum.hits[me]), h('td', sum.hits[op]))));
   }
   const mine = gameStats(S.stats, v.game);
-  if (mine?.games) parts.push(h('div.stats#my-stats', h('h3', t('stats.mine')), statsTable(mine)));
+  if (mine?.games) parts.push(h('div.stats#my-stats', h('h3', t('stats.mine')), statsTable(mine, v.game)));
   if (S.ended?.serverSeed && v.game !== 'thud') {
     const ver = S.verify;
     parts.push(h('div.fairness#fairness',
@@ -1988,13 +2080,16 @@ function gameOverSheet() {
       ver ? h(`p#verify-result.${ver.ok ? 'ok' : 'bad'}`, ver.ok ? t('fair.ok') : ver.ok === null ? t('fair.hash', { h: ver.got }) : t('fair.bad', { h: ver.got })) : null));
   }
   const again = v.phase === 'waiting_for_player' ? t('btn.nextGame') : v.seats[1]?.bot ? t('btn.playAgain') : t('btn.lobby');
+  // The sheet's actions stay at its foot, in sight however long the sheet (320×568 included).
+  const actions = [];
   if (S.seat && v.phase === 'finished' && !vsComputer() && v.seats.every((x) => x.player)) {
     const asked = S.rematch?.[S.seat];
-    parts.push(h('div.row', h('button.primary#sheet-rematch', { onclick: askRematch, disabled: asked }, asked ? t('btn.rematchWaiting') : t('btn.rematch'))));
+    actions.push(h('div.row', h('button.primary#sheet-rematch', { onclick: askRematch, disabled: asked }, asked ? t('btn.rematchWaiting') : t('btn.rematch'))));
   }
-  parts.push(h('div.row2',
+  actions.push(h('div.row2',
     h('button#close-result', { onclick: () => { S.showResult = false; render(); } }, t('btn.seeBoard')),
     h('button.primary#play-again', { onclick: playAgain }, again)));
+  parts.push(h('div.sheet-actions#result-actions', actions));
   return h('div.overlay#game-over', { 'data-result': go?.result || '' }, h('div.sheet', parts));
 }
 
@@ -2049,17 +2144,21 @@ async function main() {
     tap(tgt);
   });
   document.addEventListener('pointerdown', () => sound.unlock(), { once: true });
+  document.addEventListener('pointerdown', holdRenders, true);
+  document.addEventListener('pointerup', liftRenders, true);
+  document.addEventListener('pointercancel', liftRenders, true);
+  document.addEventListener('click', releaseRenders, true);
   try {
     S.config = (await api('GET', '/api/client-config')) || {};
   } catch {}
-  net = new Net({
+  setNet(new Net({
     query: credQuery,
     onMessage,
     onStatus: (s) => {
       S.conn = s;
       render();
     },
-  });
+  }));
   window.__tabula = {
     get state() {
       return S;

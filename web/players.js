@@ -16,6 +16,7 @@ import { renderNardy, parseSteps } from './boards/nardy.js';
 import { renderThud, parseThud } from './boards/thud.js';
 import { sha256hex } from './sha256.js';
 import { t, lang } from './i18n.js';
+import { shownName } from './names.js';
 
 /** The screens this module draws (`S.screen`). */
 export const SCREENS = new Set(['profile', 'history', 'replay', 'leaderboard']);
@@ -273,7 +274,7 @@ function seatText(info, { you = true } = {}) {
   if (info.kind === 'computer') return t('pl.computer', { level: C.levelName(info.level) });
   if (info.kind === 'deleted') return t('pl.deletedPlayer');
   if (you && info.player && info.player === S().player) return t('pl.you', { name: info.name || '' });
-  return info.name || t('seat.opponent');
+  return info.name ? shownName(info.name, lang()) : t('seat.opponent');
 }
 
 const outcomeText = (o) => (o === 'win' ? t('pl.won') : o === 'lose' ? t('pl.lost') : t('result.draw'));
@@ -380,7 +381,7 @@ function profilePage() {
   const kinds = GAME_KINDS.filter((g) => C.gameStats(stats, g)?.games);
   out.push(h('section.card.stats#profile-stats', h('h2', t('pl.stats')),
     kinds.length
-      ? kinds.map((g) => h('div.stats-game', { 'data-game': g }, h('h3', C.gameName(g)), C.statsTable(C.gameStats(stats, g))))
+      ? kinds.map((g) => h('div.stats-game', { 'data-game': g }, h('h3', C.gameName(g)), C.statsTable(C.gameStats(stats, g), g)))
       : h('p.muted#stats-empty', t('pl.noGames'))));
   // His data: deleted for good on request.
   const del = P().deleted;
@@ -687,7 +688,7 @@ function boardPage() {
     const inTop = topList.some((e) => e.player === mine);
     const row = (e, me) => h(`tr${me ? '.me' : ''}`, { 'data-rank': String(e.rank), 'data-player-row': me ? 'me' : null, 'aria-current': me ? 'true' : null },
       h('td.rank', String(e.rank)),
-      h('td.name', h('span.who', C.avatar(e.name || '', C.photoOf(e)), h('span.lb-name', e.name || t('seat.opponent')), me ? h('span.badge.you', t('seat.you')) : null)),
+      h('td.name', h('span.who', C.avatar(e.name || '', C.photoOf(e)), h('span.lb-name', e.name ? shownName(e.name, lang()) : t('seat.opponent')), me ? h('span.badge.you', t('seat.you')) : null)),
       h('td.rating', ratingText(e), e.provisional ? h('span.sr-only', ` (${t('pl.provisional')})`) : null),
       h('td', String(e.games ?? '')));
     const rows = topList.map((e) => row(e, e.player === mine));
