@@ -13,9 +13,6 @@
 
 import { t, lang } from './i18n.js';
 import { shownName } from './names.js';
-import { loadProfile, loadHistory, profilePage, historyPage } from './profile.js';
-import { closeReplay, openReplay, step, replayPage } from './replay.js';
-import { loadBoard, boardPage } from './leaderboard.js';
 
 /** The screens this module draws (`S.screen`). */
 export const SCREENS = new Set(['profile', 'history', 'replay', 'leaderboard']);
@@ -47,6 +44,19 @@ export function setup(ctx) {
 
 export const h = (...a) => C.h(...a);
 
+/**
+ * The screens' own modules (profile and history, replay, leaderboard),
+ * loaded when one is first opened rather than with the lobby.
+ */
+let M = null;
+let loading = null;
+function loadScreens() {
+  loading ||= Promise.all([import('./profile.js'), import('./replay.js'), import('./leaderboard.js')]).then((mods) => {
+    M = Object.assign({}, ...mods);
+  });
+  return loading;
+}
+
 /** The server's answer as a short sentence (no store on this node, not found, …). */
 export function errorText(e) {
   if (e?.status === 503 || e?.code === 'no_store') return t('pl.noStore');
@@ -62,21 +72,25 @@ export const known = () => Boolean(S().player);
 // ---- navigation ---------------------------------------------------------------
 /** Opens a screen: `profile`, `history`, `leaderboard`, or `replay` with {room, gameNumber}. */
 export function open(screen, arg) {
+  if (!M) {
+    loadScreens().then(() => open(screen, arg), (e) => C.toast(errorText(e), 'error'));
+    return;
+  }
   const st = S();
   if (screen === 'replay') {
     // Back goes to the list it was opened from (a shared link: the lobby).
     P().back = st.screen === 'history' ? 'history' : 'lobby';
-    openReplay(arg.room, arg.gameNumber);
+    M.openReplay(arg.room, arg.gameNumber);
   } else {
     P().back = 'lobby';
   }
   st.screen = screen;
   P().focusTitle = true;
   P().openedAt = Date.now();
-  if (screen === 'profile') loadProfile();
+  if (screen === 'profile') M.loadProfile();
   // From the lobby the list starts again (a game may have ended since); back from a replay it stays as it was.
-  if (screen === 'history') loadHistory(true);
-  if (screen === 'leaderboard') loadBoard();
+  if (screen === 'history') M.loadHistory(true);
+  if (screen === 'leaderboard') M.loadBoard();
   setUrl();
   C.render();
 }
@@ -84,13 +98,14 @@ export function open(screen, arg) {
 /** Back: from a replay to the list it was opened from, else to the lobby. */
 export function back() {
   const st = S();
+  if (!M) return;
   if (st.screen === 'replay' && P().back === 'history') {
     st.screen = 'history';
-    closeReplay();
-    if (!P().history.loaded) loadHistory(true);
+    M.closeReplay();
+    if (!P().history.loaded) M.loadHistory(true);
   } else {
     st.screen = 'lobby';
-    closeReplay();
+    M.closeReplay();
     C.loadStats?.();
   }
   P().focusTitle = true;
@@ -113,21 +128,22 @@ export function replayParam(value) {
 
 /** The welcome arrived: a screen opened before it knew the player loads now. */
 export function onWelcome() {
+  if (!M) return;
   const s = S().screen;
-  if (s === 'profile' && !P().profile?.data) loadProfile();
-  if (s === 'history' && !P().history.loaded) loadHistory(true);
-  if (s === 'leaderboard' && !P().board.data) loadBoard();
+  if (s === 'profile' && !P().profile?.data) M.loadProfile();
+  if (s === 'history' && !P().history.loaded) M.loadHistory(true);
+  if (s === 'leaderboard' && !P().board.data) M.loadBoard();
 }
 
 /** Keys of the replay: ← → a turn back and on, Home / End the start and the end. */
 export function onKey(ev) {
-  if (S().screen !== 'replay' || S().sheet || S().confirm) return false;
+  if (!M || S().screen !== 'replay' || S().sheet || S().confirm) return false;
   const tag = ev.target?.tagName;
   if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || ev.altKey || ev.ctrlKey || ev.metaKey) return false;
   const to = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity }[ev.key];
   if (to === undefined || !P().replay?.data) return false;
   ev.preventDefault();
-  step(to);
+  M.step(to);
   return true;
 }
 
@@ -182,10 +198,10 @@ export function render(app) {
   // The focus, to give back after the redraw: a control by its id, or the title.
   const keep = active && app.contains(active) ? active.id || (active.tagName === 'H1' ? 'h1' : null) : null;
   let page;
-  if (st.screen === 'profile') page = profilePage();
-  else if (st.screen === 'history') page = historyPage();
-  else if (st.screen === 'replay') page = replayPage();
-  else page = boardPage();
+  if (st.screen === 'profile') page = M.profilePage();
+  else if (st.screen === 'history') page = M.historyPage();
+  else if (st.screen === 'replay') page = M.replayPage();
+  else page = M.boardPage();
   app.replaceChildren(page);
   // Keyboard users keep their place across redraws; a new screen starts at its title.
   if (P().focusTitle) {
