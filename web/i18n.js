@@ -767,7 +767,8 @@ const ru = {
   'board.point': (p) => `Пункт ${p.n}, ${p.count ? `${p.color === 'white' ? 'белых' : 'чёрных'} шашек: ${p.count}` : 'пусто'}${p.last === 'to' ? ', здесь закончился последний ход' : p.last === 'from' ? ', отсюда был последний ход' : ''}`,
   'board.target': (p) => `Цель: пункт ${p.n}`,
   'board.targetOff': () => 'Цель: выбросить шашку',
-  'board.checker': (p) => `Ваша шашка ${p.n === 'bar' ? 'на баре' : `на пункте ${p.n}`}${p.count > 1 ? ` (всего ${p.count})` : ''}${p.selected ? ', выбрана' : p.movable ? ', может ходить' : ''}`,
+  // The count first, as drawn on the stack (a screen reader's name holds the visible text).
+  'board.checker': (p) => `${p.count > 1 ? `Одна из ${p.count} ваших шашек` : 'Ваша шашка'} ${p.n === 'bar' ? 'на баре' : `на пункте ${p.n}`}${p.selected ? ', выбрана' : p.movable ? ', может ходить' : ''}`,
   'board.bar': (p) => `Бар: ${[p.mine ? `${p.color === 'white' ? 'белых' : 'чёрных'} ${p.mine}` : '', p.theirs ? `${p.theirColor === 'white' ? 'белых' : 'чёрных'} ${p.theirs}` : ''].filter(Boolean).join(', ') || 'пусто'}`,
   'board.tray': (p) => `${p.mine ? 'Ваши' : 'Соперника'}: выброшено шашек — ${p.count}`,
   'board.die': (p) => `Кость: ${p.n}${p.used ? ', сыграна' : ''}`,
