@@ -519,8 +519,13 @@ export function renderNardy(root, o) {
       drawDie(mid, RIGHT_HALF_X + (i - (dice.length - 1) / 2) * pitch, G.midY, d, used, say);
     });
   }
+  let prompt = null;
   if (o.prompt) {
-    el('text', { x: hasDice ? M + 3 * PW : RIGHT_HALF_X, y: G.midY, class: 'prompt', 'dominant-baseline': 'central' }, mid).textContent = o.prompt;
+    const x = hasDice ? M + 3 * PW : RIGHT_HALF_X;
+    prompt = el('text', { x, y: G.midY, class: 'prompt', 'dominant-baseline': 'central' }, mid);
+    prompt.textContent = o.prompt;
+    // The room it has: its half of the strip, centred (a long one is made smaller to fit, below).
+    prompt.__room = 2 * Math.min(x - M, M + FELT_W - x) - 8;
   }
 
   // Targets, over the checkers: the point outlined, a landing ring where the checker would stand, a dot.
@@ -563,6 +568,11 @@ export function renderNardy(root, o) {
   root.__nardy = o;
   root.setAttribute('data-board-root', 'nardy');
   root.replaceChildren(svg);
+  // A prompt longer than its room ("Нажмите, чтобы бросить") is set smaller, never cut.
+  if (prompt?.getComputedTextLength && svg.isConnected) {
+    const w = prompt.getComputedTextLength();
+    if (w > prompt.__room) prompt.style.fontSize = `${Math.floor((160 * prompt.__room) / w) / 10}px`;
+  }
   keepFocus(root, svg, o);
   watchLayout();
   return svg;

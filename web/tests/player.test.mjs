@@ -22,7 +22,8 @@ const keys = (lang) => Object.keys(STRINGS[lang]).sort();
 test('every text exists in English and Russian, and every key the app and the protocol use is in both', () => {
   assert.deepEqual(keys('ru'), keys('en'), 'the two languages have the same keys');
   const used = new Set();
-  const sources = ['app.js', 'players.js', ...readdirSync(path.join(ROOT, 'web', 'boards')).map((f) => `boards/${f}`)];
+  // Every module of the app (one per screen since issue 46) and the boards.
+  const sources = [...readdirSync(path.join(ROOT, 'web')).filter((f) => f.endsWith('.js') && f !== 'i18n.js'), ...readdirSync(path.join(ROOT, 'web', 'boards')).map((f) => `boards/${f}`)];
   for (const f of sources) {
     const src = readFileSync(path.join(ROOT, 'web', f), 'utf8');
     for (const m of src.matchAll(/\bt\(\s*'([\w.]+)'/g)) used.add(m[1]);

@@ -1,0 +1,183 @@
+// The lobby screen: the game and its options, against the computer, quick
+// match, invite, join by code, Continue cards, statistics; entering and
+// leaving a room.
+
+import { api } from './net.js';
+import { renderNardy } from './boards/nardy.js';
+import { renderThud } from './boards/thud.js';
+import { t } from './i18n.js';
+import * as pl from './players.js';
+import { h, $, patch } from './dom.js';
+import { GAME_KINDS, gameName, levelName, VARIANTS, setPref, TIME_CONTROLS, roomState, S, net, credHeaders, seatIdx, playing, clearSel, vsComputer } from './store.js';
+import { playerName, timeControlName, gameStats, statsTable } from './text.js';
+import { openSheet } from './settings.js';
+import { render, header } from './app.js';
+
+// ---- lobby actions ------------------------------------------------------------
+export function lobbyOptions() {
+  const g = S.lobby.game;
+  // Every choice shown, with its default when untouched.
+  const o = {};
+  for (const [key, , choices] of VARIANTS[g]) o[key] = (S.lobby.options[g] || {})[key] || choices[0][0];
+  if (g === 'long_nardy') return { long: { ...o } };
+  if (g === 'backgammon') return { backgammon: { ...o } };
+  return { thud: { ...o } };
+}
+
+export async function createRoom(bot) {
+  S.error = null;
+  const body = { game: S.lobby.game, options: lobbyOptions() };
+  if (S.lobby.game !== 'thud' && S.lobby.matchLength > 1) body.matchLength = S.lobby.matchLength;
+  if (bot) body.bot = { level: bot };
+  // Between people: the clock chosen in the lobby (against the computer, none).
+  else body.timeControl = S.lobby.timeControl;
+  try {
+    const r = await api('POST', '/api/rooms', body, credHeaders());
+    S.botLevel = bot || null;
+    enterRoom(r.roomId, r.invite);
+  } catch (e) {
+    S.error = e.message;
+    render();
+  }
+}
+
+export async function quickMatch() {
+  S.error = null;
+  const ctl = new AbortController();
+  S.searching = ctl;
+  render();
+  try {
+    const r = await api('POST', '/api/quickmatch', { game: S.lobby.game, options: lobbyOptions(), timeControl: S.lobby.timeControl }, credHeaders(), ctl.signal);
+    S.searching = null;
+    S.botLevel = r.bot || null;
+    enterRoom(r.roomId, r.invite);
+  } catch (e) {
+    S.searching = null;
+    if (e.name !== 'AbortError') S.error = e.message;
+    render();
+  }
+}
+
+export function enterRoom(key, invite) {
+  Object.assign(S, { screen: 'room', roomKey: key, ...roomState(invite) });
+  clearSel();
+  try {
+    S.thudRounds = JSON.parse(sessionStorage.getItem(`tabula.rounds.${key}`) || '[]');
+    S.roundTimeouts = JSON.parse(sessionStorage.getItem(`tabula.roundTimeouts.${key}`) || '{}');
+    // The move log of this room as this tab saw it (kept across a reload).
+    S.log = JSON.parse(sessionStorage.getItem(`tabula.log.${key}`) || '[]');
+  } catch {}
+  history.replaceState(null, '', `${location.pathname}?join=${encodeURIComponent(key)}${location.hash}`);
+  net.join(key);
+  render();
+}
+
+export function toLobby() {
+  // A game against the computer is only paused by going back: keep the seat.
+  if (playing() && S.seat && vsComputer()) net.stepAway();
+  else net.leaveRoom();
+  S.screen = 'lobby';
+  S.view = null;
+  S.roomKey = null;
+  S.queue = [];
+  S.animating = false;
+  S.local = null;
+  S.sheet = null;
+  history.replaceState(null, '', `${location.pathname}${location.hash}`);
+  loadStats();
+  render();
+}
+
+export async function loadStats() {
+  if (!net?.player) return;
+  try {
+    S.stats = await api('GET', `/api/players/${encodeURIComponent(net.player)}/stats`);
+    render();
+  } catch {}
+  loadUnfinished();
+}
+
+/** The player's paused games against the computer, for the lobby's "Continue" cards. */
+export async function loadUnfinished() {
+  try {
+    const r = await api('GET', '/api/me/games', undefined, credHeaders());
+    S.unfinished = r.games || [];
+    if (S.screen === 'lobby') render();
+  } catch {}
+}
+
+export function renderLobby(app) {
+  const L = S.lobby;
+  const opts = (L.options[L.game] = L.options[L.game] || {});
+  const gameButtons = GAME_KINDS.map((g) =>
+    h(`button.seg${g === L.game ? '.on' : ''}`, { 'data-game': g, 'aria-pressed': String(g === L.game), onclick: () => { L.game = g; render(); } }, gameName(g)),
+  );
+  const variantRows = VARIANTS[L.game].map(([key, label, choices]) =>
+    h('label.row', h('span', t(label)), h('select', { 'data-opt': key, onchange: (e) => { opts[key] = e.target.value; } },
+      choices.map(([val, text]) => h('option', { value: val, selected: (opts[key] || choices[0][0]) === val }, t(text))))),
+  );
+  if (L.game !== 'thud') {
+    variantRows.push(h('label.row', h('span', t('opt.match')), h('select#match-length', { onchange: (e) => { L.matchLength = Number(e.target.value); } },
+      [1, 3, 5, 7].map((n) => h('option', { value: n, selected: L.matchLength === n }, n === 1 ? t('opt.match.1') : t('opt.match.n', { n }))))));
+  }
+  // Statistics per kind of game: the chosen game's (a Thud! loss is not in a nardy row).
+  const st = gameStats(S.stats, L.game);
+  const statsBox = st && st.games
+    ? h('section.card.stats#lobby-stats', h('h2', t('lobby.resultsIn', { game: gameName(L.game) })), statsTable(st, L.game))
+    : null;
+  const page = h('main.lobby',
+    header(t('lobby.title')),
+    S.error ? h('p.error#lobby-error', S.error) : null,
+    continueCards(),
+    // Profile, history, leaderboards (players.js).
+    pl.lobbyNav(),
+    h('section.card', h('h2', t('lobby.game')), h('div.segs', gameButtons), variantRows, h('button.link#rules', { onclick: () => openSheet('rules', L.game) }, t('btn.rules'))),
+    h('section.card', h('h2', t('lobby.computer')),
+      h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${['easy', 'medium', 'hard'][l - 1]}`, { onclick: () => createRoom(l), title: t(`level.${l}.about.${L.game}`) }, levelName(l)))),
+      h('p.levels-about', [1, 2, 3].map((l) => h('span', h('b', levelName(l)), ' — ', t(`level.${l}.about.${L.game}`))))),
+    h('section.card', h('h2', t('lobby.person')),
+      // The clock of a game between people (quick match pairs equal clocks only).
+      h('label.row', h('span', t('lobby.clock')), h('select#time-control', { onchange: (e) => { L.timeControl = e.target.value; setPref('timeControl', e.target.value); } },
+        TIME_CONTROLS.map((tc) => h('option', { value: tc, selected: L.timeControl === tc }, timeControlName(tc))))),
+      S.searching
+        ? h('div.row', h('span.spin'), h('span', t('lobby.searching')), h('button#cancel-search', { onclick: () => S.searching?.abort() }, t('btn.cancel')))
+        : h('div.row2', h('button.big#quick-match', { onclick: quickMatch }, t('lobby.quick')), h('button.big#create-room', { onclick: () => createRoom(null) }, t('lobby.invite'))),
+      h('form.row#join-form', { onsubmit: (e) => { e.preventDefault(); const c = $('#join-code').value.trim(); if (c) enterRoom(c); } },
+        h('input#join-code', { placeholder: t('lobby.code'), 'aria-label': t('lobby.code'), autocomplete: 'off', maxlength: 32 }), h('button', { type: 'submit' }, t('btn.join')))),
+    statsBox,
+    h('footer.note#me', S.player ? t('lobby.signedIn', { name: playerName(S.player) }) : ''),
+  );
+  mount(app, page);
+}
+
+/**
+ * Puts a screen's page in the app: patched over the page already there when
+ * it is the same screen (its elements kept), else in its place.
+ */
+export function mount(app, page) {
+  const cur = app.firstElementChild;
+  if (app.childElementCount === 1 && cur.tagName === page.tagName && cur.className === page.className) patch(cur, page);
+  else app.replaceChildren(page);
+}
+
+/** One card per paused game against the computer: game, level, score, the board as left. */
+export function continueCards() {
+  const list = S.unfinished || [];
+  if (!list.length) return null;
+  return h('section.card.continue#continue', h('h2', t('lobby.continue')),
+    list.map((g) => {
+      const board = h('div.mini-board', { 'aria-hidden': 'true' });
+      if (g.board && g.game !== 'thud') {
+        renderNardy(board, { game: g.game, position: g.board.position, seat: g.yourSeat, movable: new Set(), targets: new Set() });
+      } else if (g.board) {
+        renderThud(board, { position: g.board.position, legalMoves: [], mine: null, myTurn: false, targets: new Map() });
+      }
+      const mine = seatIdx(g.yourSeat);
+      const score = g.matchLength > 1 ? t('lobby.score', { mine: g.score[mine], theirs: g.score[1 - mine], n: g.matchLength }) : '';
+      const ago = Math.max(1, Math.round((Date.now() - g.pausedAt) / 60000));
+      const when = ago < 60 ? t('ago.min', { n: ago }) : ago < 2880 ? t('ago.h', { n: Math.round(ago / 60) }) : t('ago.days', { n: Math.round(ago / 1440) });
+      return h('button.continue-game', { 'data-room': g.roomId, onclick: () => enterRoom(g.roomId) },
+        board,
+        h('span.continue-text', h('b', t('lobby.vs', { game: gameName(g.game), level: levelName(g.bot) })), h('span', t('lobby.left', { when, score }))));
+    }));
+}
