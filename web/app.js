@@ -248,8 +248,15 @@ export async function main() {
     render: () => render(),
   };
   net.connect();
-  const code = tg.startParam() || params.get('join') || params.get('startapp');
-  const replay = pl.replayParam(params.get('replay'));
+  // A Mini App link's parameter (Telegram's start_param, or ?startapp=):
+  // a room's invite or id, or the bot's link to a replay,
+  // `replay-<room>-<game>`; or this page's own ?join= / ?replay=.
+  const start = tg.startParam() || params.get('startapp');
+  const linkedReplay = /^replay-([A-Za-z0-9_]{1,64})-(\d{1,6})$/.exec(start || '');
+  const code = linkedReplay ? null : start || params.get('join');
+  const replay = linkedReplay
+    ? { room: linkedReplay[1], gameNumber: Number(linkedReplay[2]) }
+    : pl.replayParam(params.get('replay'));
   if (code && /^[A-Za-z0-9_-]{1,64}$/.test(code)) enterRoom(code);
   else if (replay) pl.open('replay', replay);
   render();

@@ -29,6 +29,8 @@ pub struct Call {
     pub body: Value,
     /// When it arrived.
     pub at: Instant,
+    /// When it arrived, ms since the epoch.
+    pub wall_ms: u64,
     /// What was answered: `ok`, or the error code.
     pub answered: String,
 }
@@ -102,6 +104,10 @@ async fn method(
         method,
         body,
         at: Instant::now(),
+        wall_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0),
         answered,
     });
     res

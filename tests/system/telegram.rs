@@ -3,6 +3,9 @@
 //! languages, notices caused by rooms, and the sender's limits and
 //! refusals (429, 403, opting out, a player who never started the bot).
 
+#![allow(clippy::print_stdout)]
+
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -584,4 +587,204 @@ async fn an_inline_challenge_goes_to_the_first_tapper_only_and_shows_its_result(
             "https://t.me/tabula_test_bot/play?startapp=replay-{room}-1"
         )]
     );
+}
+
+/// Settings of a node of a two-node cluster on `redis`, whose bot sends
+/// at most `per_sec` messages a second.
+fn redis_bot_settings(api: &BotApi, redis: &common::cluster::Redis, per_sec: u32) -> Settings {
+    let mut s = bot_settings(api);
+    s.cluster.backplane = "redis".into();
+    s.redis.url = redis.url();
+    s.telegram.set_webhook = false;
+    s.telegram.messages_per_sec = per_sec;
+    s.telegram.chat_interval_ms = 1000;
+    s
+}
+
+/// (chat, room) of each message the stand-in took, its arrival.
+fn deliveries(api: &BotApi) -> Vec<(i64, String, Instant)> {
+    api.ok_calls("sendMessage")
+        .into_iter()
+        .filter_map(|c| {
+            let room = buttons(&c.body)
+                .first()?
+                .strip_prefix(&format!("{PUBLIC}/?join="))?
+                .to_string();
+            Some((c.body["chat_id"].as_i64()?, room, c.at))
+        })
+        .collect()
+}
+
+#[actix_rt::test]
+async fn ten_thousand_notices_for_two_thousand_chats_drain_at_the_configured_rates_once_each() {
+    let _one = common::one().await;
+    let redis = common::cluster::Redis::start("notices-load", false);
+    let api = BotApi::start();
+    const PER_SEC: u32 = 400;
+    let a = common::start(redis_bot_settings(&api, &redis, PER_SEC));
+    let b = common::start(redis_bot_settings(&api, &redis, PER_SEC));
+    // The feeder: the backplane the nodes share, fed directly (the queue,
+    // not the rooms, is what is measured here).
+    let mut cfg = tabula_server::Settings::defaults().redis;
+    cfg.url = redis.url();
+    let bp = tabula_backplane::RedisBackplane::connect(cfg, "feeder")
+        .await
+        .unwrap();
+    const CHATS: u64 = 2_000;
+    const EACH: u64 = 5;
+    for chat in 1..=CHATS {
+        let user = json!({"chat": chat, "lang": "en"}).to_string();
+        bp.set_bot_user(&format!("tg:{chat}"), Some(user))
+            .await
+            .unwrap();
+    }
+    // Below the limits first: 200 notices at 100 a second, each timed
+    // from its cause to its arrival.
+    let mut queued_at = Vec::new();
+    for i in 0..200u64 {
+        let chat = CHATS + 1 + i;
+        let user = json!({"chat": chat, "lang": "en"}).to_string();
+        bp.set_bot_user(&format!("tg:{chat}"), Some(user))
+            .await
+            .unwrap();
+        queued_at.push(Instant::now());
+        queue(
+            &bp,
+            &format!("lat:{i}"),
+            notice(NoticeKind::Rematch, chat, &format!("lat{i}")),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let calm = api
+        .wait_for("sendMessage", Duration::from_secs(30), |c| c.len() >= 200)
+        .await;
+    assert_eq!(calm.len(), 200);
+    let mut lat: Vec<u64> = (0..200usize)
+        .map(|i| {
+            let call = calm
+                .iter()
+                .find(|c| buttons(&c.body)[0].ends_with(&format!("=lat{i}")))
+                .expect("each notice arrived");
+            call.at.duration_since(queued_at[i]).as_millis() as u64
+        })
+        .collect();
+    lat.sort_unstable();
+    let p99 = lat[lat.len() * 99 / 100];
+    println!(
+        "notice latency below the limits: p50 {} ms, p99 {} ms, max {} ms",
+        lat[lat.len() / 2],
+        p99,
+        lat[lat.len() - 1]
+    );
+    assert!(p99 <= 2_000, "p99 {p99} ms from cause to Telegram");
+
+    // The load: 10,000 notices for 2,000 chats, queued at once.
+    let base = api.ok_calls("sendMessage").len();
+    let t0 = Instant::now();
+    let mut jobs = Vec::new();
+    for n in 0..CHATS * EACH {
+        let chat = 1 + n % CHATS;
+        let entry = notice(NoticeKind::Rematch, chat, &format!("L{n}"));
+        let bp = &bp;
+        jobs.push(async move {
+            let due = tabula_server::room_actor::now_ms();
+            bp.queue_notice(&format!("load:{n}"), entry, due, Duration::from_secs(600))
+                .await
+                .unwrap()
+        });
+        if jobs.len() == 500 {
+            assert!(
+                futures_util::future::join_all(jobs.drain(..))
+                    .await
+                    .into_iter()
+                    .all(|q| q)
+            );
+        }
+    }
+    assert!(
+        futures_util::future::join_all(jobs)
+            .await
+            .into_iter()
+            .all(|q| q)
+    );
+    let total = (CHATS * EACH) as usize;
+    let done = api
+        .wait_for("sendMessage", Duration::from_secs(90), |c| {
+            c.len() >= base + total
+        })
+        .await;
+    let took = t0.elapsed();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let all = deliveries(&api);
+    let load: Vec<_> = all
+        .iter()
+        .filter(|d| d.1.starts_with('L'))
+        .cloned()
+        .collect();
+    assert_eq!(
+        done.len() - base,
+        total,
+        "sent {} of {total}",
+        done.len() - base
+    );
+    // None lost, none twice.
+    let distinct: HashSet<&String> = load.iter().map(|d| &d.1).collect();
+    assert_eq!(load.len(), total, "messages of the load");
+    assert_eq!(distinct.len(), total, "a notice sent twice");
+    // One a second per chat, as Telegram received them.
+    let mut by_chat: BTreeMap<i64, Vec<Instant>> = BTreeMap::new();
+    for (chat, _, at) in &load {
+        by_chat.entry(*chat).or_default().push(*at);
+    }
+    let mut closest = Duration::MAX;
+    for times in by_chat.values_mut() {
+        times.sort();
+        for w in times.windows(2) {
+            closest = closest.min(w[1] - w[0]);
+        }
+    }
+    assert!(
+        closest >= Duration::from_millis(1000),
+        "two messages to one chat {closest:?} apart"
+    );
+    // The bot as a whole: PER_SEC a second, counted by tenths of a
+    // second across both nodes: at most PER_SEC in each second of the
+    // clock (a few more where a send's trip crosses the second), and at
+    // most a tenth more in any second not aligned to the count.
+    let calls: Vec<u64> = api
+        .ok_calls("sendMessage")
+        .iter()
+        .filter(|c| buttons(&c.body).first().is_some_and(|u| u.contains("=L")))
+        .map(|c| c.wall_ms)
+        .collect();
+    let mut per_second: BTreeMap<u64, u32> = BTreeMap::new();
+    for ms in &calls {
+        *per_second.entry(ms / 1000).or_default() += 1;
+    }
+    let busiest = *per_second.values().max().unwrap();
+    let mut sorted = calls.clone();
+    sorted.sort_unstable();
+    let mut sliding = 0;
+    let mut lo = 0;
+    for hi in 0..sorted.len() {
+        while sorted[hi] - sorted[lo] >= 1000 {
+            lo += 1;
+        }
+        sliding = sliding.max(hi - lo + 1);
+    }
+    let rate = total as f64 / took.as_secs_f64();
+    println!(
+        "10,000 notices to 2,000 chats through 2 nodes on Redis: {:.1} s, {rate:.0}/s overall, busiest second of the clock {busiest}, busiest sliding second {sliding} (limit {PER_SEC}), closest two to one chat {closest:?}",
+        took.as_secs_f64()
+    );
+    assert!(busiest <= PER_SEC + PER_SEC / 20, "{busiest} in one second");
+    assert!(
+        sliding as u32 <= PER_SEC + PER_SEC / 10 + PER_SEC / 20,
+        "{sliding} in a second"
+    );
+    assert!(rate <= f64::from(PER_SEC) * 1.02, "{rate:.0}/s overall");
+    // The queue is empty.
+    assert_eq!(bp.notice_backlog().await.unwrap().notices, 0);
+    drop((a, b));
 }

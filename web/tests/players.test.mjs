@@ -241,6 +241,15 @@ test('a finished game against the computer is in the history; its replay steps t
     assert.deepEqual(page.errors, []);
     console.log(`# replay: ${frames.length} frames, ${analysis.turns.length} turns analysed, ${analysis.turns.filter((x) => x.equityLost > 0.08).length} blunders; ${outcome}`);
     await page.ctx.close();
+
+    // The bot's deep link to this replay (`startapp=replay-<room>-<n>`,
+    // as Telegram passes a Mini App link's parameter) opens exactly it.
+    const linked = await phone(`${node.base}/?startapp=replay-${room.roomId}-1`, { guest: 'ivan' });
+    await linked.waitForSelector('#replay-board svg');
+    assert.match(new URL(linked.url()).search, new RegExp(`replay=${room.roomId}\\.1`), 'the replay of the link');
+    assert.equal(await linked.locator('#game-over, #board-wrap').count(), 0, 'no room was joined');
+    assert.deepEqual(linked.errors, []);
+    await linked.ctx.close();
   } finally {
     await node.stop();
   }

@@ -49,7 +49,7 @@ pub use archive::{
 pub use bus::{Inbound, NodeBus};
 pub use in_process::InProcess;
 pub use lobby::{Lobby, NEW_PLAYER_RATING, Rematch, Ticket, Window, compatible, pick_partner};
-pub use notices::{NoticeBacklog, Notices};
+pub use notices::{NoticeBacklog, Notices, send_slot};
 pub use parts::Parts;
 pub use redis::{RedisBackplane, RedisConfig};
 pub use store::{Lease, RoomAppend, RoomEntry, RoomStore, StoredRoom};

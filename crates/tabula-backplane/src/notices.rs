@@ -3,6 +3,8 @@
 //! across every node, the updates already acted on, and the players who
 //! started the bot.
 //!
+//! Sends are counted by slots of a tenth of a second ([`send_slot`]).
+//!
 //! The **notice queue** is an outbox drained by every node, as the archive
 //! queue is: a room queues a notice under an id made from the event that
 //! caused it (`turn:{room}:{version}`), so a node that takes the room over
@@ -54,8 +56,11 @@ pub trait Notices: Send + Sync + std::fmt::Debug + 'static {
     /// Claims the slot `name` for `ttl`: `true` when it was free.
     fn claim_slot(&self, name: &str, ttl: Duration) -> BoxFuture<'_, Result<bool>>;
 
-    /// Claims one of `per_sec` sends of the second `now_ms` falls in,
-    /// across every node: `false` when that second's sends are spent.
+    /// Claims a send at `now_ms` within `per_sec` sends a second, across
+    /// every node, counted by [`send_slot`]: a burst is spread over the
+    /// second, and no second (aligned or not) holds more than one slot's
+    /// worth beyond `per_sec`. `false` when the current slot's sends are
+    /// spent.
     fn claim_send(&self, now_ms: u64, per_sec: u32) -> BoxFuture<'_, Result<bool>>;
 
     /// Stops every node's sends until `until_ms` (Telegram's 429
@@ -85,6 +90,18 @@ pub trait Notices: Send + Sync + std::fmt::Debug + 'static {
 
     /// Writes (`None`: forgets) what the bot knows of `player`.
     fn set_bot_user(&self, player: &str, user: Option<String>) -> BoxFuture<'_, Result<()>>;
+}
+
+/// How `per_sec` sends a second are counted: (slot length in ms, sends
+/// each slot allows). A tenth of a second allows a tenth of them (rounded
+/// down: never more than asked); under 10 a second, one send per
+/// `1000 / per_sec` ms.
+pub fn send_slot(per_sec: u32) -> (u64, u32) {
+    match per_sec {
+        0 => (1000, 0),
+        1..=9 => (1000 / u64::from(per_sec), 1),
+        n => (100, n / 10),
+    }
 }
 
 /// The notice queue's length, as [`Notices::notice_backlog`] reads it.

@@ -577,18 +577,19 @@ async fn notices_scenario(a: &impl Notices, b: &impl Notices) {
             .await
             .unwrap()
     );
-    // Sends of one second, shared: 3 a second.
+    // Sends, shared: 30 a second are 3 a tenth of a second.
     let sec = 1_700_000_000_000u64;
     let mut ok = 0;
     for i in 0..5 {
         let n: &dyn Notices = if i % 2 == 0 { a } else { b };
-        ok += u32::from(n.claim_send(sec + 10, 3).await.unwrap());
+        ok += u32::from(n.claim_send(sec + 10 + i, 30).await.unwrap());
     }
     assert_eq!(ok, 3);
-    assert!(
-        a.claim_send(sec + 1_000, 3).await.unwrap(),
-        "the next second"
-    );
+    assert!(a.claim_send(sec + 100, 30).await.unwrap(), "the next tenth");
+    // One a second: one send per second.
+    assert!(a.claim_send(sec + 5_000, 1).await.unwrap());
+    assert!(!b.claim_send(sec + 5_900, 1).await.unwrap());
+    assert!(b.claim_send(sec + 6_000, 1).await.unwrap());
     // The pause only moves later.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -13,7 +13,7 @@ on the first failed check, saying what and where.
   invariants what the chart promises (drain timing, probes, security,
              rollout, labels) holds in every render
   rules      alerts and dashboard: PromQL parses (promtool), alert unit
-             tests pass, every metric named exists in metrics.rs
+             tests pass, every metric named exists in metrics.rs (or telegram/metrics.rs)
   config     the rendered config file has only keys the node knows, and a
              real node accepts it: started with that file and the pod's
              environment against a local Redis, it must become ready, and
@@ -629,8 +629,11 @@ def check_store(case, values, docs, dep, c, toml):
 
 
 def metric_names():
-    with open(os.path.join(ROOT, "crates/tabula-server/src/metrics.rs")) as f:
-        src = f.read()
+    src = ""
+    # The node's metrics, and the Telegram bot's (registered with them).
+    for path in ("crates/tabula-server/src/metrics.rs", "crates/tabula-server/src/telegram/metrics.rs"):
+        with open(os.path.join(ROOT, path)) as f:
+            src += f.read()
     out = {}
     chunks = src.split('"tabula_')[1:]
     for chunk in chunks:

@@ -139,7 +139,7 @@ for k in ['startup', 'liveness', 'readiness']:
 EXTRA_DESC = {
  'externalRedis': "An external Redis: one instance (host/port or url, directly or through a proxy that follows the master) or a Redis Cluster (cluster.enabled, cluster.nodes). Redis Sentinel is NOT supported by the node (it never asks Sentinel for the master): there is no `sentinel` value; put a Sentinel-aware proxy in front, or use a Redis Cluster. TLS (rediss://) is not supported either.",
  'externalPostgres': "An external PostgreSQL as the durable store, shared by every node (host/port/database/username or url, the password inline or in an existing Secret). With neither this nor devPostgres the nodes have no durable store (TABULA__STORE__URL empty: history, ratings and leaderboards answer 503 no_store).",
- 'config': "The node's settings (config/default.toml), rendered into its config file. The chart sets server.listen, cluster.backplane, cluster.node_id, redis.url, redis.urls, redis.cluster and store.url itself (the store URL, which may hold a password, from a Secret: externalPostgres / devPostgres), and the secrets (auth.bot_token, auth.session_secret) come only from `auth`: none of them can be set here.",
+ 'config': "The node's settings (config/default.toml), rendered into its config file. The chart sets server.listen, cluster.backplane, cluster.node_id, redis.url, redis.urls, redis.cluster and store.url itself (the store URL, which may hold a password, from a Secret: externalPostgres / devPostgres), and the secrets (auth.bot_token, auth.session_secret, telegram.webhook_secret) come only from `auth`: none of them can be set here.",
  'drain': "The drain of a stopping node: preStop pause, then SIGTERM and the node's own drain.",
 }
 

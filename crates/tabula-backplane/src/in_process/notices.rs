@@ -32,8 +32,8 @@ pub(super) struct NoticeState {
     seen: HashMap<String, Instant>,
     /// slot name → until when it is claimed.
     slots: HashMap<String, Instant>,
-    /// (second, sends claimed in it).
-    second: (u64, u32),
+    /// ((slot length, slot), sends claimed in it).
+    second: ((u64, u64), u32),
     paused_until: u64,
     users: HashMap<String, String>,
     /// name → (value, until when it is kept).
@@ -137,13 +137,14 @@ impl Notices for InProcess {
     }
 
     fn claim_send(&self, now_ms: u64, per_sec: u32) -> BoxFuture<'_, Result<bool>> {
-        let sec = now_ms / 1000;
+        let (slot_ms, allowed) = crate::send_slot(per_sec);
+        let slot = (slot_ms, now_ms / slot_ms);
         let ok = self.with(|s| {
             let n = &mut s.notices;
-            if n.second.0 != sec {
-                n.second = (sec, 0);
+            if n.second.0 != slot {
+                n.second = (slot, 0);
             }
-            if n.second.1 >= per_sec {
+            if n.second.1 >= allowed {
                 return false;
             }
             n.second.1 += 1;

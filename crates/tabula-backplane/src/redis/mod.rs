@@ -36,7 +36,7 @@
 //! | `P:{notices}:due` | sorted set | notice id → when it is due (ms) |
 //! | `P:{notices}:seen:ID` | string | the id was queued: expires after its keep; a queue of the same id meanwhile is refused |
 //! | `P:slot:{hex(name)}` | string | a claimed slot (a chat's send, a game's quiet period, a webhook update), expires after its ttl |
-//! | `P:sends:{second}` | string | sends claimed in that second, across nodes; expires after 2 s |
+//! | `P:sends:MS:{slot}` | string | sends claimed in that slot of MS ms (ms since the epoch / MS; [`send_slot`](crate::send_slot)), across nodes; expires after 2 s |
 //! | `P:sends-paused` | string | ms until which no node sends (Telegram's 429), expires then |
 //! | `P:note:{hex(name)}` | string | a note the bot keeps for a while (a challenge's inline message, by room), expires after its keep |
 //! | `P:botuser:{player}` | string | what the bot knows of a player who started it (the node's JSON); no expiry |
@@ -304,8 +304,8 @@ impl RedisBackplane {
     fn slot_key(&self, name: &str) -> String {
         format!("{}:slot:{{{}}}", self.prefix, hex(name))
     }
-    fn send_second_key(&self, second: u64) -> String {
-        format!("{}:sends:{{{second}}}", self.prefix)
+    fn send_slot_key(&self, slot_ms: u64, slot: u64) -> String {
+        format!("{}:sends:{slot_ms}:{{{slot}}}", self.prefix)
     }
     fn send_pause_key(&self) -> String {
         format!("{}:sends-paused", self.prefix)

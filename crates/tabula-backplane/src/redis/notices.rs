@@ -1,7 +1,7 @@
 //! [`Notices`] on Redis: the notice queue is a hash of entries and a
 //! sorted set of due times in the `{notices}` slot, with one marker per
-//! id queued (its keep); slots are `SET NX PX`; the sends of one second
-//! are a counter that expires; the bot's players one string each.
+//! id queued (its keep); slots are `SET NX PX`; the sends are a counter
+//! per slot ([`crate::send_slot`]) that expires; the bot's players one string each.
 
 use std::time::Duration;
 
@@ -116,10 +116,12 @@ impl Notices for RedisBackplane {
     }
 
     fn claim_send(&self, now_ms: u64, per_sec: u32) -> BoxFuture<'_, Result<bool>> {
-        let key = self.send_second_key(now_ms / 1000);
+        let (slot_ms, allowed) = crate::send_slot(per_sec);
+        let key = self.send_slot_key(slot_ms, now_ms / slot_ms);
         Box::pin(async move {
+            let limit = allowed.to_string();
             let ok: i64 = self
-                .eval(&self.scripts.claim_send, &[&key], &[&per_sec.to_string()])
+                .eval(&self.scripts.claim_send, &[&key], &[&limit])
                 .await?;
             Ok(ok == 1)
         })

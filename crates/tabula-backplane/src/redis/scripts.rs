@@ -267,8 +267,8 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1",
             ),
-            // KEYS[1] the counter of one second; ARGV: sends a second.
-            // → 1 when one more send fits in that second, else 0.
+            // KEYS[1] the counter of one slot (crate::send_slot); ARGV:
+            // sends it allows. → 1 when one more send fits in it, else 0.
             claim_send: Script::new(
                 r"
 local n = redis.call('INCR', KEYS[1])

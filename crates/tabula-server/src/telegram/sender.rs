@@ -71,16 +71,30 @@ pub async fn run(state: Arc<AppState>, tg: Arc<Telegram>) {
         let wait = if paused > now {
             Duration::from_millis(paused - now)
         } else {
-            let limit = tg.settings.messages_per_sec.max(1) as usize;
-            match bp.take_notices(now, limit).await {
+            // One slot's worth of sends at a time: a notice taken beyond
+            // what the bot may send now would only be put back.
+            let per_sec = tg.settings.messages_per_sec;
+            let (_, allowed) = tabula_backplane::send_slot(per_sec);
+            match bp.take_notices(now, allowed.max(1) as usize).await {
                 Ok(batch) if !batch.is_empty() => {
+                    let busy = std::sync::atomic::AtomicBool::new(false);
                     futures_util::stream::iter(batch)
                         .for_each_concurrent(CONCURRENCY, |(id, entry)| {
-                            let (bp, tg) = (bp.clone(), tg.clone());
-                            async move { handle(&*bp, &tg, id, entry).await }
+                            let (bp, tg, busy) = (bp.clone(), tg.clone(), &busy);
+                            async move {
+                                if handle(&*bp, &tg, id, entry).await == Some("bot_busy") {
+                                    busy.store(true, std::sync::atomic::Ordering::Relaxed);
+                                }
+                            }
                         })
                         .await;
-                    continue;
+                    if !busy.load(std::sync::atomic::Ordering::Relaxed) {
+                        continue;
+                    }
+                    // This slot's sends are spent (by other nodes too):
+                    // the next one.
+                    let now = now_ms();
+                    Duration::from_millis(next_slot(now, per_sec).saturating_sub(now))
                 }
                 Ok(_) => IDLE_POLL,
                 Err(e) => {
@@ -110,17 +124,28 @@ async fn backlog(bp: &dyn Backplane, tg: &Telegram, now: u64) {
     }
 }
 
-async fn handle(bp: &dyn Backplane, tg: &Telegram, id: String, entry: String) {
+/// Delivers one taken notice and counts what became of it; the reason
+/// when it was put back.
+async fn handle(
+    bp: &dyn Backplane,
+    tg: &Telegram,
+    id: String,
+    entry: String,
+) -> Option<&'static str> {
     let m = &tg.outbox.metrics;
     let mut notice: Notice = match serde_json::from_str(&entry) {
         Ok(n) => n,
         Err(e) => {
             tracing::warn!(%id, error = %e, "unreadable notice dropped");
             m.refused.with_label_values(&["corrupt"]).inc();
-            return;
+            return None;
         }
     };
     let fate = deliver(bp, tg, &mut notice).await;
+    let later = match fate {
+        Fate::Later(_, why) => Some(why),
+        _ => None,
+    };
     match fate {
         Fate::Sent => {
             m.sent.with_label_values(&[notice.kind.name()]).inc();
@@ -138,6 +163,7 @@ async fn handle(bp: &dyn Backplane, tg: &Telegram, id: String, entry: String) {
             }
         }
     }
+    later
 }
 
 /// Checks, claims the limits and sends one notice.
@@ -167,20 +193,23 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
     if n.kind == NoticeKind::BotGameWaiting && !still_waiting(bp, n).await {
         return Fate::Dropped("stale");
     }
-    // One message per chat per interval, across nodes.
-    let interval = Duration::from_millis(s.chat_interval_ms);
+    // The bot's sends (per slot of a second), across nodes; first, so a
+    // chat's slot is not claimed for a send the bot may not make yet.
+    match bp.claim_send(now, s.messages_per_sec).await {
+        Ok(true) => {}
+        Ok(false) => return Fate::Later(next_slot(now, s.messages_per_sec), "bot_busy"),
+        Err(_) => return Fate::Later(now + 1000, "unavailable"),
+    }
+    // One message per chat per interval, across nodes; claimed a tenth
+    // longer, so that two sends' different trips to Telegram never bring
+    // them closer than the interval.
+    let interval = Duration::from_millis(s.chat_interval_ms + s.chat_interval_ms / 10);
     match bp
         .claim_slot(&format!("chat:{}", user.chat), interval)
         .await
     {
         Ok(true) => {}
-        Ok(false) => return Fate::Later(now + s.chat_interval_ms, "chat_busy"),
-        Err(_) => return Fate::Later(now + 1000, "unavailable"),
-    }
-    // The bot's sends of this second, across nodes.
-    match bp.claim_send(now, s.messages_per_sec).await {
-        Ok(true) => {}
-        Ok(false) => return Fate::Later((now / 1000 + 1) * 1000, "bot_busy"),
+        Ok(false) => return Fate::Later(now + s.chat_interval_ms / 2, "chat_busy"),
         Err(_) => return Fate::Later(now + 1000, "unavailable"),
     }
     if n.kind == NoticeKind::YourTurn && !n.quiet_claimed {
@@ -268,7 +297,7 @@ async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: 
     };
     match bp.claim_send(now, tg.settings.messages_per_sec).await {
         Ok(true) => {}
-        Ok(false) => return Fate::Later((now / 1000 + 1) * 1000, "bot_busy"),
+        Ok(false) => return Fate::Later(next_slot(now, tg.settings.messages_per_sec), "bot_busy"),
         Err(_) => return Fate::Later(now + 1000, "unavailable"),
     }
     // The chat's language is not known: the challenger's, from his record.
@@ -330,6 +359,12 @@ async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: 
             }
         }
     }
+}
+
+/// When the next slot of sends begins ([`tabula_backplane::send_slot`]).
+fn next_slot(now: u64, per_sec: u32) -> u64 {
+    let (slot_ms, _) = tabula_backplane::send_slot(per_sec);
+    (now / slot_ms + 1) * slot_ms
 }
 
 /// A waiting game's notice: the game is still listed for the player,
