@@ -467,6 +467,27 @@ async fn every_http_refusal_is_a_json_error_body() {
     );
     assert_eq!(s, 400, "{body}");
     assert!(body.contains(r#""error""#), "{body}");
+    // Issue 45: path parameters that do not read, on any route: the same
+    // body (was a plain-text 404 `can not parse "-1" to a u32`).
+    for path in [
+        "/api/games/abcdef/-1",
+        "/api/games/abcdef/abc",
+        "/api/games/abcdef/18446744073709551616",
+        "/api/games/abcdef/-1/analysis",
+    ] {
+        let (s, body) = raw_http(
+            node.addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_str(&body)
+            .unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}"));
+        assert_eq!(
+            (s, &v["error"]["code"]),
+            (400, &json!("bad_request")),
+            "{path}: {v}"
+        );
+    }
     // Records of a room that does not exist: 404, like its other routes.
     let (s, v) = common::http_async(node.addr, "GET", "/api/rooms/nope/records", None).await;
     assert_eq!(s, 404, "{v}");

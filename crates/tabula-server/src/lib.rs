@@ -272,6 +272,7 @@ pub async fn run_with(
             .app_data(data.clone())
             .app_data(http::json_config())
             .app_data(http::query_config())
+            .app_data(http::path_config())
             .configure(http::routes);
         match &web_dir {
             Some(dir) => app.service(

@@ -101,6 +101,20 @@ pub fn query_config() -> web::QueryConfig {
     })
 }
 
+/// Path parameters that do not read (a game number of `-1`, `abc` or
+/// 2^64; text that is not UTF-8): 400 with the `{"error"}` body, on every
+/// route (actix's default is a plain-text 404).
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|err, _req| {
+        let res = error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            format!("a path parameter does not read: {err}"),
+        );
+        actix_web::error::InternalError::from_response(err, res).into()
+    })
+}
+
 fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
     let header = |n: &str| {
         req.headers()
