@@ -47,6 +47,7 @@ pub mod serve;
 pub mod session;
 pub mod settings;
 pub mod sockets;
+pub mod ws_close;
 pub mod ws_frames;
 
 use std::future::Future;

@@ -266,7 +266,11 @@ async fn ws(
     let profile = profiles::on_login(&*state.backplane, keep, &player, telegram.as_ref()).await;
     crate::archiver::refresh_profile(&state, &player, telegram.as_ref(), language);
     let st = state.into_inner();
-    actix_rt::spawn(run_session(st, player, profile, session, stream, slot));
+    // Closed sockets let go of their connection (crate::ws_close).
+    let (resp, verdict) = crate::ws_close::guard(resp);
+    actix_rt::spawn(run_session(
+        st, player, profile, session, stream, slot, verdict,
+    ));
     Ok(resp)
 }
 

@@ -128,6 +128,7 @@ pub async fn run_session(
     mut session: Session,
     mut stream: AggregatedMessageStream,
     slot: crate::sockets::Slot,
+    verdict: crate::ws_close::Verdict,
 ) {
     let conn = NEXT_CONN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let s = &state.settings.server;
@@ -178,11 +179,16 @@ pub async fn run_session(
         missing_since: None,
     };
     let mut close: Option<CloseReason> = None;
+    // The client closed (its close frame, or its connection ended).
+    let mut peer_closed = false;
     if send(&mut session, &welcome).await {
         loop {
             tokio::select! {
                 m = stream.recv() => {
-                    let Some(m) = m else { break };
+                    let Some(m) = m else {
+                        peer_closed = true;
+                        break;
+                    };
                     let m = match m {
                         Ok(m) => m,
                         Err(e) => {
@@ -255,7 +261,10 @@ pub async fn run_session(
                             if session.pong(&b).await.is_err() { break; }
                         }
                         AggregatedMessage::Pong(_) => {}
-                        AggregatedMessage::Close(_) => break,
+                        AggregatedMessage::Close(_) => {
+                            peer_closed = true;
+                            break;
+                        }
                     }
                 }
                 out = rx.recv() => {
@@ -340,6 +349,24 @@ pub async fn run_session(
     state.metrics.connections.dec();
     tracing::debug!(conn, player = %player, "socket closed");
     let _ = session.close(close).await;
+    // The closing handshake: the client's close frame (or its connection
+    // ending) within the grace, or the connection is dropped
+    // (crate::ws_close); its place among the sockets is held till then.
+    let answered = peer_closed
+        || tokio::time::timeout(crate::ws_close::CLOSE_GRACE, async {
+            while let Some(m) = stream.recv().await {
+                if matches!(m, Ok(AggregatedMessage::Close(_)) | Err(_)) {
+                    return;
+                }
+            }
+        })
+        .await
+        .is_ok();
+    if answered {
+        verdict.answered();
+    } else {
+        verdict.unanswered();
+    }
     drop(slot);
 }
 
