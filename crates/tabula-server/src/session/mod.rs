@@ -69,7 +69,14 @@ struct Pending {
     frame: ClientFrame,
     sent: Instant,
     first: Instant,
+    /// When the client was last told it still waits (`pending`).
+    told: Instant,
 }
+
+/// How often a command (or `join`) still unanswered is said to be pending:
+/// well inside the 3 s of silence after which docs/protocol.md tells a
+/// client its socket is lost, whatever the lease or the store does.
+const PENDING_EVERY: Duration = Duration::from_secs(1);
 
 struct Sess {
     state: Arc<AppState>,
@@ -87,6 +94,9 @@ struct Sess {
     join_wait: Option<(Instant, Option<u64>, Option<u64>)>,
     /// Since when a re-route finds the linked room missing from the store.
     missing_since: Option<Instant>,
+    /// The join awaited from a remote owner ([`Sess::join_wait`]): since
+    /// when, and when the client was last told it is pending.
+    join_told: Option<(Instant, Instant)>,
 }
 
 /// What the select loop should do after an outbound message.
@@ -177,6 +187,7 @@ pub async fn run_session(
         last_relink: None,
         join_wait: None,
         missing_since: None,
+        join_told: None,
     };
     let mut close: Option<CloseReason> = None;
     // The client closed (its close frame, or its connection ended).
@@ -294,6 +305,11 @@ pub async fn run_session(
                 // must cost no wakeups (10 a second on each of 20,000
                 // sockets was a core's worth of timer work).
                 _ = ticker.tick(), if sess.needs_tick() => {
+                    let mut ok = true;
+                    for m in sess.progress(Instant::now()) {
+                        if !send(&mut session, &m).await { ok = false; break; }
+                    }
+                    if !ok { break; }
                     Box::pin(sess.tick()).await;
                 }
                 () = &mut housekeeping => {

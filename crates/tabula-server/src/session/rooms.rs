@@ -304,6 +304,10 @@ impl Sess {
                 }
             }
             Located::Remote(node) => {
+                if self.join_wait.is_none() || self.join_told.is_none() {
+                    let now = Instant::now();
+                    self.join_told = Some((now, now));
+                }
                 self.join_wait = Some((Instant::now(), seq, resume_from));
                 self.state.router.link(self.conn, self.tx.clone(), node);
                 let msg = ToOwner::Join {
@@ -394,6 +398,36 @@ impl Sess {
     /// Whether the socket is in a room (here or on its owner).
     pub(super) fn in_room(&self) -> bool {
         self.link.is_some()
+    }
+
+    /// `pending` for each command, and the `join`, unanswered for
+    /// [`super::PENDING_EVERY`] since it was sent or last said pending.
+    /// Written by the session itself, so it is no answer: the command
+    /// stays pending until its own answer comes.
+    pub(super) fn progress(&mut self, now: Instant) -> Vec<ServerMsg> {
+        let every = super::PENDING_EVERY;
+        let mut notes = Vec::new();
+        for (&seq, p) in &mut self.pending {
+            if now.duration_since(p.told) >= every {
+                p.told = now;
+                notes.push(ServerMsg::Pending {
+                    for_seq: Some(seq),
+                    waited_ms: now.duration_since(p.first).as_millis() as u64,
+                });
+            }
+        }
+        match (&self.join_wait, &mut self.join_told) {
+            (Some((_, seq, _)), Some((first, told))) if now.duration_since(*told) >= every => {
+                *told = now;
+                notes.push(ServerMsg::Pending {
+                    for_seq: *seq,
+                    waited_ms: now.duration_since(*first).as_millis() as u64,
+                });
+            }
+            (None, told) => *told = None,
+            _ => {}
+        }
+        notes
     }
 
     /// Whether [`Sess::tick`] has anything to look at.
@@ -522,6 +556,7 @@ impl Sess {
                             frame: frame.clone(),
                             sent: now,
                             first: now,
+                            told: now,
                         },
                     );
                 }
