@@ -224,6 +224,29 @@ impl<T> RoomHost<T> {
         }
     }
 
+    /// A socket its node closed for a drain (or for being cut off from
+    /// the store): the player is on his way to another node, so he is not
+    /// marked disconnected now — a drain is not a disconnection. If he is
+    /// not back within the takeover grace, [`RoomHost::grace`] marks him
+    /// disconnected then, as after a takeover.
+    pub fn detach_for_drain(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        self.cancel_hint(conn, fx);
+        self.watch_idle(now, fx);
+        if self.by_player.get(&c.player) != Some(&conn) {
+            return;
+        }
+        self.by_player.remove(&c.player);
+        if self.life.owns() && self.room.seat_of(&c.player).is_some() {
+            fx.push(Effect::Set {
+                timer: super::Timer::Grace,
+                at: now + super::ms(self.config.takeover_grace),
+            });
+        }
+    }
+
     /// After a takeover's grace: seated players not connected here are
     /// marked disconnected, as their own node would have done.
     pub fn grace(&mut self, now: u64, fx: &mut Vec<Effect<T>>) {

@@ -97,6 +97,9 @@ struct Sess {
     /// The join awaited from a remote owner ([`Sess::join_wait`]): since
     /// when, and when the client was last told it is pending.
     join_told: Option<(Instant, Instant)>,
+    /// The socket is closed by this node's drain (or cut-off): the room is
+    /// told so, and does not mark the player disconnected at once.
+    drained: bool,
 }
 
 /// What the select loop should do after an outbound message.
@@ -188,6 +191,7 @@ pub async fn run_session(
         join_wait: None,
         missing_since: None,
         join_told: None,
+        drained: false,
     };
     let mut close: Option<CloseReason> = None;
     // The client closed (its close frame, or its connection ended).
@@ -355,6 +359,7 @@ pub async fn run_session(
                     };
                     let _ = send(&mut session, &msg).await;
                     close = Some(restart_reason());
+                    sess.drained = true;
                     break;
                 }
             }

@@ -13,7 +13,7 @@ use tabula_room::SeatId;
 
 use super::{Flow, Link, Pending, Sess, restart_msg, restart_reason};
 use crate::Located;
-use crate::room_actor::{Detach, Join, not_joined};
+use crate::room_actor::{Detach, DetachForDrain, Join, not_joined};
 use crate::route::{Outbound, RemoteOut};
 
 /// How long a re-route keeps looking for a room missing from the store
@@ -340,6 +340,9 @@ impl Sess {
             return;
         };
         match l.at {
+            Located::Local(addr) if self.drained => {
+                addr.do_send(DetachForDrain { conn: self.conn })
+            }
             Located::Local(addr) => addr.do_send(Detach { conn: self.conn }),
             Located::Remote(node) => {
                 self.state.router.unlink(self.conn);
@@ -347,6 +350,7 @@ impl Sess {
                     room: l.room,
                     from: self.node().to_string(),
                     conn: self.conn,
+                    quiet: self.drained,
                 };
                 crate::cluster::send(&self.state, &node, msg).await;
             }

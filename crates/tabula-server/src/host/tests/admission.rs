@@ -263,3 +263,33 @@ fn a_restored_clocked_room_resumes_its_clock_first_and_writes_that_before_anythi
         ["cancel Room", "set Idle 6000", "set Grace 5500"]
     );
 }
+
+/// Issue 45: a socket closed by its node's drain does not show the
+/// opponent `playerDisconnected`: the room forgets the connection and
+/// waits the takeover grace. Back in time (on another node): nothing was
+/// ever announced. Not back: marked disconnected when the grace runs out,
+/// as after a takeover.
+#[test]
+fn a_drained_socket_is_no_disconnection_unless_its_player_stays_away() {
+    let mut r = two_seated();
+    r.table(&[
+        // Nothing written, nothing sent: only the grace is set.
+        (In::Drained(2), &["set Grace 1550"]),
+        // Back on another connection (another node's proxy): a state for
+        // him, nothing for the opponent.
+        (
+            In::Rejoin {
+                conn: 12,
+                player: 2,
+            },
+            &["#join/accepted", "12: state"],
+        ),
+        (In::Grace, &[]),
+        // Drained and not back: disconnected when the grace runs out
+        // (before a game that frees his seat; in one, his forfeit grace
+        // starts, as after a takeover).
+        (In::Drained(12), &["set Grace 1580"]),
+        (In::Grace, &["write append 2+1"]),
+        (In::Ok, &["1: [seatFreed]", "cancel Room"]),
+    ]);
+}
