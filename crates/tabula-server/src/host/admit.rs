@@ -97,6 +97,7 @@ impl<T> RoomHost<T> {
             state_instead: true,
             resume_from: j.resume_from,
             received: j.received,
+            leaves: false,
         };
         self.commit(envs, Some(origin), fx);
         true
@@ -140,6 +141,7 @@ impl<T> RoomHost<T> {
             self.send(conn, self.ack(seq, true), fx);
             return;
         }
+        let leaves = matches!(command, Command::Leave);
         match self.room.apply(command, Actor::Player(player.clone()), now) {
             Ok(envs) => {
                 fx.push(count("accepted"));
@@ -153,6 +155,7 @@ impl<T> RoomHost<T> {
                     state_instead: false,
                     resume_from: None,
                     received,
+                    leaves,
                 };
                 self.commit(envs, Some(origin), fx);
             }
@@ -245,6 +248,25 @@ impl<T> RoomHost<T> {
                 at: now + super::ms(self.config.takeover_grace),
             });
         }
+    }
+
+    /// A socket whose `leave` was answered is out of the room: the room
+    /// forgets it (it was no disconnection: the player left) and its
+    /// session counts it in no room, so the rule that closes sockets idle
+    /// in no room applies to it.
+    pub(super) fn unjoin(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        self.cancel_hint(conn, fx);
+        if self.by_player.get(&c.player) == Some(&conn) {
+            self.by_player.remove(&c.player);
+        }
+        fx.push(Effect::Last {
+            tx: c.tx,
+            out: Outbound::Unjoined,
+        });
+        self.watch_idle(now, fx);
     }
 
     /// After a takeover's grace: seated players not connected here are

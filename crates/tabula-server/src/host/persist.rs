@@ -147,7 +147,11 @@ impl<T> RoomHost<T> {
                     let mut batches = std::mem::take(&mut self.unsent);
                     self.unsent = batches.split_off(ready);
                     for u in batches.drain(..) {
+                        let leaver = u.origin.filter(|o| o.leaves).map(|o| o.conn);
                         self.dispatch(u, fx);
+                        if let Some(conn) = leaver {
+                            self.unjoin(conn, now, fx);
+                        }
                     }
                     if self.unsent.is_empty() {
                         self.unsent = batches;

@@ -145,9 +145,18 @@ impl Sess {
             Outbound::Unjoined => {
                 self.join_wait = None;
                 if let Some(l) = self.link.take()
-                    && matches!(l.at, Located::Remote(_))
+                    && let Located::Remote(node) = l.at
                 {
                     self.state.router.unlink(self.conn);
+                    // After a `leave` the owner still holds the link's
+                    // proxy: let it go (a refused join's is gone already).
+                    let msg = ToOwner::Detach {
+                        room: l.room,
+                        from: self.node().to_string(),
+                        conn: self.conn,
+                        quiet: false,
+                    };
+                    crate::cluster::send(&self.state, &node, msg).await;
                 }
                 self.pending.clear();
                 Flow::Nothing

@@ -264,6 +264,46 @@ fn a_restored_clocked_room_resumes_its_clock_first_and_writes_that_before_anythi
     );
 }
 
+/// Issue 45: `leave` takes the socket out of the room once its answer is
+/// out (`Unjoined`: its session is in no room, and the idle-socket rule
+/// applies); the room then hears nothing more from it, and with nobody
+/// left it watches for being idle.
+#[test]
+fn a_leave_takes_the_socket_out_of_the_room_once_answered() {
+    let mut r = two_seated();
+    r.table(&[
+        (
+            In::Cmd(2, 3, Command::Leave),
+            &["#cmd/accepted", "write append 2+1"],
+        ),
+        (
+            In::Ok,
+            &[
+                "1: [seatFreed]",
+                "2: [seatFreed]#3",
+                "latency",
+                "last 2: Unjoined",
+                "cancel Room",
+            ],
+        ),
+        (In::Cmd(2, 4, chat("still here?")), &[]),
+        (
+            In::Cmd(1, 5, Command::Leave),
+            &["#cmd/accepted", "write append 3+1"],
+        ),
+        (
+            In::Ok,
+            &[
+                "1: [seatFreed]#5",
+                "latency",
+                "last 1: Unjoined",
+                "set Idle 2090",
+                "cancel Room",
+            ],
+        ),
+    ]);
+}
+
 /// Issue 45: a socket closed by its node's drain does not show the
 /// opponent `playerDisconnected`: the room forgets the connection and
 /// waits the takeover grace. Back in time (on another node): nothing was
