@@ -668,6 +668,34 @@ async fn sockets_the_node_closes_let_go_of_their_descriptors_whatever_the_client
     drop((readers, mute));
 }
 
+/// Issue 45: `leave` takes the socket out of its room, so the rule for
+/// sockets in no room applies: `idle` and closed after the join timeout.
+/// Before, the socket stayed in the room it had left, for good.
+#[tokio::test]
+async fn a_socket_that_left_its_room_is_closed_as_idle() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[
+        ("TABULA__SERVER__JOIN_TIMEOUT_MS", "500"),
+        ("TABULA__SERVER__PING_INTERVAL_MS", "200"),
+        ("TABULA__SERVER__IDLE_TIMEOUT_MS", "5000"),
+    ]);
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let mut c = Client::connect(node.addr, "leaver").await;
+    assert_eq!(c.join(&room).await["type"], "state");
+    let r = c.call(json!({"type": "leave"})).await;
+    assert_eq!(r["event"]["type"], "seatFreed", "{r}");
+    let t0 = Instant::now();
+    let idle = c.try_recv(Duration::from_secs(5)).await;
+    assert!(
+        idle.as_ref().is_some_and(|m| m["code"] == "idle"),
+        "{idle:?} after {:?}; seen {:?}",
+        t0.elapsed(),
+        c.seen
+    );
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert!(c.try_recv(Duration::from_secs(2)).await.is_none(), "closed");
+}
+
 /// The caps: a player's sockets (its token) and the node's; while the node
 /// holds all it takes, `/healthz` still answers, and a closed socket's
 /// place is free again.

@@ -250,25 +250,6 @@ impl<T> RoomHost<T> {
         }
     }
 
-    /// A socket whose `leave` was answered is out of the room: the room
-    /// forgets it (it was no disconnection: the player left) and its
-    /// session counts it in no room, so the rule that closes sockets idle
-    /// in no room applies to it.
-    pub(super) fn unjoin(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) {
-        let Some(c) = self.conns.remove(&conn) else {
-            return;
-        };
-        self.cancel_hint(conn, fx);
-        if self.by_player.get(&c.player) == Some(&conn) {
-            self.by_player.remove(&c.player);
-        }
-        fx.push(Effect::Last {
-            tx: c.tx,
-            out: Outbound::Unjoined,
-        });
-        self.watch_idle(now, fx);
-    }
-
     /// After a takeover's grace: seated players not connected here are
     /// marked disconnected, as their own node would have done.
     pub fn grace(&mut self, now: u64, fx: &mut Vec<Effect<T>>) {
@@ -289,5 +270,42 @@ impl<T> RoomHost<T> {
                 self.commit(envs, None, fx);
             }
         }
+    }
+}
+
+impl<T: Clone> RoomHost<T> {
+    /// A socket whose `leave` was answered is out of the room: the room
+    /// forgets it (it was no disconnection: the player left) and its
+    /// session counts it in no room, so the rule that closes sockets idle
+    /// in no room applies to it. The answer already pushed for it goes on
+    /// its sender itself (the actor finds a `Send`'s sender among the
+    /// connections, and it is gone from them), then `Unjoined`.
+    pub(super) fn unjoin(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        for e in fx.iter_mut() {
+            if matches!(e, Effect::Send { conn: to, .. } if *to == conn) {
+                let last = Effect::Last {
+                    tx: c.tx.clone(),
+                    out: Outbound::Unjoined,
+                };
+                if let Effect::Send { out, .. } = std::mem::replace(e, last) {
+                    *e = Effect::Last {
+                        tx: c.tx.clone(),
+                        out,
+                    };
+                }
+            }
+        }
+        self.cancel_hint(conn, fx);
+        if self.by_player.get(&c.player) == Some(&conn) {
+            self.by_player.remove(&c.player);
+        }
+        fx.push(Effect::Last {
+            tx: c.tx,
+            out: Outbound::Unjoined,
+        });
+        self.watch_idle(now, fx);
     }
 }

@@ -111,7 +111,9 @@ impl<T> RoomHost<T> {
         });
         fx.push(Effect::Write(w));
     }
+}
 
+impl<T: Clone> RoomHost<T> {
     /// The result of the [`Effect::Write`] under way.
     pub fn written(&mut self, res: Result<(), BackplaneError>, now: u64, fx: &mut Vec<Effect<T>>) {
         let Some(w) = self.in_flight.take() else {
@@ -199,7 +201,9 @@ impl<T> RoomHost<T> {
             }
         }
     }
+}
 
+impl<T> RoomHost<T> {
     /// The retry timer fired.
     pub fn retry(&mut self, fx: &mut Vec<Effect<T>>) {
         self.retry_pending = false;

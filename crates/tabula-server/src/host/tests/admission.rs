@@ -280,7 +280,7 @@ fn a_leave_takes_the_socket_out_of_the_room_once_answered() {
             In::Ok,
             &[
                 "1: [seatFreed]",
-                "2: [seatFreed]#3",
+                "last 2: [seatFreed]#3",
                 "latency",
                 "last 2: Unjoined",
                 "cancel Room",
@@ -294,7 +294,7 @@ fn a_leave_takes_the_socket_out_of_the_room_once_answered() {
         (
             In::Ok,
             &[
-                "1: [seatFreed]#5",
+                "last 1: [seatFreed]#5",
                 "latency",
                 "last 1: Unjoined",
                 "set Idle 2090",
