@@ -1529,3 +1529,31 @@ async fn a_command_in_flight_when_the_store_stops_is_answered_promptly() {
     });
     assert_eq!(lines, 1, "{st}");
 }
+
+/// Issue 45 (item 4): a drain is no disconnection. The node a player's
+/// socket is on drains (SIGTERM) while his room is owned elsewhere: he
+/// reconnects, and neither he nor his opponent ever sees
+/// `playerDisconnected` (before, the opponent saw it, and
+/// `playerReconnected` 28 ms later, on every rolling deploy).
+#[tokio::test]
+async fn a_drained_front_shows_nobody_a_disconnection() {
+    let _one = common::one().await;
+    let mut c = Cluster::start("drainfront", false);
+    let (n1, n2, n3) = (c.nodes[0].addr, c.nodes[1].addr, c.nodes[2].addr);
+    let mut g = Game::new(n3, [n1, n2], &c.table, "df").await;
+    assert!(!g.play(&c.table, Some(6)).await);
+    c.down(0);
+    signal(c.nodes[0].pid(), "-TERM");
+    let status = c.nodes[0].terminate_wait();
+    assert!(status.success(), "drained node exit: {status:?}");
+    assert!(g.play(&c.table, None).await);
+    for p in &g.players {
+        assert!(
+            !p.saw_disconnected,
+            "{} saw playerDisconnected; logs: {}",
+            p.name,
+            c.logs()
+        );
+    }
+    g.check_record(&c.table).await;
+}
