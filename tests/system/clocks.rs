@@ -125,6 +125,9 @@ async fn time_controls_are_asked_for_by_name_or_figures_and_bad_ones_refused() {
         json!({"delayMs": 100, "reserveMs": 0}),
         json!({"delayMs": 30000, "reserveMs": 99999999}),
         json!({"delayMs": 30500, "reserveMs": 0}),
+        // Issue 45: the figures without the reserve, or not an object.
+        json!({"delayMs": 3000}),
+        json!(30000),
     ] {
         let (s, e) = http_async(
             addr,

@@ -104,3 +104,12 @@ fn clock_ticks() -> f64 {
     let out = Command::new("getconf").arg("CLK_TCK").output().unwrap();
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
+
+impl NodeProc {
+    /// How many file descriptors it holds (`/proc/<pid>/fd`).
+    pub(crate) fn fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.child.id()))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    }
+}

@@ -263,6 +263,10 @@ async fn a_guest_renames_himself_and_a_bad_name_changes_nothing() {
     for path in [
         "/api/players/nobody/profile",
         "/api/players/guest:a%20b/profile",
+        // Issue 45: only the form a node mints is a guest's id.
+        "/api/players/guest:anything-at-all/profile",
+        "/api/players/guest:3F9A2C1B7D4E8A6F0B5C9D2E1F4A7B3C/profile",
+        "/api/profiles?ids=tg:1,guest:alice",
         "/api/profiles?ids=",
         "/api/profiles",
         "/api/profiles?ids=tg:1,admin",

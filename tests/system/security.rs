@@ -467,6 +467,27 @@ async fn every_http_refusal_is_a_json_error_body() {
     );
     assert_eq!(s, 400, "{body}");
     assert!(body.contains(r#""error""#), "{body}");
+    // Issue 45: path parameters that do not read, on any route: the same
+    // body (was a plain-text 404 `can not parse "-1" to a u32`).
+    for path in [
+        "/api/games/abcdef/-1",
+        "/api/games/abcdef/abc",
+        "/api/games/abcdef/18446744073709551616",
+        "/api/games/abcdef/-1/analysis",
+    ] {
+        let (s, body) = raw_http(
+            node.addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+            b"",
+        );
+        let v: serde_json::Value = serde_json::from_str(&body)
+            .unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}"));
+        assert_eq!(
+            (s, &v["error"]["code"]),
+            (400, &json!("bad_request")),
+            "{path}: {v}"
+        );
+    }
     // Records of a room that does not exist: 404, like its other routes.
     let (s, v) = common::http_async(node.addr, "GET", "/api/rooms/nope/records", None).await;
     assert_eq!(s, 404, "{v}");
@@ -564,6 +585,115 @@ async fn sockets_in_no_room_and_sockets_that_never_answer_are_closed() {
     }
     let r = alive.call(json!({"type": "ping"})).await;
     assert_eq!(r["type"], "pong", "{r}");
+}
+
+/// Issue 45: a socket the node closes lets go of its connection and its
+/// descriptor within seconds of the close frame, whatever the client does.
+/// Here the clients never answer a close (nor a ping): half of them never
+/// read at all, half read and drop what comes; half joined a room (closed
+/// for not answering pings), half joined none (closed as idle). Before,
+/// each held its descriptor until the client closed it.
+#[tokio::test]
+async fn sockets_the_node_closes_let_go_of_their_descriptors_whatever_the_client_does() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[
+        ("TABULA__SERVER__JOIN_TIMEOUT_MS", "500"),
+        ("TABULA__SERVER__PING_INTERVAL_MS", "200"),
+        ("TABULA__SERVER__IDLE_TIMEOUT_MS", "600"),
+    ]);
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let before = node.fds();
+    let addr = node.addr;
+    let n = 64;
+    let (readers, mute) = tokio::task::spawn_blocking(move || {
+        let (mut readers, mut mute) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            let mut s = raw_socket(addr, "deaf");
+            if i % 4 < 2 {
+                let join = json!({"type": "join", "room": room, "spectate": true});
+                s.write_all(&masked(1, join.to_string().as_bytes()))
+                    .unwrap();
+            }
+            if i % 2 == 0 {
+                s.set_nonblocking(true).unwrap();
+                readers.push(s);
+            } else {
+                mute.push(s);
+            }
+        }
+        (readers, mute)
+    })
+    .await
+    .unwrap();
+    let opened = node.fds();
+    assert!(opened >= before + n, "{before} descriptors, then {opened}");
+    // The readers read whatever comes (the close frame included) and
+    // answer nothing; the mute never read.
+    let t0 = Instant::now();
+    let mut readers = readers;
+    let mut after = opened;
+    while t0.elapsed() < Duration::from_secs(8) {
+        let mut buf = [0u8; 4096];
+        for s in &mut readers {
+            while matches!(s.read(&mut buf), Ok(k) if k > 0) {}
+        }
+        after = node.fds();
+        if after <= before + 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let took = t0.elapsed();
+    let (_, metrics) = raw_http(
+        node.addr,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"",
+    );
+    let sockets = metrics
+        .lines()
+        .find(|l| l.starts_with("tabula_connections "))
+        .unwrap_or("?")
+        .to_string();
+    println!(
+        "{n} sockets that never answer a close: {before} descriptors before, {opened} open, \
+         {after} after {took:?} ({sockets})"
+    );
+    assert!(
+        after <= before + 2,
+        "{before} descriptors before, {opened} with the sockets, {after} {took:?} later"
+    );
+    // Closed (join / idle timeouts under a second), then let go within a
+    // few seconds more.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    drop((readers, mute));
+}
+
+/// Issue 45: `leave` takes the socket out of its room, so the rule for
+/// sockets in no room applies: `idle` and closed after the join timeout.
+/// Before, the socket stayed in the room it had left, for good.
+#[tokio::test]
+async fn a_socket_that_left_its_room_is_closed_as_idle() {
+    let _one = common::one().await;
+    let node = NodeProc::start(&[
+        ("TABULA__SERVER__JOIN_TIMEOUT_MS", "500"),
+        ("TABULA__SERVER__PING_INTERVAL_MS", "200"),
+        ("TABULA__SERVER__IDLE_TIMEOUT_MS", "5000"),
+    ]);
+    let room = create_room(node.addr, json!({"game": "long_nardy"})).await;
+    let mut c = Client::connect(node.addr, "leaver").await;
+    assert_eq!(c.join(&room).await["type"], "state");
+    let r = c.call(json!({"type": "leave"})).await;
+    assert_eq!(r["event"]["type"], "seatFreed", "{r}");
+    let t0 = Instant::now();
+    let idle = c.try_recv(Duration::from_secs(5)).await;
+    assert!(
+        idle.as_ref().is_some_and(|m| m["code"] == "idle"),
+        "{idle:?} after {:?}; seen {:?}",
+        t0.elapsed(),
+        c.seen
+    );
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert!(c.try_recv(Duration::from_secs(2)).await.is_none(), "closed");
 }
 
 /// The caps: a player's sockets (its token) and the node's; while the node

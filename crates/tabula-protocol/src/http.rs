@@ -87,6 +87,10 @@ pub enum TimeControlSpec {
     Named(String),
     /// Explicit figures.
     Figures(TimeControl),
+    /// Anything else (`{"delayMs": 3000}` without its reserve, a number):
+    /// read, so that it is refused as a time control (`bad_time_control`)
+    /// and not as the whole body.
+    Unreadable(serde_json::Value),
 }
 
 impl TimeControlSpec {
@@ -100,6 +104,10 @@ impl TimeControlSpec {
                 )
             }),
             TimeControlSpec::Figures(tc) => tc.check().map(|()| Some(*tc)),
+            TimeControlSpec::Unreadable(v) => Err(format!(
+                "timeControl must be none, blitz, normal, long or {{\"delayMs\", \"reserveMs\"}} \
+                 (both whole milliseconds), not {v}"
+            )),
         }
     }
 }

@@ -81,6 +81,12 @@ pub enum ToOwner {
         from: NodeId,
         /// The front's connection id.
         conn: u64,
+        /// The front closed it for a drain (or cut off from its store):
+        /// the player is expected back on another node, and marked
+        /// disconnected only if he does not return within the takeover
+        /// grace. Absent (false) from an older node.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        quiet: bool,
     },
     /// A link was silent; do you still serve it? (Answered with
     /// [`ToFront::Beats`] for it, or [`ToFront::Reroute`].)

@@ -184,6 +184,20 @@ pub enum ServerMsg {
         )]
         server_time: Option<u64>,
     },
+    /// The command (or `join`) whose `seq` is `for` was heard and is not
+    /// answered yet: the room is moving to another node, or saving it is
+    /// slow. Its answer follows; sent every second while it waits, so a
+    /// waiting client is never left in silence (docs/protocol.md, *Waiting
+    /// for an answer*). Not an answer, so it carries no `seq` (a client
+    /// that takes any message with its `seq` for the answer is not misled).
+    #[serde(rename = "pending", rename_all = "camelCase")]
+    Pending {
+        /// The waiting command's `seq` (absent for a `join` sent without).
+        #[serde(rename = "for", default, skip_serializing_if = "Option::is_none")]
+        for_seq: Option<u64>,
+        /// How long it has waited so far, ms.
+        waited_ms: u64,
+    },
     /// A refusal; nothing changed.
     #[serde(rename = "error")]
     Error {

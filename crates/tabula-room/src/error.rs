@@ -18,6 +18,14 @@ pub enum EngineError {
     /// The move text could not be read.
     #[error("cannot read the move: {0}")]
     Notation(String),
+    /// A whole turn with steps left after it ended.
+    #[error("the turn ends after {played} of its {given} steps")]
+    AfterTurn {
+        /// The steps that ended the turn.
+        played: usize,
+        /// The steps given.
+        given: usize,
+    },
 }
 
 /// A refused command.

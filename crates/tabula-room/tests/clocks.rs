@@ -146,6 +146,15 @@ fn a_long_nardy_player_out_of_time_loses_a_mars_and_the_arbiter_says_so() {
         Some((Some(SeatId::B), ResultKind::Mars, EndReason::Timeout, 2))
     );
     assert!(arbiter_keys(&ev).contains(&Narration::Timeout { seat: SeatId::A }));
+    // And his command just after it is still refused `time_up` (issue 45:
+    // it was `game_not_started`), changing nothing
+    at(&mut t, 41_401);
+    let version = t.room.version();
+    assert_eq!(
+        t.try_cmd(alice(), Command::RollDice).unwrap_err(),
+        RoomError::TimeUp
+    );
+    assert_eq!(t.room.version(), version);
     assert!(
         arbiter_lines(&ev)
             .iter()

@@ -861,6 +861,17 @@ fn a_whole_turn_is_applied_at_once_or_not_at_all() {
             .unwrap_err(),
         RoomError::IncompleteTurn
     );
+    // Issue 45: a turn with a step too many, or in another game's
+    // notation (a bar in long nardy), is a malformed turn of the mover:
+    // `illegal_move`, never `not_your_turn` nor `bad_points`.
+    let too_many = [steps.clone(), vec![(Spot::Point(13), Spot::Point(7))]].concat();
+    let bar = vec![(Spot::Bar, Spot::Point(19)), steps[1]];
+    for (what, malformed) in [("a step too many", too_many), ("bar", bar)] {
+        let e = t
+            .try_cmd(alice(), Command::Turn { steps: malformed })
+            .unwrap_err();
+        assert!(matches!(e, RoomError::Illegal(_)), "{what}: {e:?}");
+    }
     assert_eq!(t.room.version(), version, "a refused turn changes nothing");
     assert_eq!(t.room.view().board, board);
     assert_eq!(t.room.view().to_act.unwrap().seat, SeatId::A);

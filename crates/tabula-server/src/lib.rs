@@ -48,6 +48,7 @@ pub mod session;
 pub mod settings;
 pub mod sockets;
 pub mod telegram;
+pub mod ws_close;
 pub mod ws_frames;
 
 use std::future::Future;
@@ -278,6 +279,7 @@ pub async fn run_with(
             .app_data(data.clone())
             .app_data(http::json_config())
             .app_data(http::query_config())
+            .app_data(http::path_config())
             .configure(http::routes);
         match &web_dir {
             Some(dir) => app.service(

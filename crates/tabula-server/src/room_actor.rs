@@ -310,6 +310,24 @@ impl Handler<Detach> for RoomActor {
     }
 }
 
+/// A socket closed by its node's drain (or its node cut off from the
+/// store): it is expected back elsewhere ([`RoomHost::detach_for_drain`]).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct DetachForDrain {
+    /// The connection.
+    pub conn: u64,
+}
+
+impl Handler<DetachForDrain> for RoomActor {
+    type Result = ();
+
+    fn handle(&mut self, m: DetachForDrain, ctx: &mut Context<Self>) {
+        self.host.detach_for_drain(m.conn, now_ms(), &mut self.fx);
+        self.run(ctx);
+    }
+}
+
 /// The full state (HTTP, spectators).
 #[derive(Debug, Message)]
 #[rtype(result = "RoomView")]

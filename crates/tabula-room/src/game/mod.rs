@@ -25,7 +25,7 @@ mod wire;
 
 use tabula_dice::Dice;
 
-use crate::error::RoomError;
+use crate::error::{EngineError, RoomError};
 use crate::event::{Audience, BotNeed, EndReason, Event, GameResult, GameSummary, ResultKind};
 use crate::fair::FairDice;
 use crate::narration::{self, Fact, Seats};
@@ -421,8 +421,26 @@ impl Game {
         }
         let mut trial = self.clone();
         let mut events = Vec::with_capacity(steps.len() + 2);
-        for &(from, to) in steps {
-            trial.step(seat, from, to, &mut events)?;
+        for (i, &(from, to)) in steps.iter().enumerate() {
+            // Past the first step the turn is the mover's own: a step after
+            // the turn ended, or one this game cannot read, makes the turn
+            // malformed (`illegal_move`), not someone else's turn.
+            if i > 0 && !matches!(trial.stage, Stage::Moving(s) if s == seat) {
+                return Err(EngineError::AfterTurn {
+                    played: i,
+                    given: steps.len(),
+                }
+                .into());
+            }
+            match trial.step(seat, from, to, &mut events) {
+                Err(RoomError::BadPoints { from, to }) => {
+                    return Err(EngineError::Notation(format!(
+                        "not a step of this game: {from} to {to}"
+                    ))
+                    .into());
+                }
+                r => r?,
+            }
         }
         if matches!(trial.stage, Stage::Moving(s) if s == seat) {
             return Err(RoomError::IncompleteTurn);

@@ -32,6 +32,31 @@ impl Room {
         {
             return Err(RoomError::TimeUp);
         }
+        // Just after the timeout was declared, the loser's game commands
+        // still say why they are refused (`time_up`), not that no game is
+        // played.
+        if self.phase != Phase::Playing
+            && matches!(
+                command,
+                Command::RollDice
+                    | Command::Move { .. }
+                    | Command::ThudMove { .. }
+                    | Command::Turn { .. }
+                    | Command::Resign
+                    | Command::Double
+                    | Command::Take
+                    | Command::Drop
+                    | Command::ProposeEnd
+                    | Command::AcceptEnd
+                    | Command::DeclineEnd
+            )
+            && let Ok(seat) = self.actor_seat(actor)
+            && self.records.last().is_some_and(|r| {
+                r.result.reason == EndReason::Timeout && r.result.winner == Some(seat.other())
+            })
+        {
+            return Err(RoomError::TimeUp);
+        }
         match command {
             Command::Sit { seat } => self.sit(actor, *seat, out),
             Command::Spectate => {

@@ -109,6 +109,7 @@ async fn beats(state: &AppState, from: NodeId, links: Vec<(u64, u64)>) {
             room: String::new(),
             from: me.clone(),
             conn,
+            quiet: false,
         };
         send(state, &from, msg).await;
     }

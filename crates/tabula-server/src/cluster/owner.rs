@@ -15,7 +15,7 @@ use tokio::sync::mpsc::{self, UnboundedSender};
 use super::{Proxy, lock, send};
 use crate::AppState;
 use crate::link;
-use crate::room_actor::{Detach, Join, Resume};
+use crate::room_actor::{Detach, DetachForDrain, Join, Resume};
 use crate::route::{NEXT_CONN, Outbound};
 
 /// A front's message for a room here.
@@ -146,9 +146,14 @@ pub(super) async fn handle(state: &Arc<AppState>, msg: ToOwner) {
             room: _,
             from,
             conn,
+            quiet,
         } => {
             if let Some(p) = lock(&router.proxies).remove(&(from, conn)) {
-                p.addr.do_send(Detach { conn: p.local });
+                if quiet {
+                    p.addr.do_send(DetachForDrain { conn: p.local });
+                } else {
+                    p.addr.do_send(Detach { conn: p.local });
+                }
             }
         }
         ToOwner::Probe { from, conn } => {

@@ -97,6 +97,7 @@ impl<T> RoomHost<T> {
             state_instead: true,
             resume_from: j.resume_from,
             received: j.received,
+            leaves: false,
         };
         self.commit(envs, Some(origin), fx);
         true
@@ -140,6 +141,7 @@ impl<T> RoomHost<T> {
             self.send(conn, self.ack(seq, true), fx);
             return;
         }
+        let leaves = matches!(command, Command::Leave);
         match self.room.apply(command, Actor::Player(player.clone()), now) {
             Ok(envs) => {
                 fx.push(count("accepted"));
@@ -153,6 +155,7 @@ impl<T> RoomHost<T> {
                     state_instead: false,
                     resume_from: None,
                     received,
+                    leaves,
                 };
                 self.commit(envs, Some(origin), fx);
             }
@@ -225,6 +228,29 @@ impl<T> RoomHost<T> {
         }
     }
 
+    /// A socket its node closed for a drain (or for being cut off from
+    /// the store): the player is on his way to another node, so he is not
+    /// marked disconnected now — a drain is not a disconnection. If he is
+    /// not back within the takeover grace, [`RoomHost::grace`] marks him
+    /// disconnected then, as after a takeover.
+    pub fn detach_for_drain(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        self.cancel_hint(conn, fx);
+        self.watch_idle(now, fx);
+        if self.by_player.get(&c.player) != Some(&conn) {
+            return;
+        }
+        self.by_player.remove(&c.player);
+        if self.life.owns() && self.room.seat_of(&c.player).is_some() {
+            fx.push(Effect::Set {
+                timer: super::Timer::Grace,
+                at: now + super::ms(self.config.takeover_grace),
+            });
+        }
+    }
+
     /// After a takeover's grace: seated players not connected here are
     /// marked disconnected, as their own node would have done.
     pub fn grace(&mut self, now: u64, fx: &mut Vec<Effect<T>>) {
@@ -246,5 +272,42 @@ impl<T> RoomHost<T> {
                 self.commit(envs, None, fx);
             }
         }
+    }
+}
+
+impl<T: Clone> RoomHost<T> {
+    /// A socket whose `leave` was answered is out of the room: the room
+    /// forgets it (it was no disconnection: the player left) and its
+    /// session counts it in no room, so the rule that closes sockets idle
+    /// in no room applies to it. The answer already pushed for it goes on
+    /// its sender itself (the actor finds a `Send`'s sender among the
+    /// connections, and it is gone from them), then `Unjoined`.
+    pub(super) fn unjoin(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        for e in fx.iter_mut() {
+            if matches!(e, Effect::Send { conn: to, .. } if *to == conn) {
+                let last = Effect::Last {
+                    tx: c.tx.clone(),
+                    out: Outbound::Unjoined,
+                };
+                if let Effect::Send { out, .. } = std::mem::replace(e, last) {
+                    *e = Effect::Last {
+                        tx: c.tx.clone(),
+                        out,
+                    };
+                }
+            }
+        }
+        self.cancel_hint(conn, fx);
+        if self.by_player.get(&c.player) == Some(&conn) {
+            self.by_player.remove(&c.player);
+        }
+        fx.push(Effect::Last {
+            tx: c.tx,
+            out: Outbound::Unjoined,
+        });
+        self.watch_idle(now, fx);
     }
 }

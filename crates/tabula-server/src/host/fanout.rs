@@ -1,8 +1,8 @@
 //! Fan-out of written events, and what follows them: records and stats
 //! for the store, the room's timer, the bot that must act next.
 
-use tabula_protocol::EventText;
 use tabula_protocol::http::UnfinishedGame;
+use tabula_protocol::{EventText, ServerMsg};
 use tabula_room::{Actor, BotNeed, Command, Event, Phase, PlayerId, SeatId};
 
 use super::{Count, Effect, Lifecycle, RoomHost, Think, Timer, Unsent};
@@ -47,6 +47,17 @@ impl<T> RoomHost<T> {
                 fx.push(Effect::Send {
                     conn: id,
                     out: Outbound::Batch(batch),
+                });
+            } else if seq.is_some() {
+                // Every command is answered: none of its events is the
+                // sender's to see, so an `ack`.
+                fx.push(Effect::Send {
+                    conn: id,
+                    out: Outbound::Msg(Box::new(ServerMsg::Ack {
+                        seq,
+                        version: envs.last().map_or(0, |e| e.version),
+                        duplicate: false,
+                    })),
                 });
             }
         }

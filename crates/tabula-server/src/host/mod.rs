@@ -318,6 +318,8 @@ struct Origin {
     /// version instead of a full state, when they can be replayed.
     resume_from: Option<u64>,
     received: Instant,
+    /// A `leave`: once its answer is out, the socket is out of the room.
+    leaves: bool,
 }
 
 /// Committed events waiting for the write that covers them.

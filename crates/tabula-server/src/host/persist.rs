@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use tabula_backplane::{BackplaneError, RoomAppend, StoredRoom};
+use tabula_protocol::{ErrorCode, ServerMsg};
 use tabula_room::{Envelope, Phase};
 
 use super::{
@@ -38,6 +39,11 @@ impl<T> RoomHost<T> {
             }
             return;
         }
+        if self.life == Lifecycle::Unpersisted
+            && let Some(o) = &origin
+        {
+            self.tell_held(o, fx);
+        }
         self.unsent.push(Unsent {
             envs,
             origin,
@@ -46,6 +52,20 @@ impl<T> RoomHost<T> {
         if self.life == Lifecycle::Serving {
             self.write(fx);
         }
+    }
+
+    /// An input held unsent while the store is unreachable is answered
+    /// `unavailable` at once, not left silent until the store is back: the
+    /// client resends the same `seq` (applied at most once) and meanwhile
+    /// knows it was heard.
+    fn tell_held(&self, o: &Origin, fx: &mut Vec<Effect<T>>) {
+        let msg = ServerMsg::error(
+            ErrorCode::Unavailable,
+            "the room cannot save this right now (its store is unreachable); it is not \
+             acknowledged: resend the same seq shortly (it is applied at most once)",
+            o.seq,
+        );
+        self.send(o.conn, msg, fx);
     }
 
     /// What is persisted: the snapshot and the client seqs.
@@ -91,7 +111,9 @@ impl<T> RoomHost<T> {
         });
         fx.push(Effect::Write(w));
     }
+}
 
+impl<T: Clone> RoomHost<T> {
     /// The result of the [`Effect::Write`] under way.
     pub fn written(&mut self, res: Result<(), BackplaneError>, now: u64, fx: &mut Vec<Effect<T>>) {
         let Some(w) = self.in_flight.take() else {
@@ -127,7 +149,11 @@ impl<T> RoomHost<T> {
                     let mut batches = std::mem::take(&mut self.unsent);
                     self.unsent = batches.split_off(ready);
                     for u in batches.drain(..) {
+                        let leaver = u.origin.filter(|o| o.leaves).map(|o| o.conn);
                         self.dispatch(u, fx);
+                        if let Some(conn) = leaver {
+                            self.unjoin(conn, now, fx);
+                        }
                     }
                     if self.unsent.is_empty() {
                         self.unsent = batches;
@@ -159,6 +185,10 @@ impl<T> RoomHost<T> {
                 }
                 if self.life != Lifecycle::Unpersisted {
                     tracing::warn!(room = %self.id, error = %e, "snapshot not written; refusing commands until it is");
+                    // What was waiting for this write is answered now.
+                    for o in self.unsent.iter().filter_map(|u| u.origin.as_ref()) {
+                        self.tell_held(o, fx);
+                    }
                 }
                 self.life = Lifecycle::Unpersisted;
                 if !self.retry_pending {
@@ -171,7 +201,9 @@ impl<T> RoomHost<T> {
             }
         }
     }
+}
 
+impl<T> RoomHost<T> {
     /// The retry timer fired.
     pub fn retry(&mut self, fx: &mut Vec<Effect<T>>) {
         self.retry_pending = false;

@@ -105,6 +105,20 @@ pub fn query_config() -> web::QueryConfig {
     })
 }
 
+/// Path parameters that do not read (a game number of `-1`, `abc` or
+/// 2^64; text that is not UTF-8): 400 with the `{"error"}` body, on every
+/// route (actix's default is a plain-text 404).
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|err, _req| {
+        let res = error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            format!("a path parameter does not read: {err}"),
+        );
+        actix_web::error::InternalError::from_response(err, res).into()
+    })
+}
+
 fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
     let header = |n: &str| {
         req.headers()
@@ -256,7 +270,11 @@ async fn ws(
     let profile = profiles::on_login(&*state.backplane, keep, &player, telegram.as_ref()).await;
     crate::archiver::refresh_profile(&state, &player, telegram.as_ref(), language);
     let st = state.into_inner();
-    actix_rt::spawn(run_session(st, player, profile, session, stream, slot));
+    // Closed sockets let go of their connection (crate::ws_close).
+    let (resp, verdict) = crate::ws_close::guard(resp);
+    actix_rt::spawn(run_session(
+        st, player, profile, session, stream, slot, verdict,
+    ));
     Ok(resp)
 }
 

@@ -128,15 +128,30 @@ pub async fn rename(
 /// Player ids as a request names them, checked (an id `tabula-auth`
 /// would not issue is refused, so nothing odd reaches a store key).
 fn checked_id(raw: &str) -> Result<String, Box<HttpResponse>> {
-    tabula_auth::PlayerId::parse(raw)
-        .map(tabula_auth::PlayerId::into_string)
-        .map_err(|e| {
-            Box::new(error(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadRequest,
-                format!("not a player id: {e}"),
-            ))
-        })
+    let refuse = |why: String| {
+        Box::new(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            format!("not a player id: {why}"),
+        ))
+    };
+    let id = tabula_auth::PlayerId::parse(raw).map_err(|e| refuse(e.to_string()))?;
+    if id.is_guest() && !issued_guest(id.as_str()) {
+        return Err(refuse(
+            "a guest id is `guest:` and 32 lower-case hex digits, as the node mints it".into(),
+        ));
+    }
+    Ok(id.into_string())
+}
+
+/// Whether a guest id has the form a node mints (`guest:<32 hex>`,
+/// `crate::auth`): the only guests there are.
+fn issued_guest(id: &str) -> bool {
+    id.strip_prefix("guest:").is_some_and(|h| {
+        h.len() == 32
+            && h.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
 }
 
 fn unavailable(e: &BackplaneError) -> HttpResponse {

@@ -69,7 +69,14 @@ struct Pending {
     frame: ClientFrame,
     sent: Instant,
     first: Instant,
+    /// When the client was last told it still waits (`pending`).
+    told: Instant,
 }
+
+/// How often a command (or `join`) still unanswered is said to be pending:
+/// well inside the 3 s of silence after which docs/protocol.md tells a
+/// client its socket is lost, whatever the lease or the store does.
+const PENDING_EVERY: Duration = Duration::from_secs(1);
 
 struct Sess {
     state: Arc<AppState>,
@@ -87,6 +94,12 @@ struct Sess {
     join_wait: Option<(Instant, Option<u64>, Option<u64>)>,
     /// Since when a re-route finds the linked room missing from the store.
     missing_since: Option<Instant>,
+    /// The join awaited from a remote owner ([`Sess::join_wait`]): since
+    /// when, and when the client was last told it is pending.
+    join_told: Option<(Instant, Instant)>,
+    /// The socket is closed by this node's drain (or cut-off): the room is
+    /// told so, and does not mark the player disconnected at once.
+    drained: bool,
 }
 
 /// What the select loop should do after an outbound message.
@@ -128,6 +141,7 @@ pub async fn run_session(
     mut session: Session,
     mut stream: AggregatedMessageStream,
     slot: crate::sockets::Slot,
+    verdict: crate::ws_close::Verdict,
 ) {
     let conn = NEXT_CONN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let s = &state.settings.server;
@@ -176,13 +190,20 @@ pub async fn run_session(
         last_relink: None,
         join_wait: None,
         missing_since: None,
+        join_told: None,
+        drained: false,
     };
     let mut close: Option<CloseReason> = None;
+    // The client closed (its close frame, or its connection ended).
+    let mut peer_closed = false;
     if send(&mut session, &welcome).await {
         loop {
             tokio::select! {
                 m = stream.recv() => {
-                    let Some(m) = m else { break };
+                    let Some(m) = m else {
+                        peer_closed = true;
+                        break;
+                    };
                     let m = match m {
                         Ok(m) => m,
                         Err(e) => {
@@ -255,7 +276,10 @@ pub async fn run_session(
                             if session.pong(&b).await.is_err() { break; }
                         }
                         AggregatedMessage::Pong(_) => {}
-                        AggregatedMessage::Close(_) => break,
+                        AggregatedMessage::Close(_) => {
+                            peer_closed = true;
+                            break;
+                        }
                     }
                 }
                 out = rx.recv() => {
@@ -285,6 +309,11 @@ pub async fn run_session(
                 // must cost no wakeups (10 a second on each of 20,000
                 // sockets was a core's worth of timer work).
                 _ = ticker.tick(), if sess.needs_tick() => {
+                    let mut ok = true;
+                    for m in sess.progress(Instant::now()) {
+                        if !send(&mut session, &m).await { ok = false; break; }
+                    }
+                    if !ok { break; }
                     Box::pin(sess.tick()).await;
                 }
                 () = &mut housekeeping => {
@@ -330,6 +359,7 @@ pub async fn run_session(
                     };
                     let _ = send(&mut session, &msg).await;
                     close = Some(restart_reason());
+                    sess.drained = true;
                     break;
                 }
             }
@@ -340,6 +370,24 @@ pub async fn run_session(
     state.metrics.connections.dec();
     tracing::debug!(conn, player = %player, "socket closed");
     let _ = session.close(close).await;
+    // The closing handshake: the client's close frame (or its connection
+    // ending) within the grace, or the connection is dropped
+    // (crate::ws_close); its place among the sockets is held till then.
+    let answered = peer_closed
+        || tokio::time::timeout(crate::ws_close::CLOSE_GRACE, async {
+            while let Some(m) = stream.recv().await {
+                if matches!(m, Ok(AggregatedMessage::Close(_)) | Err(_)) {
+                    return;
+                }
+            }
+        })
+        .await
+        .is_ok();
+    if answered {
+        verdict.answered();
+    } else {
+        verdict.unanswered();
+    }
     drop(slot);
 }
 

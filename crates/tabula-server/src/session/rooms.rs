@@ -13,7 +13,7 @@ use tabula_room::SeatId;
 
 use super::{Flow, Link, Pending, Sess, restart_msg, restart_reason};
 use crate::Located;
-use crate::room_actor::{Detach, Join, not_joined};
+use crate::room_actor::{Detach, DetachForDrain, Join, not_joined};
 use crate::route::{Outbound, RemoteOut};
 
 /// How long a re-route keeps looking for a room missing from the store
@@ -145,9 +145,18 @@ impl Sess {
             Outbound::Unjoined => {
                 self.join_wait = None;
                 if let Some(l) = self.link.take()
-                    && matches!(l.at, Located::Remote(_))
+                    && let Located::Remote(node) = l.at
                 {
                     self.state.router.unlink(self.conn);
+                    // After a `leave` the owner still holds the link's
+                    // proxy: let it go (a refused join's is gone already).
+                    let msg = ToOwner::Detach {
+                        room: l.room,
+                        from: self.node().to_string(),
+                        conn: self.conn,
+                        quiet: false,
+                    };
+                    crate::cluster::send(&self.state, &node, msg).await;
                 }
                 self.pending.clear();
                 Flow::Nothing
@@ -304,6 +313,10 @@ impl Sess {
                 }
             }
             Located::Remote(node) => {
+                if self.join_wait.is_none() || self.join_told.is_none() {
+                    let now = Instant::now();
+                    self.join_told = Some((now, now));
+                }
                 self.join_wait = Some((Instant::now(), seq, resume_from));
                 self.state.router.link(self.conn, self.tx.clone(), node);
                 let msg = ToOwner::Join {
@@ -336,6 +349,9 @@ impl Sess {
             return;
         };
         match l.at {
+            Located::Local(addr) if self.drained => {
+                addr.do_send(DetachForDrain { conn: self.conn })
+            }
             Located::Local(addr) => addr.do_send(Detach { conn: self.conn }),
             Located::Remote(node) => {
                 self.state.router.unlink(self.conn);
@@ -343,6 +359,7 @@ impl Sess {
                     room: l.room,
                     from: self.node().to_string(),
                     conn: self.conn,
+                    quiet: self.drained,
                 };
                 crate::cluster::send(&self.state, &node, msg).await;
             }
@@ -394,6 +411,36 @@ impl Sess {
     /// Whether the socket is in a room (here or on its owner).
     pub(super) fn in_room(&self) -> bool {
         self.link.is_some()
+    }
+
+    /// `pending` for each command, and the `join`, unanswered for
+    /// [`super::PENDING_EVERY`] since it was sent or last said pending.
+    /// Written by the session itself, so it is no answer: the command
+    /// stays pending until its own answer comes.
+    pub(super) fn progress(&mut self, now: Instant) -> Vec<ServerMsg> {
+        let every = super::PENDING_EVERY;
+        let mut notes = Vec::new();
+        for (&seq, p) in &mut self.pending {
+            if now.duration_since(p.told) >= every {
+                p.told = now;
+                notes.push(ServerMsg::Pending {
+                    for_seq: Some(seq),
+                    waited_ms: now.duration_since(p.first).as_millis() as u64,
+                });
+            }
+        }
+        match (&self.join_wait, &mut self.join_told) {
+            (Some((_, seq, _)), Some((first, told))) if now.duration_since(*told) >= every => {
+                *told = now;
+                notes.push(ServerMsg::Pending {
+                    for_seq: *seq,
+                    waited_ms: now.duration_since(*first).as_millis() as u64,
+                });
+            }
+            (None, told) => *told = None,
+            _ => {}
+        }
+        notes
     }
 
     /// Whether [`Sess::tick`] has anything to look at.
@@ -522,6 +569,7 @@ impl Sess {
                             frame: frame.clone(),
                             sent: now,
                             first: now,
+                            told: now,
                         },
                     );
                 }

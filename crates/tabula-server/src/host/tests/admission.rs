@@ -263,3 +263,73 @@ fn a_restored_clocked_room_resumes_its_clock_first_and_writes_that_before_anythi
         ["cancel Room", "set Idle 6000", "set Grace 5500"]
     );
 }
+
+/// Issue 45: `leave` takes the socket out of the room once its answer is
+/// out (`Unjoined`: its session is in no room, and the idle-socket rule
+/// applies); the room then hears nothing more from it, and with nobody
+/// left it watches for being idle.
+#[test]
+fn a_leave_takes_the_socket_out_of_the_room_once_answered() {
+    let mut r = two_seated();
+    r.table(&[
+        (
+            In::Cmd(2, 3, Command::Leave),
+            &["#cmd/accepted", "write append 2+1"],
+        ),
+        (
+            In::Ok,
+            &[
+                "1: [seatFreed]",
+                "last 2: [seatFreed]#3",
+                "latency",
+                "last 2: Unjoined",
+                "cancel Room",
+            ],
+        ),
+        (In::Cmd(2, 4, chat("still here?")), &[]),
+        (
+            In::Cmd(1, 5, Command::Leave),
+            &["#cmd/accepted", "write append 3+1"],
+        ),
+        (
+            In::Ok,
+            &[
+                "last 1: [seatFreed]#5",
+                "latency",
+                "last 1: Unjoined",
+                "set Idle 2090",
+                "cancel Room",
+            ],
+        ),
+    ]);
+}
+
+/// Issue 45: a socket closed by its node's drain does not show the
+/// opponent `playerDisconnected`: the room forgets the connection and
+/// waits the takeover grace. Back in time (on another node): nothing was
+/// ever announced. Not back: marked disconnected when the grace runs out,
+/// as after a takeover.
+#[test]
+fn a_drained_socket_is_no_disconnection_unless_its_player_stays_away() {
+    let mut r = two_seated();
+    r.table(&[
+        // Nothing written, nothing sent: only the grace is set.
+        (In::Drained(2), &["set Grace 1550"]),
+        // Back on another connection (another node's proxy): a state for
+        // him, nothing for the opponent.
+        (
+            In::Rejoin {
+                conn: 12,
+                player: 2,
+            },
+            &["#join/accepted", "12: state"],
+        ),
+        (In::Grace, &[]),
+        // Drained and not back: disconnected when the grace runs out
+        // (before a game that frees his seat; in one, his forfeit grace
+        // starts, as after a takeover).
+        (In::Drained(12), &["set Grace 1580"]),
+        (In::Grace, &["write append 2+1"]),
+        (In::Ok, &["1: [seatFreed]", "cancel Room"]),
+    ]);
+}

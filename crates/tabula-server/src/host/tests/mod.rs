@@ -93,6 +93,10 @@ pub(super) enum In {
     Cmd(u64, u64, Command),
     Resume(u64, u64, Option<u64>),
     Detach(u64),
+    /// The socket on `conn` closed by its node's drain.
+    Drained(u64),
+    /// The takeover grace's timer fires.
+    Grace,
     Hint(u64, u64),
     /// A hint asking for so many rollouts.
     HintOf(u64, u64, u32),
@@ -175,6 +179,8 @@ impl Run {
             }
             In::Resume(c, v, seq) => h.resume(c, v, seq, &mut fx),
             In::Detach(c) => h.detach(c, now, &mut fx),
+            In::Drained(c) => h.detach_for_drain(c, now, &mut fx),
+            In::Grace => h.grace(now, &mut fx),
             In::Hint(c, seq) => h.hint(c, Some(seq), None, now, &mut fx),
             In::HintOf(c, seq, rollouts) => h.hint(c, Some(seq), Some(rollouts), now, &mut fx),
             In::HintDone(c, seq) => h.hint_answered(c, Some(seq), Some(vec![]), &mut fx),

@@ -74,15 +74,25 @@ fn a_store_unavailable_refuses_commands_until_a_write_succeeds() {
             In::Cmd(1, 5, chat("hi")),
             &["#cmd/accepted", "write append 2+1"],
         ),
-        (In::Fail(down), &["#error/save_snapshot", "set Retry 1310"]),
+        // The command under way is answered at once (issue 45: it was
+        // silent until the store came back).
+        (
+            In::Fail(down),
+            &[
+                "#error/save_snapshot",
+                "1: error:unavailable#5",
+                "set Retry 1310",
+            ],
+        ),
         // Nothing is acknowledged that may yet be lost.
         (
             In::Cmd(2, 1, chat("b")),
             &["#cmd/unavailable", "2: error:unavailable#1"],
         ),
         (In::Resume(2, 0, Some(2)), &["2: error:unavailable#2"]),
-        // A join is taken (it is written with the rest).
-        (In::Watch(3), &["#join/accepted"]),
+        // A join is taken (it is written with the rest), and answered
+        // `unavailable` meanwhile.
+        (In::Watch(3), &["#join/accepted", "3: error:unavailable#1"]),
         // A second failure while a retry is due schedules no other.
         (In::Persist, &["write whole 4"]),
         (In::Fail(down), &["#error/save_snapshot"]),
@@ -180,7 +190,14 @@ fn a_drain_hands_the_room_off_then_stops() {
             In::Cmd(1, 5, chat("hi")),
             &["#cmd/accepted", "write append 2+1"],
         ),
-        (In::Fail(down), &["#error/save_snapshot", "set Retry 1310"]),
+        (
+            In::Fail(down),
+            &[
+                "#error/save_snapshot",
+                "1: error:unavailable#5",
+                "set Retry 1310",
+            ],
+        ),
         (In::Shutdown, &["handoff 3 owner=true"]),
         // Frozen: nothing applies, joiners go to the next owner.
         (In::Cmd(2, 1, chat("b")), &[]),
@@ -209,7 +226,14 @@ fn a_drain_hands_the_room_off_then_stops() {
             In::Cmd(1, 5, chat("hi")),
             &["#cmd/accepted", "write append 2+1"],
         ),
-        (In::Fail(down), &["#error/save_snapshot", "set Retry 1310"]),
+        (
+            In::Fail(down),
+            &[
+                "#error/save_snapshot",
+                "1: error:unavailable#5",
+                "set Retry 1310",
+            ],
+        ),
         (In::Shutdown, &["handoff 3 owner=true"]),
         (
             In::HandedOff(false, false),
