@@ -37,9 +37,9 @@ fn signal(pid: u32, sig: &str) {
 }
 
 /// One `tabula-server` process.
-struct Node {
+pub(crate) struct Node {
     name: String,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
     child: Option<Child>,
     log: PathBuf,
 }
@@ -121,7 +121,7 @@ impl Node {
         self.child.as_ref().unwrap().id()
     }
 
-    fn kill9(&mut self) {
+    pub(crate) fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
             let _ = c.wait();
@@ -168,11 +168,11 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-struct Cluster {
-    redis: Redis,
+pub(crate) struct Cluster {
+    pub(crate) redis: Redis,
     /// The other masters of a Redis Cluster.
     more_redis: Vec<Redis>,
-    nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     table: Nodes,
     dir: PathBuf,
 }
@@ -202,7 +202,7 @@ impl Cluster {
     }
 
     /// Three nodes with extra `TABULA__…` settings.
-    fn start_env(name: &str, aof: bool, env: &[(&str, &str)]) -> Cluster {
+    pub(crate) fn start_env(name: &str, aof: bool, env: &[(&str, &str)]) -> Cluster {
         let redis = Redis::start(&format!("{name}-redis"), aof);
         let dir = scratch(name);
         let prefix = format!("t{}{name}", std::process::id());
@@ -278,11 +278,11 @@ impl Cluster {
         }
     }
 
-    fn down(&self, i: usize) {
+    pub(crate) fn down(&self, i: usize) {
         self.table.lock().unwrap()[i].1 = false;
     }
 
-    fn logs(&self) -> String {
+    pub(crate) fn logs(&self) -> String {
         self.nodes
             .iter()
             .map(|n| n.log.display().to_string())

@@ -26,4 +26,5 @@ mod resilience;
 mod routing;
 mod security;
 mod telegram;
+mod telegram_cluster;
 mod web;

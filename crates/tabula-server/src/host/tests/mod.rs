@@ -253,16 +253,18 @@ fn out(o: &Outbound) -> String {
 }
 
 /// One line per effect; sends to several connections in a row (a
-/// fan-out, whose order is the map's) sorted by connection.
+/// fan-out, whose order is the map's) sorted by connection, whether to a
+/// connection the host holds (`1: …`) or one it just let go (`last 2: …`).
 pub(super) fn show(fx: &[Effect<u64>]) -> Vec<String> {
     let mut lines = lines(fx);
+    let conn = |l: &String| -> Option<u64> {
+        let l = l.strip_prefix("last ").unwrap_or(l);
+        l.split(':').next().and_then(|n| n.parse::<u64>().ok())
+    };
     let mut i = 0;
     while i < lines.len() {
-        let fan = lines[i..]
-            .iter()
-            .take_while(|l| l.starts_with(|c: char| c.is_ascii_digit()))
-            .count();
-        lines[i..i + fan].sort_by_key(|l| l.split(':').next().and_then(|n| n.parse::<u64>().ok()));
+        let fan = lines[i..].iter().take_while(|l| conn(l).is_some()).count();
+        lines[i..i + fan].sort_by_key(conn);
         i += fan.max(1);
     }
     lines
