@@ -207,15 +207,9 @@ impl<T> RoomHost<T> {
     /// watches for being idle. Handing off, the room is frozen and only
     /// forgets the connection.
     pub fn detach(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) {
-        let Some(c) = self.conns.remove(&conn) else {
+        let Some(c) = self.forget_conn(conn, now, fx) else {
             return;
         };
-        self.cancel_hint(conn, fx);
-        self.watch_idle(now, fx);
-        if self.by_player.get(&c.player) != Some(&conn) {
-            return;
-        }
-        self.by_player.remove(&c.player);
         if !self.life.owns() {
             return;
         }
@@ -234,21 +228,29 @@ impl<T> RoomHost<T> {
     /// not back within the takeover grace, [`RoomHost::grace`] marks him
     /// disconnected then, as after a takeover.
     pub fn detach_for_drain(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) {
-        let Some(c) = self.conns.remove(&conn) else {
+        let Some(c) = self.forget_conn(conn, now, fx) else {
             return;
         };
-        self.cancel_hint(conn, fx);
-        self.watch_idle(now, fx);
-        if self.by_player.get(&c.player) != Some(&conn) {
-            return;
-        }
-        self.by_player.remove(&c.player);
         if self.life.owns() && self.room.seat_of(&c.player).is_some() {
             fx.push(Effect::Set {
                 timer: super::Timer::Grace,
                 at: now + super::ms(self.config.takeover_grace),
             });
         }
+    }
+
+    /// A socket went away: its hint is cancelled and the idle watch armed;
+    /// the connection, when it was its player's latest (the one that
+    /// counts for his presence), else `None`.
+    fn forget_conn(&mut self, conn: u64, now: u64, fx: &mut Vec<Effect<T>>) -> Option<Conn<T>> {
+        let c = self.conns.remove(&conn)?;
+        self.cancel_hint(conn, fx);
+        self.watch_idle(now, fx);
+        if self.by_player.get(&c.player) != Some(&conn) {
+            return None;
+        }
+        self.by_player.remove(&c.player);
+        Some(c)
     }
 
     /// After a takeover's grace: seated players not connected here are

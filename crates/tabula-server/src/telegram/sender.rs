@@ -253,13 +253,6 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
                 .with_label_values(&["sendMessage", e.reason()])
                 .inc();
             match e.refusal() {
-                Refusal::RetryAfter(secs) => {
-                    let until = now_ms() + secs * 1000;
-                    if let Err(e) = bp.pause_sends(until).await {
-                        tracing::warn!(error = %e, "the 429 pause could not be shared");
-                    }
-                    Fate::Later(until, "rate_limited")
-                }
                 Refusal::Blocked => {
                     let mut u = user;
                     u.blocked = true;
@@ -269,19 +262,11 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
                     tracing::info!(player = %n.player, chat = chat_user, "the player blocked the bot");
                     Fate::Dropped("blocked")
                 }
-                Refusal::Transient => {
-                    n.attempts += 1;
-                    if n.attempts >= MAX_ATTEMPTS {
-                        Fate::Dropped("gave_up")
-                    } else {
-                        let back = 1000u64 << n.attempts.min(8);
-                        Fate::Later(now_ms() + back, "unavailable")
-                    }
-                }
                 Refusal::Permanent => {
                     tracing::warn!(player = %n.player, error = %e, "notice refused by Telegram");
                     Fate::Dropped("bad_request")
                 }
+                other => later(bp, n, other).await,
             }
         }
     }
@@ -345,19 +330,33 @@ async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: 
             m.api_calls
                 .with_label_values(&["editMessageText", e.reason()])
                 .inc();
-            match e.refusal() {
-                Refusal::RetryAfter(secs) => {
-                    let until = now_ms() + secs * 1000;
-                    let _ = bp.pause_sends(until).await;
-                    Fate::Later(until, "rate_limited")
-                }
-                Refusal::Transient if n.attempts + 1 < MAX_ATTEMPTS => {
-                    n.attempts += 1;
-                    Fate::Later(now_ms() + (1000u64 << n.attempts.min(8)), "unavailable")
-                }
-                _ => Fate::Dropped("bad_request"),
+            later(bp, n, e.refusal()).await
+        }
+    }
+}
+
+/// A failed call to retry: a 429 stops every node's sends for its
+/// `retry_after` and puts the notice back after it; a passing fault puts
+/// it back with a growing delay, [`MAX_ATTEMPTS`] times; anything else
+/// drops it.
+async fn later(bp: &dyn Backplane, n: &mut Notice, refusal: Refusal) -> Fate {
+    match refusal {
+        Refusal::RetryAfter(secs) => {
+            let until = now_ms() + secs * 1000;
+            if let Err(e) = bp.pause_sends(until).await {
+                tracing::warn!(error = %e, "the 429 pause could not be shared");
+            }
+            Fate::Later(until, "rate_limited")
+        }
+        Refusal::Transient => {
+            n.attempts += 1;
+            if n.attempts >= MAX_ATTEMPTS {
+                Fate::Dropped("gave_up")
+            } else {
+                Fate::Later(now_ms() + (1000u64 << n.attempts.min(8)), "unavailable")
             }
         }
+        Refusal::Blocked | Refusal::Permanent => Fate::Dropped("bad_request"),
     }
 }
 
