@@ -438,6 +438,25 @@ async fn the_sender_obeys_429_marks_403_as_blocked_and_sends_only_what_is_wanted
         .await
         .unwrap()
     );
+    // Two turns of one game within the quiet period: one "your turn".
+    queue(&*bp, "turn:q:1", notice(NoticeKind::YourTurn, 1, "quiet")).await;
+    api.wait_for("sendMessage", Duration::from_secs(5), |c| {
+        c.iter()
+            .any(|c| buttons(&c.body).iter().any(|u| u.ends_with("=quiet")))
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    queue(&*bp, "turn:q:2", notice(NoticeKind::YourTurn, 1, "quiet")).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let quiet = api
+        .calls("sendMessage")
+        .iter()
+        .filter(|c| buttons(&c.body).iter().any(|u| u.ends_with("=quiet")))
+        .count();
+    assert_eq!(
+        quiet, 1,
+        "two \"your turn\" for one game within its quiet period"
+    );
     // He starts the bot again: messages reach him once more.
     api.unblock(3);
     start_bot(node.addr, 3, "en", 60).await;
