@@ -13,13 +13,11 @@ import * as sound from './sound.js';
 import { t, setLang, pickLang } from './i18n.js';
 import * as pl from './players.js';
 import { h, $, patchChildren } from './dom.js';
-import { gameName, levelName, kindName, params, pref, S, net, setNet, credQuery, credHeaders, seatIdx, game, isDice, playing, myTurn, need } from './store.js';
-import { photoOf, avatar, seatWord, toast, reasonFor, gameStats, statsTable } from './text.js';
-import { enterRoom, loadStats, renderLobby } from './lobby.js';
-import { sendReady, sendTurn, ask, leave, playAgain, tap } from './play.js';
-import { ping, onMessage, tickClocks } from './server.js';
-import { renderRoom, gameOverSheet } from './room.js';
-import { openSheet, sheet } from './settings.js';
+import { gameName, levelName, kindName, params, pref, S, dispatch, net, setNet, credQuery, credHeaders, seatIdx, game, isDice, playing, myTurn, need } from './store.js';
+import { photoOf, avatar, seatWord, toast, ask, reasonFor, gameStats, statsTable } from './text.js';
+import { enterRoom, loadStats, renderLobby, R, loadRoom, prefetchRoom, onWelcome } from './lobby.js';
+import { ping, onPong, strays } from './store.js';
+import { openSheet, sheet, applyBoardTheme } from './settings.js';
 
 // ---- theme outside Telegram -------------------------------------------------
 export function applyStoredTheme() {
@@ -89,11 +87,17 @@ export function render() {
   const app = $('#app');
   if (!app) return;
   document.documentElement.dataset.screen = S.screen;
-  if (S.screen === 'lobby') renderLobby(app);
-  else if (pl.SCREENS.has(S.screen)) pl.render(app);
-  else {
-    renderRoom(app);
+  if (S.screen === 'lobby') {
+    renderLobby(app);
+    if (S.player) prefetchRoom();
+  } else if (pl.SCREENS.has(S.screen)) pl.render(app);
+  else if (R) {
+    R.renderRoom(app);
     focusBoardAfterRoll();
+  } else {
+    // The room's modules are on their way (enterRoom asked for them).
+    if (!$('#room-loading', app)) app.replaceChildren(h('main.room-loading', h('p.loading#room-loading', { role: 'status' }, t('room.loading'))));
+    loadRoom().then(render);
   }
   renderOverlays();
   telegramChrome();
@@ -106,13 +110,13 @@ export function render() {
 export function focusBoardAfterRoll() {
   if (!S.focusBoard || !S.view) return;
   if (!myTurn() || !isDice()) {
-    if (S.view.phase !== 'playing' || (S.view.toAct?.seat && S.view.toAct.seat !== S.seat)) S.focusBoard = false;
+    if (S.view.phase !== 'playing' || (S.view.toAct?.seat && S.view.toAct.seat !== S.seat)) dispatch('focusBoard', false);
     return;
   }
   if (need() !== 'move') return;
   const c = $('#board .checker.movable');
   if (!c) return;
-  S.focusBoard = false;
+  dispatch('focusBoard', false);
   const a = document.activeElement;
   if (!a || a === document.body || !a.isConnected || a.closest('#board-wrap, #controls')) c.focus({ preventScroll: true });
 }
@@ -123,7 +127,7 @@ export function header(title, left) {
     : h('button.icon#theme', { title: t('btn.theme'), 'aria-label': t('btn.theme'), onclick: cycleTheme, text: { auto: '◐', light: '☀', dark: '☾' }[document.documentElement.dataset.themeChoice || 'auto'] });
   let conn = null;
   if (S.conn === 'replaced') {
-    conn = h('button.conn#conn-status', { onclick: () => { S.conn = 'connecting'; net.connect(); render(); } }, t('conn.replaced'));
+    conn = h('button.conn#conn-status', { onclick: () => { dispatch('conn', 'connecting'); net.connect(); render(); } }, t('conn.replaced'));
   } else if (S.conn !== 'online') {
     conn = h('span.conn#conn-status', { text: S.conn === 'reconnecting' ? t('conn.reconnecting') : t('conn.connecting') });
   }
@@ -144,14 +148,14 @@ export function renderOverlays() {
     kids.push(h('div.overlay#confirm', { role: 'alertdialog', 'aria-modal': 'true', 'aria-label': c.text }, h('div.sheet',
       h('p', c.text),
       h('div.row2',
-        h('button#confirm-no', { onclick: () => { S.confirm = null; render(); } }, t('btn.cancel')),
-        h('button.danger#confirm-yes', { onclick: () => { S.confirm = null; c.onYes(); render(); } }, c.yes)))));
+        h('button#confirm-no', { onclick: () => { dispatch('confirm', null); render(); } }, t('btn.cancel')),
+        h('button.danger#confirm-yes', { onclick: () => { dispatch('confirm', null); c.onYes(); render(); } }, c.yes)))));
   }
   // The result sheet once the game's end is known whole (gameEnded: why it
   // ended, a timeout among others), not at `game_over`, which comes just
   // before it and may wait behind the last steps' animation.
-  if (S.screen === 'room' && S.view && S.showResult && (S.ended || (S.gameOver && S.view.phase !== 'playing'))) {
-    kids.push(gameOverSheet());
+  if (R && S.screen === 'room' && S.view && S.showResult && (S.ended || (S.gameOver && S.view.phase !== 'playing'))) {
+    kids.push(R.gameOverSheet());
   }
   if (S.sheet) kids.push(sheet());
   patchChildren(layer, kids);
@@ -175,36 +179,62 @@ export function renderToasts() {
 // ---- Telegram chrome ------------------------------------------------------------
 export function telegramChrome() {
   if (!tg.active()) return;
-  const inRoom = S.screen === 'room';
+  const inRoom = S.screen === 'room' && Boolean(R);
   tg.closingConfirmation(inRoom && playing() && Boolean(S.seat));
   tg.verticalSwipes(!inRoom);
-  tg.backButton(inRoom ? leave : pl.SCREENS.has(S.screen) ? pl.back : null);
+  tg.backButton(inRoom ? R.leave : pl.SCREENS.has(S.screen) ? pl.back : null);
   const v = S.view;
   const mine = S.seat && v ? v.seats[seatIdx(S.seat)] : null;
   const vsBot = inRoom && mine && v.seats.some((s) => s.bot);
-  if (inRoom && S.local?.complete && !S.local.sent) tg.mainButton(t('btn.done'), sendTurn);
-  else if (inRoom && mine && v.phase === 'waiting_for_player' && !mine.ready && !S.gameOver && !vsBot) tg.mainButton(t('btn.ready'), sendReady);
-  else if (inRoom && S.showResult && (S.gameOver || S.ended)) tg.mainButton(t('btn.playAgain'), playAgain);
+  if (inRoom && S.local?.complete && !S.local.sent) tg.mainButton(t('btn.done'), R.sendTurn);
+  else if (inRoom && mine && v.phase === 'waiting_for_player' && !mine.ready && !S.gameOver && !vsBot) tg.mainButton(t('btn.ready'), R.sendReady);
+  else if (inRoom && S.showResult && (S.gameOver || S.ended)) tg.mainButton(t('btn.playAgain'), R.playAgain);
   else tg.mainButton(null);
 }
 
+
+// ---- the socket's messages ----------------------------------------------------------
+/**
+ * The lobby answers `welcome`, `pong` and a `replaced` error itself;
+ * anything else is a room's and goes to server.js's `onMessage`, loaded
+ * first if it is not yet (messages wait for it in order).
+ */
+const waiting = [];
+function route(m) {
+  if (R && !waiting.length) return R.onMessage(m);
+  if (!R && !waiting.length) {
+    if (m.type === 'welcome') {
+      onWelcome(m);
+      render();
+      return;
+    }
+    if (m.type === 'pong') return onPong(m);
+  }
+  waiting.push(m);
+  if (waiting.length > 1) return;
+  loadRoom().then(() => {
+    while (waiting.length) R.onMessage(waiting.shift());
+    render();
+  });
+}
 
 // ---- start ------------------------------------------------------------------------
 export async function main() {
   // The profile, history and leaderboard screens share the app's helpers.
   pl.setup({
-    S, h, header, render, credHeaders, gameName, levelName, kindName, reasonFor, seatWord, avatar, photoOf, gameStats, statsTable, ask, toast, loadStats,
+    S, dispatch, h, header, render, credHeaders, gameName, levelName, kindName, reasonFor, seatWord, avatar, photoOf, gameStats, statsTable, ask, toast, loadStats,
     tgActive: () => tg.active(),
   });
   applyStoredTheme();
+  applyBoardTheme();
   sound.setMuted(!pref('sound', true));
   matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', applyStoredTheme);
   await tg.init();
-  setLang(pref('lang', null) || pickLang(tg.languageCode(), navigator.languages || [navigator.language]));
+  await setLang(pref('lang', null) || pickLang(tg.languageCode(), navigator.languages || [navigator.language]));
   // Keyboard play: Enter or Space on a focused checker or point is a tap.
   document.addEventListener('keydown', (ev) => {
     if (ev.key === 'Escape' && S.sheet) {
-      S.sheet = null;
+      dispatch('sheet', null);
       render();
       return;
     }
@@ -215,21 +245,24 @@ export async function main() {
     if (!tgt) return;
     ev.preventDefault();
     // The renderer keeps the focus across redraws (on to the first target after a selection).
-    tap(tgt);
+    R?.tap(tgt);
   });
   document.addEventListener('pointerdown', () => sound.unlock(), { once: true });
   document.addEventListener('pointerdown', holdRenders, true);
   document.addEventListener('pointerup', liftRenders, true);
   document.addEventListener('pointercancel', liftRenders, true);
   document.addEventListener('click', releaseRenders, true);
-  try {
-    S.config = (await api('GET', '/api/client-config')) || {};
-  } catch {}
+  // The node's client config (Telegram's app link for invites and shares)
+  // comes beside the socket, not before it: nothing on the first screen waits for it.
+  api('GET', '/api/client-config').then((c) => {
+    dispatch('config', c || {});
+    render();
+  }, () => {});
   setNet(new Net({
     query: credQuery,
-    onMessage,
+    onMessage: route,
     onStatus: (s) => {
-      S.conn = s;
+      dispatch('conn', s);
       render();
     },
   }));
@@ -242,6 +275,8 @@ export async function main() {
     },
     dropSocket: () => net.dropSocket(),
     sounds: sound.played,
+    // Writes to the state outside a named transition (with __tabulaStrict set before the app starts).
+    strays,
     enter: (key) => enterRoom(key),
     // For the tests: a toast as the app shows one, and a redraw.
     toast: (text, kind, ms) => toast(text, kind, ms),
@@ -265,7 +300,7 @@ export async function main() {
     ping();
   }, 15000);
   // The clocks and the away countdowns, from the server's figures.
-  setInterval(tickClocks, 200);
+  setInterval(() => R?.tickClocks(), 200);
 }
 
 main();

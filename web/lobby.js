@@ -3,13 +3,11 @@
 // leaving a room.
 
 import { api } from './net.js';
-import { renderNardy } from './boards/nardy.js';
-import { renderThud } from './boards/thud.js';
 import { t } from './i18n.js';
 import * as pl from './players.js';
 import { h, $, patch } from './dom.js';
-import { GAME_KINDS, gameName, levelName, VARIANTS, setPref, TIME_CONTROLS, roomState, S, net, credHeaders, seatIdx, playing, clearSel, vsComputer } from './store.js';
-import { playerName, timeControlName, gameStats, statsTable } from './text.js';
+import { GAME_KINDS, gameName, levelName, VARIANTS, setPref, TIME_CONTROLS, S, dispatch, net, credHeaders, seatIdx, playing, vsComputer, correspondence } from './store.js';
+import { playerName, timeControlName, gameStats, statsTable, profiles } from './text.js';
 import { openSheet } from './settings.js';
 import { render, header } from './app.js';
 
@@ -24,65 +22,123 @@ export function lobbyOptions() {
   return { thud: { ...o } };
 }
 
-export async function createRoom(bot) {
-  S.error = null;
+export async function createRoom(bot, open = false) {
+  dispatch('lobbyError', null);
   const body = { game: S.lobby.game, options: lobbyOptions() };
+  // An open challenge: listed in every lobby until someone takes the seat.
+  if (open) body.open = true;
   if (S.lobby.game !== 'thud' && S.lobby.matchLength > 1) body.matchLength = S.lobby.matchLength;
   if (bot) body.bot = { level: bot };
   // Between people: the clock chosen in the lobby (against the computer, none).
   else body.timeControl = S.lobby.timeControl;
   try {
     const r = await api('POST', '/api/rooms', body, credHeaders());
-    S.botLevel = bot || null;
+    dispatch('botChosen', bot || null);
     enterRoom(r.roomId, r.invite);
   } catch (e) {
-    S.error = e.message;
+    dispatch('lobbyError', e.message);
     render();
   }
 }
 
 export async function quickMatch() {
-  S.error = null;
+  dispatch('lobbyError', null);
   const ctl = new AbortController();
-  S.searching = ctl;
+  dispatch('searching', ctl);
   render();
   try {
     const r = await api('POST', '/api/quickmatch', { game: S.lobby.game, options: lobbyOptions(), timeControl: S.lobby.timeControl }, credHeaders(), ctl.signal);
-    S.searching = null;
-    S.botLevel = r.bot || null;
+    dispatch('searching', null);
+    dispatch('botChosen', r.bot || null);
     enterRoom(r.roomId, r.invite);
   } catch (e) {
-    S.searching = null;
-    if (e.name !== 'AbortError') S.error = e.message;
+    dispatch('searching', null);
+    if (e.name !== 'AbortError') dispatch('lobbyError', e.message);
     render();
   }
 }
 
-export function enterRoom(key, invite) {
-  Object.assign(S, { screen: 'room', roomKey: key, ...roomState(invite) });
-  clearSel();
+// ---- the room's modules, loaded when first needed ---------------------------------
+/**
+ * The room's modules (server.js: its messages applied; play.js: the
+ * player's intents; room.js: the screen; with the boards, the move log,
+ * sharing and the rating change they import), loaded when a room is
+ * first entered or a room's message first arrives, and fetched ahead once
+ * the lobby is up (`prefetchRoom`), never before: the lobby loads none of
+ * them. `R` holds them once loaded.
+ */
+export let R = null;
+let roomLoading = null;
+export function loadRoom() {
+  roomLoading ||= Promise.all([import('./server.js'), import('./play.js'), import('./room.js')]).then(([server, play, room]) => {
+    R = { ...server, ...play, ...room };
+    return R;
+  });
+  return roomLoading;
+}
+
+/** Fetches the room's modules while the lobby is idle (a room then opens without the wait). */
+export function prefetchRoom() {
+  if (roomLoading) return;
+  const go = () => loadRoom().catch(() => { roomLoading = null; });
+  if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 3000 });
+  else setTimeout(go, 500);
+}
+
+/** The socket's `welcome`: the player, his profile. */
+export function onWelcome(m) {
+  dispatch('welcomed', m);
+  if (m.profile) profiles.set(m.player, m.profile);
+  if (S.screen === 'lobby') loadStats();
+  pl.onWelcome();
+}
+
+/** The boards' renderers for the Continue cards (loaded with the first card). */
+let boards = null;
+let boardsLoading = null;
+function loadBoards() {
+  boardsLoading ||= Promise.all([import('./boards/nardy.js'), import('./boards/thud.js')]).then(([n, th]) => {
+    boards = { renderNardy: n.renderNardy, renderThud: th.renderThud };
+    render();
+  });
+  return boardsLoading;
+}
+
+/** The showcase (live.js: live games, open challenges, online), loaded after the lobby's first paint. */
+let liveMod = null;
+let liveLoading = null;
+function liveSection() {
+  if (!liveMod) {
+    liveLoading ||= import('./live.js').then((m) => { liveMod = m; render(); }).catch(() => { liveLoading = null; });
+    return null;
+  }
+  liveMod.watchLive(render);
+  return liveMod.liveCards(enterRoom);
+}
+
+/** Enters a room: to play (a seat, or the one he has), or with `spectate` to watch. */
+export function enterRoom(key, invite, spectate = false) {
+  const kept = {};
   try {
-    S.thudRounds = JSON.parse(sessionStorage.getItem(`tabula.rounds.${key}`) || '[]');
-    S.roundTimeouts = JSON.parse(sessionStorage.getItem(`tabula.roundTimeouts.${key}`) || '{}');
+    kept.thudRounds = JSON.parse(sessionStorage.getItem(`tabula.rounds.${key}`) || '[]');
+    kept.roundTimeouts = JSON.parse(sessionStorage.getItem(`tabula.roundTimeouts.${key}`) || '{}');
     // The move log of this room as this tab saw it (kept across a reload).
-    S.log = JSON.parse(sessionStorage.getItem(`tabula.log.${key}`) || '[]');
+    kept.log = JSON.parse(sessionStorage.getItem(`tabula.log.${key}`) || '[]');
   } catch {}
+  dispatch('roomEntered', { key, invite, kept });
   history.replaceState(null, '', `${location.pathname}?join=${encodeURIComponent(key)}${location.hash}`);
-  net.join(key);
+  if (R) net.join(key, spectate);
+  // The room's modules first (its messages need them), then the join.
+  else loadRoom().then(() => { if (S.roomKey === key && net.room?.key !== key) net.join(key, spectate); render(); });
   render();
 }
 
 export function toLobby() {
-  // A game against the computer is only paused by going back: keep the seat.
-  if (playing() && S.seat && vsComputer()) net.stepAway();
+  // A game against the computer is only paused by going back, and a
+  // correspondence game goes on without him: keep the seat.
+  if (S.seat && ((playing() && vsComputer()) || correspondence())) net.stepAway();
   else net.leaveRoom();
-  S.screen = 'lobby';
-  S.view = null;
-  S.roomKey = null;
-  S.queue = [];
-  S.animating = false;
-  S.local = null;
-  S.sheet = null;
+  dispatch('roomLeft');
   history.replaceState(null, '', `${location.pathname}${location.hash}`);
   loadStats();
   render();
@@ -91,7 +147,7 @@ export function toLobby() {
 export async function loadStats() {
   if (!net?.player) return;
   try {
-    S.stats = await api('GET', `/api/players/${encodeURIComponent(net.player)}/stats`);
+    dispatch('stats', await api('GET', `/api/players/${encodeURIComponent(net.player)}/stats`));
     render();
   } catch {}
   loadUnfinished();
@@ -101,23 +157,23 @@ export async function loadStats() {
 export async function loadUnfinished() {
   try {
     const r = await api('GET', '/api/me/games', undefined, credHeaders());
-    S.unfinished = r.games || [];
+    dispatch('unfinished', r.games || []);
     if (S.screen === 'lobby') render();
   } catch {}
 }
 
 export function renderLobby(app) {
   const L = S.lobby;
-  const opts = (L.options[L.game] = L.options[L.game] || {});
+  const opts = L.options[L.game] || {};
   const gameButtons = GAME_KINDS.map((g) =>
-    h(`button.seg${g === L.game ? '.on' : ''}`, { 'data-game': g, 'aria-pressed': String(g === L.game), onclick: () => { L.game = g; render(); } }, gameName(g)),
+    h(`button.seg${g === L.game ? '.on' : ''}`, { 'data-game': g, 'aria-pressed': String(g === L.game), onclick: () => { dispatch('lobbyGame', g); render(); } }, gameName(g)),
   );
   const variantRows = VARIANTS[L.game].map(([key, label, choices]) =>
-    h('label.row', h('span', t(label)), h('select', { 'data-opt': key, onchange: (e) => { opts[key] = e.target.value; } },
+    h('label.row', h('span', t(label)), h('select', { 'data-opt': key, onchange: (e) => dispatch('lobbyOption', { option: key, value: e.target.value }) },
       choices.map(([val, text]) => h('option', { value: val, selected: (opts[key] || choices[0][0]) === val }, t(text))))),
   );
   if (L.game !== 'thud') {
-    variantRows.push(h('label.row', h('span', t('opt.match')), h('select#match-length', { onchange: (e) => { L.matchLength = Number(e.target.value); } },
+    variantRows.push(h('label.row', h('span', t('opt.match')), h('select#match-length', { onchange: (e) => dispatch('lobbyMatch', Number(e.target.value)) },
       [1, 3, 5, 7].map((n) => h('option', { value: n, selected: L.matchLength === n }, n === 1 ? t('opt.match.1') : t('opt.match.n', { n }))))));
   }
   // Statistics per kind of game: the chosen game's (a Thud! loss is not in a nardy row).
@@ -137,13 +193,14 @@ export function renderLobby(app) {
       h('p.levels-about', [1, 2, 3].map((l) => h('span', h('b', levelName(l)), ' — ', t(`level.${l}.about.${L.game}`))))),
     h('section.card', h('h2', t('lobby.person')),
       // The clock of a game between people (quick match pairs equal clocks only).
-      h('label.row', h('span', t('lobby.clock')), h('select#time-control', { onchange: (e) => { L.timeControl = e.target.value; setPref('timeControl', e.target.value); } },
+      h('label.row', h('span', t('lobby.clock')), h('select#time-control', { onchange: (e) => { dispatch('lobbyClock', e.target.value); setPref('timeControl', e.target.value); } },
         TIME_CONTROLS.map((tc) => h('option', { value: tc, selected: L.timeControl === tc }, timeControlName(tc))))),
       S.searching
         ? h('div.row', h('span.spin'), h('span', t('lobby.searching')), h('button#cancel-search', { onclick: () => S.searching?.abort() }, t('btn.cancel')))
-        : h('div.row2', h('button.big#quick-match', { onclick: quickMatch }, t('lobby.quick')), h('button.big#create-room', { onclick: () => createRoom(null) }, t('lobby.invite'))),
+        : h('div.row2', h('button.big#quick-match', { onclick: quickMatch }, t('lobby.quick')), h('button.big#create-room', { onclick: () => createRoom(null) }, t('lobby.invite')), h('button.big#open-challenge', { onclick: () => createRoom(null, true) }, t('lobby.openChallenge'))),
       h('form.row#join-form', { onsubmit: (e) => { e.preventDefault(); const c = $('#join-code').value.trim(); if (c) enterRoom(c); } },
         h('input#join-code', { placeholder: t('lobby.code'), 'aria-label': t('lobby.code'), autocomplete: 'off', maxlength: 32 }), h('button', { type: 'submit' }, t('btn.join')))),
+    liveSection(),
     statsBox,
     h('footer.note#me', S.player ? t('lobby.signedIn', { name: playerName(S.player) }) : ''),
   );
@@ -167,13 +224,24 @@ export function continueCards() {
   return h('section.card.continue#continue', h('h2', t('lobby.continue')),
     list.map((g) => {
       const board = h('div.mini-board', { 'aria-hidden': 'true' });
-      if (g.board && g.game !== 'thud') {
-        renderNardy(board, { game: g.game, position: g.board.position, seat: g.yourSeat, movable: new Set(), targets: new Set() });
+      if (!boards) loadBoards();
+      else if (g.board && g.game !== 'thud') {
+        boards.renderNardy(board, { game: g.game, position: g.board.position, seat: g.yourSeat, movable: new Set(), targets: new Set() });
       } else if (g.board) {
-        renderThud(board, { position: g.board.position, legalMoves: [], mine: null, myTurn: false, targets: new Map() });
+        boards.renderThud(board, { position: g.board.position, legalMoves: [], mine: null, myTurn: false, targets: new Map() });
       }
       const mine = seatIdx(g.yourSeat);
       const score = g.matchLength > 1 ? t('lobby.score', { mine: g.score[mine], theirs: g.score[1 - mine], n: g.matchLength }) : '';
+      if (g.timeControl) {
+        // A correspondence game between people: whose turn, and the time left.
+        const name = g.opponent ? playerName(g.opponent) : t('lobby.corrNobody');
+        const yours = g.turn && g.turn === g.yourSeat;
+        const hours = Math.max(1, Math.ceil(((g.deadline || 0) - Date.now()) / 3600000));
+        const line = !g.turn ? t('lobby.corrWaiting', { score }) : yours ? t('lobby.corrYours', { h: hours, score }) : t('lobby.corrTheirs', { score });
+        return h(`button.continue-game${yours ? '.your-turn' : ''}`, { 'data-room': g.roomId, onclick: () => enterRoom(g.roomId) },
+          board,
+          h('span.continue-text', h('b', t('lobby.corr', { game: gameName(g.game), name })), h('span', line)));
+      }
       const ago = Math.max(1, Math.round((Date.now() - g.pausedAt) / 60000));
       const when = ago < 60 ? t('ago.min', { n: ago }) : ago < 2880 ? t('ago.h', { n: Math.round(ago / 60) }) : t('ago.days', { n: Math.round(ago / 1440) });
       return h('button.continue-game', { 'data-room': g.roomId, onclick: () => enterRoom(g.roomId) },

@@ -1,6 +1,10 @@
 // The move log: rebuilt from a state's actions, extended by the events.
 
-import { S, stepText } from './store.js';
+// Pure over the state it is given (no store import): the room's transitions
+// (transitions.js) extend the log, `saveLog` keeps it for this tab.
+
+export const stepText = (g, [f, to]) => (g === 'long_nardy' ? `${f}-${to}` : `${f}/${to}`);
+export const playText = (g, steps) => steps.map((st) => stepText(g, st)).join(g === 'long_nardy' ? ',' : ' ');
 
 // ---- the move log -------------------------------------------------------------------
 //
@@ -12,23 +16,21 @@ import { S, stepText } from './store.js';
 // reopens the game, a spectator who comes late); the events after it extend
 // it. Earlier games of the room are kept as this tab saw them
 // (sessionStorage).
-export function logTurn(seat, dice) {
+export function logTurn(S, seat, dice) {
   S.log.push({ seat, dice, steps: [] });
-  saveLog();
 }
 
-export function logStep(seat, notation) {
+export function logStep(S, seat, notation) {
   let last = S.log[S.log.length - 1];
   if (!last || last.seat !== seat || last.pass || !last.steps) {
     last = { seat, dice: S.view?.dice || null, steps: [] };
     S.log.push(last);
   }
   last.steps.push(notation);
-  saveLog();
 }
 
 /** A roll with no legal play: the roll's own entry says so (one entry, as `logFromActions` makes it). */
-export function logPass(seat, dice) {
+export function logPass(S, seat, dice) {
   const last = S.log[S.log.length - 1];
   if (last?.steps && last.seat === seat && !last.steps.length && !last.pass) {
     last.pass = true;
@@ -36,7 +38,6 @@ export function logPass(seat, dice) {
   } else {
     S.log.push({ seat, dice, steps: [], pass: true });
   }
-  saveLog();
 }
 
 export const LOG_NOTES = new Set(['double', 'take', 'drop', 'resign', 'timeOut', 'proposeEnd', 'acceptEnd', 'declineEnd']);
@@ -91,7 +92,7 @@ export function logFromActions(g, n, actions, old = []) {
 }
 
 /** The log rebuilt for the state's game; earlier games stay as they were. */
-export function rebuildLog(v) {
+export function rebuildLog(S, v) {
   const n = v.gameNumber;
   if (!n) return;
   const at = S.log.findIndex((e) => e.game >= n);
@@ -101,10 +102,10 @@ export function rebuildLog(v) {
   keep = first < 0 ? [] : keep.slice(first);
   const old = at < 0 ? [] : S.log.slice(at).filter((e) => !e.game || e.game === n);
   S.log = [...keep, ...logFromActions(v.game, n, v.actions || [], old)];
-  saveLog();
 }
 
-export function saveLog() {
+/** Keeps the log for this tab (sessionStorage), trimmed. */
+export function saveLog(S) {
   // At most 600 entries, dropping earlier games first (the current one stays whole).
   const cur = S.log.findLastIndex((e) => e.game);
   const over = S.log.length - 600;

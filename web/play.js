@@ -1,17 +1,18 @@
 // The player's intents in a room: roll, the local turn (undo until Done),
 // the opponent's steps drawn one after another, board taps and drags,
-// resign, leave, rematch, hint, play again.
+// resign, leave, rematch, hint, play again. The state changes through the
+// intents' named transitions (transitions.js, `dispatch`); what is here is
+// the rest: the socket, haptics, sound, the drawing of slides.
 
 import { api } from './net.js';
 import * as tg from './telegram.js';
-import { targetsFrom, movableFrom, applyStep, parseSteps } from './boards/nardy.js';
+import { movableFrom, parseSteps } from './boards/nardy.js';
 import { thudTargets } from './boards/thud.js';
-import { sha256hex } from './sha256.js';
 import * as sound from './sound.js';
 import { t } from './i18n.js';
 import { h, $ } from './dom.js';
-import { pref, confirmTurns, S, net, credHeaders, game, isDice, playing, myTurn, need, clearSel, playText, localSteps, currentMoves, vsComputer } from './store.js';
-import { toast } from './text.js';
+import { pref, confirmTurns, S, dispatch, net, credHeaders, game, isDice, playing, myTurn, need, clearSel, currentMoves, vsComputer, correspondence } from './store.js';
+import { toast, ask } from './text.js';
 import { enterRoom, toLobby } from './lobby.js';
 import { autoTurn, applyEvent } from './server.js';
 import { render } from './app.js';
@@ -38,9 +39,8 @@ export const ROLL_AGAIN_MS = 2000;
 export function roll() {
   const asked = [...net.pending.values()].find((c) => c.type === 'rollDice');
   if (asked && Date.now() - S.rollAskedAt < ROLL_AGAIN_MS) return;
-  S.rollAskedAt = Date.now();
   // Once the dice are in, the focus goes to the board (its first movable checker).
-  S.focusBoard = true;
+  dispatch('rollAsked', { at: Date.now() });
   if (asked) net.raw(asked);
   else net.send({ type: 'rollDice' });
   tg.haptic('medium');
@@ -55,9 +55,8 @@ export function playPath(path) {
     return;
   }
   // Steps of one tap go out together; nothing is offered until all are echoed.
-  S.inflight = path.length;
+  dispatch('movesSent', { n: path.length });
   for (const [from, to] of path) net.send({ type: 'move', from: spot(from), to: spot(to) });
-  clearSel();
   tg.haptic('light');
   render();
 }
@@ -65,29 +64,15 @@ export function playPath(path) {
 
 /** Starts the local turn when the player's own offer arrives (confirmation on). */
 export function ensureLocal() {
-  const v = S.view;
-  if (!confirmTurns() || !isDice() || !myTurn() || need() !== 'move' || !v.moves || v.moves.seat !== S.seat) return;
-  if (S.local) return;
-  S.local = { offer0: v.moves, groups: [], pos: structuredClone(v.board.position), asking: null, complete: false, sent: false };
+  dispatch('localStart', { confirm: confirmTurns() });
 }
 
 export function localPlay(path) {
-  const L = S.local;
-  if (!L || L.asking || L.sent || L.complete) return;
-  const g = game();
-  const before = structuredClone(L.pos);
-  const me = S.seat === 'a' ? 'white' : 'black';
-  const opp = me === 'white' ? 'black' : 'white';
-  for (const [from, to] of path) {
-    const hit = g === 'backgammon' && to !== 'off' && (L.pos[opp]?.[String(25 - Number(to))] || 0) === 1;
-    if (hit) sound.play('hit');
-    applyStep(g, L.pos, S.seat, String(from), String(to), hit);
-  }
-  L.groups.push({ steps: path.map(([f, to]) => [String(f), String(to)]), before, offer: null });
-  L.asking = playText(g, localSteps());
-  clearSel();
+  const r = dispatch('localStep', { path });
+  if (!r) return;
+  if (r.hits) sound.play('hit');
   tg.haptic('light');
-  net.send({ type: 'preview', play: L.asking });
+  net.send({ type: 'preview', play: r.ask });
   render();
 }
 
@@ -95,37 +80,21 @@ export function localPlay(path) {
 export const samePlay = (text) => String(text || '').replace(/\*/g, '').split(/[\s,]+/).filter(Boolean).map((st) => st.split(/[-/]/).join('>')).join(' ');
 
 export function onPreview(m) {
-  const L = S.local;
-  if (!L || !L.asking) return;
+  const same = samePlay(m.play) === samePlay(S.local?.asking);
   // An answer for steps since undone is not this offer.
-  if (samePlay(m.play) !== samePlay(L.asking)) return;
-  L.asking = null;
-  const top = L.groups[L.groups.length - 1];
-  if (m.complete) {
-    L.complete = true;
-    if (!confirmTurns()) sendTurn();
-  } else {
-    top.offer = { seat: S.seat, diceLeft: m.diceLeft, firstSteps: m.firstSteps, sequences: m.sequences };
-  }
+  if (dispatch('previewed', { m, same }) === 'complete' && !confirmTurns()) sendTurn();
 }
 
 export function undo() {
-  const L = S.local;
-  if (!L || L.sent || !L.groups.length) return;
-  const top = L.groups.pop();
-  L.pos = top.before;
-  L.complete = false;
-  L.asking = null;
-  clearSel();
+  if (!dispatch('undo')) return;
   tg.haptic('light');
   render();
 }
 
 export function sendTurn() {
-  const L = S.local;
-  if (!L || !L.complete || L.sent) return;
-  L.sent = true;
-  net.send({ type: 'turn', play: playText(game(), localSteps()) });
+  const play = dispatch('turnSent');
+  if (!play) return;
+  net.send({ type: 'turn', play });
   tg.haptic('medium');
   render();
 }
@@ -141,13 +110,12 @@ export function sendTurn() {
 export const stepMs = () => ({ normal: 320, fast: 140, off: 0 })[pref('speed', 'normal')] ?? 320;
 
 export function enqueue(e) {
-  S.queue.push(e);
+  dispatch('queued', { e });
   pump();
 }
 
 export function pump() {
-  while (!S.animating && S.queue.length) {
-    const e = S.queue.shift();
+  for (let e = dispatch('dequeued'); e; e = dispatch('dequeued')) {
     const ms = stepMs();
     // The player's own steps played for him (auto-play) slide too: he did not lay them out.
     const animate = ms > 0 && e.type === 'moved' && (e.seat !== S.seat || S.autoMoving > 0) && isDice() && !document.hidden;
@@ -157,10 +125,10 @@ export function pump() {
     applyEvent(e);
     render();
     if (animate || hold) {
-      S.animating = true;
+      dispatch('animating', { on: true });
       if (animate) slide(e.seat, e.to, from, ms);
       setTimeout(() => {
-        S.animating = false;
+        dispatch('animating', { on: false });
         pump();
         autoTurn();
         render();
@@ -201,9 +169,9 @@ export function slide(seat, to, fromRect, ms) {
   const dx = (fromRect.left + fromRect.width / 2 - (r.left + r.width / 2)) * k;
   const dy = (fromRect.top + fromRect.height / 2 - (r.top + r.height / 2)) * k;
   el.classList.add('sliding');
-  S.sliding = true;
+  dispatch('sliding', { on: true });
   const end = () => {
-    S.sliding = false;
+    dispatch('sliding', { on: false });
     el.classList.remove('sliding');
   };
   el.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: 'translate(0, 0)' }], { duration: ms, easing: 'ease-in-out' })
@@ -218,10 +186,6 @@ export function thudPlay(mv) {
   render();
 }
 
-export function ask(text, yes, onYes) {
-  S.confirm = { text, yes, onYes };
-  render();
-}
 
 export function resign() {
   ask(t('ask.resign'), t('btn.resign'), () => net.send({ type: 'resign' }));
@@ -229,7 +193,8 @@ export function resign() {
 
 export function leave() {
   // A game against the computer waits for its player (it pauses): leaving loses nothing.
-  if (playing() && S.seat && !vsComputer()) ask(t('ask.leave'), t('btn.leave'), toLobby);
+  // Nor does a correspondence game: he comes back to it from the lobby.
+  if (playing() && S.seat && !vsComputer() && !correspondence()) ask(t('ask.leave'), t('btn.leave'), toLobby);
   else toLobby();
 }
 
@@ -237,9 +202,7 @@ export async function playAgain() {
   const v = S.view;
   if (!v) return toLobby();
   if (v.phase === 'waiting_for_player') {
-    S.gameOver = null;
-    S.ended = null;
-    S.showResult = false;
+    dispatch('readyAgain');
     sendReady();
     render();
     return;
@@ -248,7 +211,7 @@ export async function playAgain() {
   if (bot) {
     try {
       const r = await api('POST', '/api/rooms', { game: v.game, options: v.options, bot: { level: bot }, matchLength: v.matchLength }, credHeaders());
-      S.botLevel = bot;
+      dispatch('botChosen', bot);
       enterRoom(r.roomId, r.invite);
     } catch (e) {
       toast(e.message, 'error');
@@ -262,8 +225,10 @@ export async function verifySeed() {
   const seed = S.ended?.serverSeed;
   const commit = S.commitment;
   if (!seed) return;
+  // SHA-256 in the browser, loaded on first use (never by the lobby).
+  const { sha256hex } = await import('./sha256.js');
   const got = await sha256hex(seed);
-  S.verify = commit ? { ok: got === commit, got } : { ok: null, got };
+  dispatch('verified', { ok: commit ? got === commit : null, got });
   render();
 }
 
@@ -320,15 +285,13 @@ export function boardPointerUp(ev) {
 }
 
 export function select(p, keep) {
-  if (S.sel === p && !keep) {
-    clearSel();
-  } else {
-    S.sel = p;
-    S.targets = targetsFrom(game(), currentMoves(), p);
-    tg.haptic('select');
-  }
+  if (dispatch('select', { p, keep })) tg.haptic('select');
   render();
 }
+
+/** Two taps on one checker within this long bear it off (when it may be). */
+export const DOUBLE_TAP_MS = 400;
+let lastTap = { p: null, at: 0 };
 
 export function tap(t) {
   const v = S.view;
@@ -341,6 +304,13 @@ export function tap(t) {
   }
   if (need() !== 'move' || S.inflight) return;
   const p = t?.dataset.point;
+  // A second tap on the same checker soon after the first: borne off, when it may be.
+  const again = p && lastTap.p === p && Date.now() - lastTap.at < DOUBLE_TAP_MS;
+  lastTap = { p, at: again ? 0 : Date.now() };
+  if (again && S.sel === p && S.targets?.has('off')) {
+    playPath(S.targets.get('off'));
+    return;
+  }
   if (p && S.sel && S.targets?.has(p) && p !== S.sel) {
     playPath(S.targets.get(p));
     return;
@@ -366,16 +336,14 @@ export function tapThud(t) {
     const list = S.targets.get(s);
     if (list.length === 1) thudPlay(list[0]);
     else {
-      S.choose = list;
+      dispatch('choose', { list });
       render();
     }
     return;
   }
   const t2 = thudTargets(legal, s);
   if (t2.size) {
-    S.sel = s;
-    S.targets = t2;
-    S.choose = null;
+    dispatch('thudSelect', { s, targets: t2 });
     tg.haptic('select');
   } else clearSel();
   render();
@@ -385,7 +353,7 @@ export function tapThud(t) {
 
 // ---- hint, rematch ----------------------------------------------------------------
 export function askHint() {
-  S.hint = { plays: null };
+  dispatch('hintAsked');
   net.send({ type: 'hint' });
   render();
 }
@@ -393,13 +361,13 @@ export function askHint() {
 /** Plays the hint's steps as the local turn (the player still confirms with Done). */
 export function playHint(play) {
   const steps = parseSteps(game(), play).map(([f, to]) => [String(f), String(to)]);
-  S.hint = null;
+  dispatch('hintClosed');
   if (!S.local || S.local.groups.length) return;
   localPlay(steps);
 }
 
 export function askRematch() {
-  S.rematch = { ...(S.rematch || {}), [S.seat]: true };
+  dispatch('rematchAsked');
   net.send({ type: 'rematch' });
   render();
 }

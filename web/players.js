@@ -25,13 +25,13 @@ export const S = () => C.S;
 export const P = () => S().pl;
 
 /**
- * ctx: { S, h, header, render, credHeaders, gameName, levelName, kindName,
+ * ctx: { S, dispatch, h, header, render, credHeaders, gameName, levelName, kindName,
  *        reasonFor, seatWord, avatar, photoOf, gameStats, statsTable, ask,
  *        toast, loadStats, tgActive }
  */
 export function setup(ctx) {
   C = ctx;
-  ctx.S.pl = {
+  ctx.dispatch('players', {
     back: 'lobby',
     focusTitle: false,
     profile: null,
@@ -39,7 +39,7 @@ export function setup(ctx) {
     replay: null,
     board: { game: 'long_nardy', period: 'all', data: null, loading: false, error: null, seq: 0 },
     deleted: null,
-  };
+  });
 }
 
 export const h = (...a) => C.h(...a);
@@ -59,7 +59,10 @@ function loadScreens() {
 
 /** The server's answer as a short sentence (no store on this node, not found, …). */
 export function errorText(e) {
-  if (e?.status === 503 || e?.code === 'no_store') return t('pl.noStore');
+  if (e?.code === 'no_store') return t('pl.noStore');
+  // The store is there but cannot be reached now (503 `store_unavailable`
+  // with Retry-After), or the node is not ready: a passing state.
+  if (e?.status === 503) return t('pl.storeDown');
   if (e?.status === 404) return t('pl.notFound');
   if (e?.status === 401) return t('pl.signIn');
   return e?.message || t('pl.failed');
@@ -70,7 +73,7 @@ export const known = () => Boolean(S().player);
 
 
 // ---- navigation ---------------------------------------------------------------
-/** Opens a screen: `profile`, `history`, `leaderboard`, or `replay` with {room, gameNumber}. */
+/** Opens a screen: `profile`, `history`, `leaderboard`, or `replay` with {room, gameNumber, analysis?} (analysis: shown at once). */
 export function open(screen, arg) {
   if (!M) {
     loadScreens().then(() => open(screen, arg), (e) => C.toast(errorText(e), 'error'));
@@ -80,7 +83,7 @@ export function open(screen, arg) {
   if (screen === 'replay') {
     // Back goes to the list it was opened from (a shared link: the lobby).
     P().back = st.screen === 'history' ? 'history' : 'lobby';
-    M.openReplay(arg.room, arg.gameNumber);
+    M.openReplay(arg.room, arg.gameNumber, arg.analysis);
   } else {
     P().back = 'lobby';
   }

@@ -67,6 +67,48 @@ export function deleteData() {
 }
 
 
+// ---- the rating graph -------------------------------------------------------------
+const SVG = 'http://www.w3.org/2000/svg';
+const svg = (tag, attrs, ...kids) => {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  e.append(...kids);
+  return e;
+};
+/** A new player's rating (Glicko-2 as the node runs it): where a history that covers every game starts. */
+const START = 1500;
+
+/**
+ * The rating over his rated games of one kind (the profile's `history`,
+ * oldest first): an inline SVG line, its lowest and highest marked, the
+ * last point a dot; said whole to a screen reader. Nothing before two points.
+ */
+export function ratingGraph(g, r) {
+  const hist = (r?.history || []).map((p) => Math.round(p.rating));
+  // The history reaches back to his first game: the line starts where every player starts.
+  const pts = hist.length && hist.length >= (r.games || 0) ? [START, ...hist] : hist;
+  if (pts.length < 2) return null;
+  const W = 320;
+  const H = 96;
+  const pad = { l: 36, r: 8, t: 8, b: 8 };
+  const lo = Math.min(...pts);
+  const hi = Math.max(...pts);
+  const span = Math.max(hi - lo, 20);
+  const x = (i) => pad.l + (i * (W - pad.l - pad.r)) / (pts.length - 1);
+  const y = (v) => pad.t + ((hi - v) * (H - pad.t - pad.b)) / span;
+  const line = pts.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  const last = pts.length - 1;
+  const label = t('pl.graph', { game: C.gameName(g), n: hist.length, from: pts[0], to: pts[last], lo, hi });
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'rating-graph', role: 'img', 'aria-label': label },
+    svg('line', { x1: pad.l, x2: W - pad.r, y1: y(hi).toFixed(1), y2: y(hi).toFixed(1), class: 'grid' }),
+    svg('line', { x1: pad.l, x2: W - pad.r, y1: y(lo).toFixed(1), y2: y(lo).toFixed(1), class: 'grid' }),
+    svg('text', { x: pad.l - 4, y: (y(hi) + 4).toFixed(1), class: 'axis' }, String(hi)),
+    svg('text', { x: pad.l - 4, y: (y(lo) + 4).toFixed(1), class: 'axis' }, String(lo)),
+    svg('polyline', { points: line, class: 'line' }),
+    svg('circle', { cx: x(last).toFixed(1), cy: y(pts[last]).toFixed(1), r: 3.5, class: 'dot' }));
+  return h(`figure.rating-figure#rating-graph-${g}`, { 'data-points': String(pts.length) }, h('figcaption', C.gameName(g)), chart);
+}
+
 // ---- profile ----------------------------------------------------------------------------
 export function profilePage() {
   const pr = P().profile;
@@ -102,6 +144,7 @@ export function profilePage() {
       h('thead', h('tr', h('th', { scope: 'col' }, t('lobby.game')), h('th', { scope: 'col' }, t('pl.rating')), h('th', { scope: 'col' }, t('pl.rank')), h('th', { scope: 'col' }, t('pl.games')))),
       h('tbody', rows)),
     ratings.length ? null : h('p.muted#ratings-empty', t('pl.noRatings')),
+    GAME_KINDS.map((g) => ratingGraph(g, ratings.find((x) => x.game === g))),
     h('p.note.left', t('pl.provisionalNote'))));
   // Statistics of each kind of game he played.
   const stats = d.stats || null;

@@ -6,6 +6,7 @@ import { renderNardy, parseSteps } from './boards/nardy.js';
 import { renderThud, parseThud } from './boards/thud.js';
 import { sha256hex } from './sha256.js';
 import { t } from './i18n.js';
+import { shareGame, sharedLinkBox } from './share.js';
 import { C, S, P, h, errorText, equity, dateText, seatText, resultText, $, top, status } from './players.js';
 
 /** A turn that gave up more than this much equity is a blunder. */
@@ -16,7 +17,7 @@ export function closeReplay() {
   P().replay = null;
 }
 
-export async function openReplay(room, gameNumber) {
+export async function openReplay(room, gameNumber, analysis = false) {
   closeReplay();
   const r = { room, gameNumber, data: null, error: null, frame: 0, analysis: null, showAnalysis: false, verify: null };
   P().replay = r;
@@ -27,6 +28,11 @@ export async function openReplay(room, gameNumber) {
     r.error = errorText(e);
   }
   if (P().replay === r && S().screen === 'replay') C.render();
+  // Review from the result sheet: the analysis at once (long and short nardy).
+  if (analysis && r.data && r.data.game !== 'thud' && P().replay === r) {
+    r.showAnalysis = true;
+    loadAnalysis();
+  }
 }
 
 export async function loadAnalysis() {
@@ -116,6 +122,9 @@ export function replayPage() {
   const verdict = me ? (res?.winner === me ? t('pl.won') : res?.winner ? t('pl.lost') : t('result.draw'))
     : res?.winner ? t('result.sideWon', { side: seatText(d.seats?.[res.winner === 'b' ? 1 : 0], { you: false }) }) : t('result.draw');
   out.push(h('p.replay-meta#replay-meta', [dateText(d.finishedMs), `${verdict} — ${resultText(res, me || 'a')}`, d.matchLength > 1 ? t('pl.match', { n: d.matchLength }) : null, d.rated ? t('pl.ratedMark') : t('pl.casual')].filter(Boolean).join(' · ')));
+  const shareText = t(me ? (res?.winner === me ? 'share.won' : res?.winner ? 'share.lost' : 'share.draw') : 'share.watch', { game: C.gameName(d.game) });
+  out.push(h('div.row.replay-share#replay-share-row', h('button#replay-share', { onclick: () => shareGame(d.room, d.gameNumber, shareText, 'replay') }, t('btn.share'))));
+  out.push(sharedLinkBox('replay'));
   // The turn: its number, the mover, his dice and the notation.
   const counter = r.frame === 0 ? t('pl.turnStart', { n: last }) : t(d.game === 'thud' ? 'pl.plyOf' : 'pl.turnOf', { i: r.frame, n: last });
   side.append(h('div.replay-turn#replay-turn', { 'aria-live': 'polite', 'aria-atomic': 'true' },

@@ -8,12 +8,16 @@ import { renderThud, thudScore } from './boards/thud.js';
 import { t, lang } from './i18n.js';
 import { formatClock } from './clock.js';
 import { h, $, patchChildren } from './dom.js';
-import { gameName, params, S, net, serverNow, seatIdx, other, isDice, playing, myTurn, need, localSteps, currentMoves, vsComputer } from './store.js';
+import { gameName, params, pref, S, dispatch, net, serverNow, seatIdx, other, isDice, playing, myTurn, need, localSteps, currentMoves, vsComputer } from './store.js';
 import { seatName, playerName, seatAvatar, narrate, sideName, toast, inviteLink, resultKind, resultSentence, reasonFor, timeoutSentence, roundTimeoutSentence, gameStats, statsTable } from './text.js';
 import { sendReady, roll, undo, sendTurn, thudPlay, resign, leave, playAgain, verifySeed, boardPointerDown, cancelDrag, boardPointerMove, boardPointerUp, askHint, playHint, askRematch } from './play.js';
 import { clockBox } from './server.js';
-import { openSheet } from './settings.js';
+import { openSheet, logBody } from './settings.js';
 import { render, header } from './app.js';
+import { shareGame, sharedLinkBox, canChallengeInChat, challengeInChat } from './share.js';
+import * as pl from './players.js';
+import { ratingLine } from './rating.js';
+import { toLobby } from './lobby.js';
 
 export function ensureRoomSkeleton(app) {
   let page = $('main.room', app);
@@ -36,6 +40,8 @@ export function ensureRoomSkeleton(app) {
     h('div.sr-only#clock-live', { 'aria-live': 'assertive', role: 'status' }),
     h('div#controls'),
     h('div#info'),
+    // Wide screens and landscape: the move list beside the board (the pips are in #players, beside it too).
+    h('section#side-log', { 'aria-label': t('log.title') }),
     h('section.chat', h('div#chat'), chatForm),
   );
   app.replaceChildren(page);
@@ -56,7 +62,25 @@ export function renderRoom(app) {
   patchChildren($('#status', page), statusLine());
   patchChildren($('#controls', page), controls());
   patchChildren($('#info', page), info());
+  renderSideLog($('#side-log', page));
   renderChat($('#chat', page));
+}
+
+/** The width from which the move list stands beside the board (style.css draws the room in two columns). */
+export const WIDE = '(orientation: landscape) and (min-width: 640px)';
+const wide = window.matchMedia?.(WIDE);
+wide?.addEventListener?.('change', () => render());
+
+/** The move list beside the board at wide viewports, kept scrolled to its latest turn. */
+export function renderSideLog(box) {
+  if (!wide?.matches) {
+    if (box.firstChild) box.replaceChildren();
+    return;
+  }
+  const rows = box.querySelectorAll('li').length;
+  patchChildren(box, [h('h3', t('log.title')), ...logBody('side-moves')]);
+  const now = box.querySelectorAll('li').length;
+  if (now !== rows) box.scrollTop = box.scrollHeight;
 }
 
 export function renderPlayers(box) {
@@ -128,6 +152,28 @@ export function renderBoard(box) {
     offGlow: moves ? (moves.firstSteps || []).some((s) => /off/.test(s)) : false,
   });
   if (myTurn() && need() === 'roll') svg.classList.add('to-roll');
+  tumbleDice(svg);
+}
+
+/** How long the dice tumble after a roll: the speed setting's, none with reduced motion or "instant". */
+export const tumbleMs = () => (window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ? 0 : ({ normal: 450, fast: 220, off: 0 })[pref('speed', 'normal')] ?? 450);
+
+/** The roll being tumbled: which one, since when (the board is redrawn meanwhile: each drawing takes it up where it is). */
+let tumbling = { key: null, at: 0 };
+export function tumbleDice(svg) {
+  const key = `${S.roomKey}:${S.rolls}`;
+  if (!S.rolls || !S.view?.dice) return;
+  const ms = tumbleMs();
+  if (tumbling.key !== key) tumbling = { key, at: performance.now() };
+  const elapsed = performance.now() - tumbling.at;
+  if (!ms || elapsed >= ms) return;
+  svg.querySelectorAll('.die .tumble').forEach((g, i) => {
+    const a = g.animate?.([
+      { transform: `translate(${i % 2 ? 14 : -14}px, -22px) rotate(${i % 2 ? 250 : -220}deg)`, opacity: 0.3 },
+      { transform: 'translate(0, 0) rotate(0deg)', opacity: 1 },
+    ], { duration: ms, easing: 'cubic-bezier(0.2, 0.8, 0.3, 1)' });
+    if (a) a.currentTime = elapsed;
+  });
 }
 
 export function statusLine() {
@@ -222,7 +268,7 @@ export function controls() {
   }
   if (isDice() || v.game === 'thud') c.push(h('button#log-button', { onclick: () => openSheet('log') }, t('btn.log')));
   if (v.phase !== 'playing' && (S.gameOver || S.ended || v.lastResult) && !S.showResult) {
-    c.push(h('button#show-result', { onclick: () => { S.showResult = true; render(); } }, t('btn.result')));
+    c.push(h('button#show-result', { onclick: () => { dispatch('showResult', { on: true }); render(); } }, t('btn.result')));
   }
   return c;
 }
@@ -242,7 +288,8 @@ export function info() {
   // Thud!: a round that ended on time says so until the game is over.
   for (const [round, seat] of Object.entries(S.roundTimeouts || {})) out.push(h('span.round-timeout', { 'data-round': round }, roundTimeoutSentence(Number(round), seat)));
   const tc = v.timeControl || v.clock;
-  if (tc) out.push(h('span#time-control-info', t('room.clock', { delay: formatClock(tc.delayMs), reserve: formatClock(tc.reserveMs) })));
+  if (tc && tc.delayMs >= 86400000) out.push(h('span#time-control-info', t('room.clockDays', { n: Math.round(tc.delayMs / 86400000) })));
+  else if (tc) out.push(h('span#time-control-info', t('room.clock', { delay: formatClock(tc.delayMs), reserve: formatClock(tc.reserveMs) })));
   // Thud! has no dice: nothing to say about their fairness.
   if (S.commitment && v.game !== 'thud') out.push(h('span.fair#commitment', { title: S.commitment }, t('room.fair', { c: S.commitment.slice(0, 12) })));
   if (S.invite || S.roomId) out.push(h('span.code', t('room.code', { code: S.invite || S.roomId })));
@@ -258,7 +305,7 @@ export function hintBox() {
   const win = typeof best.win === 'number' ? ` · ${t('hint.win', { p: Math.round(best.win * 100) })}` : '';
   return h('div.hint#hint-box', h('span', t('hint.best', { play: best.play }) + win),
     S.local && !S.local.groups.length ? h('button#hint-play', { onclick: () => playHint(best.play) }, t('btn.playHint')) : null,
-    h('button.icon#hint-close', { 'aria-label': t('btn.close'), title: t('btn.close'), onclick: () => { S.hint = null; render(); } }, '×'));
+    h('button.icon#hint-close', { 'aria-label': t('btn.close'), title: t('btn.close'), onclick: () => { dispatch('hintClosed'); render(); } }, '×'));
 }
 
 export function renderChat(box) {
@@ -295,6 +342,8 @@ export function gameOverSheet() {
   const term = ['oin', 'mars', 'koks', 'gammon', 'backgammon'].includes(kind) ? t(`term.${kind}`) : null;
   parts.push(h('p.kind#result-kind', { title: term }, `${resultKind(kind, res)}${pts ? t('result.points', { n: pts }) : ''}${res?.reason && res.reason !== 'borneOff' && res.reason !== 'roundsOver' ? ` · ${reasonFor(res, S.seat)}` : ''}`.replace(/^ · /, '')));
   if (term) parts.push(h('p.term#result-term', term));
+  // A rated match: the rating before and after it (rating.js).
+  parts.push(ratingLine());
   // Lost on time: who ran out, and what it cost.
   if (res?.reason === 'timeout') parts.push(h('p.timeout#result-reason', timeoutSentence(res, S.seat)));
   if (v.game === 'thud') {
@@ -309,6 +358,7 @@ export function gameOverSheet() {
     if (S.seat) parts.push(h('p#thud-result', t(res.winner === S.seat ? 'thud.resultWon' : res.winner ? 'thud.resultLost' : 'thud.resultDraw', { mine, theirs })));
     else parts.push(h('p#thud-result', t('result.totalsWatch', { a: res.thudTotals[0], b: res.thudTotals[1] })));
   }
+  parts.push(resultShare(v, go, res));
   const sum = S.summary?.summary;
   if (sum) {
     const me = seatIdx(S.seat || 'a');
@@ -343,10 +393,37 @@ export function gameOverSheet() {
     actions.push(h('div.row', h('button.primary#sheet-rematch', { onclick: askRematch, disabled: asked }, asked ? t('btn.rematchWaiting') : t('btn.rematch'))));
   }
   actions.push(h('div.row2',
-    h('button#close-result', { onclick: () => { S.showResult = false; render(); } }, t('btn.seeBoard')),
+    h('button#close-result', { onclick: () => { dispatch('showResult', { on: false }); render(); } }, t('btn.seeBoard')),
     h('button.primary#play-again', { onclick: playAgain }, again)));
   parts.push(h('div.sheet-actions#result-actions', actions));
   return h('div.overlay#game-over', { 'data-result': go?.result || '' }, h('div.sheet', parts));
+}
+
+/**
+ * The result's Share (a link to the game's replay, share.js), Review (the
+ * replay with the computer's analysis, once the match is over: going there
+ * leaves the room) and, inside Telegram, Challenge in a chat.
+ */
+function resultShare(v, go, res) {
+  const n = S.ended?.gameNumber || v.gameNumber;
+  const room = S.roomId;
+  if (!room || !n || !S.ended) return null;
+  const outcome = go?.result || (res && S.seat ? (res.winner === S.seat ? 'win' : res.winner ? 'lose' : 'draw') : null);
+  const text = t(outcome === 'win' ? 'share.won' : outcome === 'lose' ? 'share.lost' : outcome === 'draw' ? 'share.draw' : 'share.watch', { game: gameName(v.game) });
+  const review = v.phase === 'finished'
+    ? h('button#review-result', {
+      onclick: () => {
+        toLobby();
+        pl.open('replay', { room, gameNumber: n, analysis: v.game !== 'thud' });
+      },
+    }, t('btn.review'))
+    : null;
+  return h('div.result-share#result-share',
+    h('div.row',
+      h('button#share-result', { onclick: () => shareGame(room, n, text, 'result') }, t('btn.share')),
+      review,
+      canChallengeInChat() ? h('button#challenge-chat', { onclick: () => challengeInChat(v.game) }, t('btn.challengeChat')) : null),
+    sharedLinkBox('result'));
 }
 
 export function sideLabel(seat) {

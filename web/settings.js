@@ -2,24 +2,45 @@
 
 import { api } from './net.js';
 import * as sound from './sound.js';
-import { t, setLang, lang, LANGS, STRINGS } from './i18n.js';
+import * as tg from './telegram.js';
+import { t, setLang, lang, LANGS, LANG_NAMES } from './i18n.js';
 import { h, $ } from './dom.js';
-import { gameName, levelName, pref, setPref, S, credHeaders, game } from './store.js';
+import { gameName, levelName, pref, setPref, S, dispatch, credHeaders, game } from './store.js';
 import { profiles, seatWord, sideName } from './text.js';
-import { ensureLocal } from './play.js';
+import { R } from './lobby.js';
 import { render } from './app.js';
+
+/** notices.js once loaded (a Telegram player's settings sheet needs it). */
+let notices = null;
+const applies = () => tg.active() && /^tg:/.test(S.player || '');
+
+// ---- the board's theme ---------------------------------------------------------------
+/** The boards' colour themes (style.css, `:root[data-board=…]`); classic is the measured default. */
+export const BOARD_THEMES = ['classic', 'ocean', 'walnut'];
+/** Puts the saved board theme on the page (at start and when chosen). */
+export function applyBoardTheme() {
+  const b = pref('board', 'classic');
+  document.documentElement.dataset.board = BOARD_THEMES.includes(b) ? b : 'classic';
+}
 
 // ---- sheets: settings, rules, move log ----------------------------------------------
 export function openSheet(kind, arg) {
-  S.sheet = { kind, arg };
-  S.nameNote = null;
+  dispatch('sheet', { kind, arg });
+  dispatch('nameNoted', null);
   sound.unlock();
+  if (kind === 'settings' && applies()) {
+    // The bot's switches (notices.js), loaded with the sheet that shows them.
+    import('./notices.js').then((m) => {
+      notices = m;
+      m.loadNotices();
+    });
+  }
   render();
 }
 
 export function sheet() {
   const sh = S.sheet;
-  const close = h('button#sheet-close', { onclick: () => { S.sheet = null; render(); } }, t('btn.close'));
+  const close = h('button#sheet-close', { onclick: () => { dispatch('sheet', null); render(); } }, t('btn.close'));
   let body = [];
   if (sh.kind === 'settings') body = settingsBody();
   else if (sh.kind === 'rules') body = rulesBody(sh.arg || game() || S.lobby.game);
@@ -30,20 +51,23 @@ export function sheet() {
 }
 
 export function settingsBody() {
-  const langSel = h('select#lang', { onchange: (e) => { setPref('lang', e.target.value); setLang(e.target.value); render(); } },
-    LANGS.map((l) => h('option', { value: l, selected: l === lang() }, STRINGS[l]['lang.name'])));
+  const langSel = h('select#lang', { onchange: (e) => { setPref('lang', e.target.value); setLang(e.target.value).then(render); } },
+    LANGS.map((l) => h('option', { value: l, selected: l === lang() }, LANG_NAMES[l])));
   const check = (id, key, fallback, label, onchange) => h('label.row.check',
     h(`input#${id}`, { type: 'checkbox', checked: pref(key, fallback), onchange: (e) => { setPref(key, e.target.checked); onchange?.(e.target.checked); render(); } }),
     h('span', label));
   const speed = h('select#speed', { onchange: (e) => { setPref('speed', e.target.value); render(); } },
     ['normal', 'fast', 'off'].map((v) => h('option', { value: v, selected: pref('speed', 'normal') === v }, t(`settings.speed.${v}`))));
+  const boardSel = h('select#board-theme', { onchange: (e) => { setPref('board', e.target.value); applyBoardTheme(); render(); } },
+    BOARD_THEMES.map((v) => h('option', { value: v, selected: document.documentElement.dataset.board === v }, t(`settings.board.${v}`))));
   const out = [
     h('label.row', h('span', t('settings.language')), langSel),
-    check('confirm-turns', 'confirm', true, t('settings.confirm'), () => { S.local = null; ensureLocal(); }),
+    check('confirm-turns', 'confirm', true, t('settings.confirm'), () => { dispatch('localDropped'); R?.ensureLocal(); }),
     check('auto-roll', 'autoRoll', false, t('settings.autoRoll')),
     check('auto-play', 'autoPlay', false, t('settings.autoPlay')),
     check('sound-on', 'sound', true, t('settings.sound'), (on) => sound.setMuted(!on)),
     h('label.row', h('span', t('settings.speed')), speed),
+    h('label.row', h('span', t('settings.board')), boardSel),
   ];
   if (S.player) {
     const input = h('input#name-input', { value: S.profile?.name || '', maxlength: 32, autocomplete: 'off', 'aria-label': t('settings.name') });
@@ -54,17 +78,18 @@ export function settingsBody() {
           // The input on the page (patched renders keep it; the one built here may be a discarded copy).
           const typed = (e.currentTarget || e.target).querySelector('#name-input')?.value ?? input.value;
           const r = await api('POST', '/api/me/name', { name: typed }, credHeaders());
-          S.profile = { ...(S.profile || {}), ...(r?.profile || r || {}), name: r?.profile?.name || r?.name || typed.trim() };
+          dispatch('profile', { ...(S.profile || {}), ...(r?.profile || r || {}), name: r?.profile?.name || r?.name || typed.trim() });
           profiles.set(S.player, S.profile);
-          S.nameNote = { ok: true, text: t('settings.nameSaved') };
+          dispatch('nameNoted', { ok: true, text: t('settings.nameSaved') });
         } catch (err) {
-          S.nameNote = { ok: false, text: err.message || t('settings.nameBad') };
+          dispatch('nameNoted', { ok: false, text: err.message || t('settings.nameBad') });
         }
         render();
       },
     }, h('span', t('settings.name')), input, h('button', { type: 'submit' }, t('btn.save'))));
     if (S.nameNote) out.push(h(`p#name-note.${S.nameNote.ok ? 'ok' : 'error'}`, { role: 'status' }, S.nameNote.text));
   }
+  if (applies()) out.push(notices?.noticesPart() || null);
   return out;
 }
 
@@ -82,7 +107,8 @@ export function rulesBody(g) {
   return out;
 }
 
-export function logBody() {
+/** The move log as a list (`id`: the sheet's `move-log`, the room's side panel its own). */
+export function logBody(id = 'move-log') {
   if (!S.log.some((e) => !e.game)) return [h('p', t('log.empty'))];
   const rows = [];
   let n = 0;
@@ -104,5 +130,5 @@ export function logBody() {
     const what = e.thud || (e.pass ? t('log.pass') : (e.steps || []).join(', '));
     rows.push(h('li.log-turn', { 'data-seat': e.seat }, h('span.n', `${n}.`), ' ', h('b', who), dice, ': ', what));
   }
-  return [h('ol.log#move-log', rows)];
+  return [h(`ol.log#${id}`, rows)];
 }

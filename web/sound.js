@@ -1,5 +1,5 @@
 // The Mini App's sounds, synthesised with Web Audio (no files to fetch):
-// dice, checker, hit, win and loss. Muted by the settings switch; the
+// dice, checker, hit, win, loss and the low-time warning. Muted by the settings switch; the
 // audio context starts on the first tap (browsers allow sound only after
 // a gesture). `played` lists what was played, newest last, for tests.
 
@@ -59,6 +59,8 @@ const SOUNDS = {
   },
   win: (t) => [523, 659, 784, 1047].forEach((f, i) => tone(f, t + i * 0.12, 0.25)),
   loss: (t) => [392, 330, 262].forEach((f, i) => tone(f, t + i * 0.16, 0.3)),
+  // The player's last seconds: two short high beeps.
+  lowTime: (t) => [0, 0.18].forEach((d) => tone(1320, t + d, 0.1, 'square', 0.1)),
 };
 
 /** Plays `name` unless muted. */

@@ -1,7 +1,7 @@
 // The app's state and what is read from it: the one state object `S`
-// (a room's part reset by `roomState`), preferences, names of games and
-// kinds, and the questions every screen asks of the state (whose turn, which
-// game).
+// (a room's part reset by `roomState`), changed by named transitions
+// (`dispatch`), preferences, names of games and kinds, and the questions
+// every screen asks of the state (whose turn, which game).
 
 import * as tg from './telegram.js';
 import { t, has as hasText } from './i18n.js';
@@ -25,7 +25,7 @@ export const VARIANTS = {
   thud: [['capture_rule', 'opt.capture_rule', [['zrf', 'opt.capture_rule.zrf'], ['classic', 'opt.capture_rule.classic']]]],
 };
 
-export const params = new URLSearchParams(location.search);
+export const params = new URLSearchParams(globalThis.location?.search ?? '');
 
 
 // ---- preferences (localStorage; the settings sheet) ---------------------------
@@ -51,7 +51,7 @@ export const autoRollOn = () => pref('autoRoll', false);
 /** Play for the player when only one play is legal. Off by default. */
 export const autoPlayOn = () => pref('autoPlay', false);
 /** The time controls a game between people may be created with (docs/protocol.md, "Clocks"). */
-export const TIME_CONTROLS = ['none', 'blitz', 'normal', 'long'];
+export const TIME_CONTROLS = ['none', 'blitz', 'normal', 'long', '1d', '3d', '7d'];
 
 /** What a room screen starts from (also the app's initial values). */
 export function roomState(invite) {
@@ -91,10 +91,12 @@ export function roomState(invite) {
     mayDoubleKnown: false,
     autoPlayed: null,
     autoMoving: 0,
+    // Rolls seen in this room (the dice tumble once per roll).
+    rolls: 0,
   };
 }
 
-export const S = {
+const state = {
   screen: 'lobby',
   conn: 'connecting',
   player: null,
@@ -116,6 +118,130 @@ export const S = {
   sheet: null,
   profile: null,
 };
+
+// ---- named transitions ----------------------------------------------------------
+//
+// The state changes only by a transition named in a table: the server's
+// messages (`roomState`, `diceRolled`, `moved`, … in transitions.js, which the
+// room's modules register) and the player's intents (`select`, `localStep`,
+// `undo`, `turnSent`, …). A transition is a function `(S, payload) => result`
+// with no DOM, no socket and no sound: the module that dispatches it does
+// those after, from the state and the result. Views only read `S`.
+const table = Object.create(null);
+let depth = 0;
+/** Writes to `S` outside a transition, recorded when `globalThis.__tabulaStrict` is set (the browser tests). */
+export const strays = [];
+
+/** Adds transitions to the table (a name defined twice is a mistake). */
+export function define(transitions) {
+  for (const [name, fn] of Object.entries(transitions)) {
+    if (table[name] && table[name] !== fn) throw new Error(`transition ${name} defined twice`);
+    table[name] = fn;
+  }
+}
+
+/** Whether a transition of that name is known. */
+export const defined = (name) => Boolean(table[name]);
+
+/** Applies the named transition to the state; returns what it returns. */
+export function dispatch(name, payload) {
+  const fn = table[name];
+  if (!fn) throw new Error(`unknown transition ${name}`);
+  depth += 1;
+  try {
+    return fn(state, payload);
+  } finally {
+    depth -= 1;
+  }
+}
+
+/** The state, read by every view; a write to it outside `dispatch` is recorded in strict mode. */
+export const S = new Proxy(state, {
+  set(target, key, value) {
+    if (!depth && globalThis.__tabulaStrict) strays.push({ key: String(key), stack: new Error().stack });
+    target[key] = value;
+    return true;
+  },
+});
+
+/** Transitions every screen needs (the room's own are in transitions.js). */
+define({
+  /** Nothing selected on the board. */
+  deselect(S) {
+    S.sel = null;
+    S.targets = null;
+    S.choose = null;
+  },
+  /** A room entered (`key`, its `invite`), with what this tab kept of it (`kept`: thudRounds, roundTimeouts, log). */
+  roomEntered(S, { key, invite, kept }) {
+    Object.assign(S, { screen: 'room', roomKey: key, ...roomState(invite) }, kept);
+    S.sel = null;
+    S.targets = null;
+    S.choose = null;
+  },
+  /** Back to the lobby from a room. */
+  roomLeft(S) {
+    S.screen = 'lobby';
+    S.view = null;
+    S.roomKey = null;
+    S.queue = [];
+    S.animating = false;
+    S.local = null;
+    S.sheet = null;
+  },
+  /** Confirmation of turns switched: the local turn is dropped (restarted if still on). */
+  localDropped(S) {
+    S.local = null;
+  },
+  /** The lobby's choices: the game, one of its options (`option`, `value`), the match length, the clock. */
+  lobbyGame(S, game) {
+    S.lobby.game = game;
+  },
+  lobbyOption(S, { option, value }) {
+    const g = S.lobby.game;
+    S.lobby.options[g] = { ...(S.lobby.options[g] || {}), [option]: value };
+  },
+  lobbyMatch(S, n) {
+    S.lobby.matchLength = n;
+  },
+  lobbyClock(S, tc) {
+    S.lobby.timeControl = tc;
+  },
+  /** The socket's `welcome`: who the player is (and his profile when the node knows it). */
+  welcomed(S, { player, profile }) {
+    S.player = player;
+    if (profile) S.profile = profile;
+  },
+});
+
+/**
+ * The screens' own fields, each set whole by a transition of its own name
+ * (`dispatch('lobbyError', message)`, `dispatch('sheet', null)`): what the
+ * lobby, the header, the sheets, toasts and the player's screens show.
+ */
+const FIELDS = {
+  lobbyError: 'error',
+  searching: 'searching',
+  botChosen: 'botLevel',
+  stats: 'stats',
+  unfinished: 'unfinished',
+  live: 'live',
+  conn: 'conn',
+  config: 'config',
+  confirm: 'confirm',
+  sheet: 'sheet',
+  nameNoted: 'nameNote',
+  profile: 'profile',
+  toast: 'toast',
+  shared: 'shared',
+  rating: 'rating',
+  notices: 'notices',
+  focusBoard: 'focusBoard',
+  players: 'pl',
+};
+define(Object.fromEntries(Object.entries(FIELDS).map(([name, key]) => [name, (S, value) => {
+  S[key] = value;
+}])));
 
 export let net;
 /** The socket, once made (main). */
@@ -146,9 +272,7 @@ export const myTurn = () => Boolean(S.seat && playing() && S.view.toAct?.seat ==
 export const need = () => S.view?.toAct?.need;
 
 export function clearSel() {
-  S.sel = null;
-  S.targets = null;
-  S.choose = null;
+  dispatch('deselect');
 }
 
 
@@ -161,8 +285,7 @@ export function clearSel() {
 // sends the steps as one `turn`, which the server applies atomically. The
 // opponent sees only the confirmed turn. The client still holds no rules:
 // every offer comes from the server.
-export const stepText = (g, [f, to]) => (g === 'long_nardy' ? `${f}-${to}` : `${f}/${to}`);
-export const playText = (g, steps) => steps.map((st) => stepText(g, st)).join(g === 'long_nardy' ? ',' : ' ');
+export { stepText, playText } from './log.js';
 
 export const localSteps = () => (S.local ? S.local.groups.flatMap((g) => g.steps) : []);
 /** What the board offers now: the local turn's latest offer, or the server's. */
@@ -174,3 +297,19 @@ export function currentMoves() {
 }
 
 export const vsComputer = () => Boolean(S.view?.seats?.some((s) => s.bot));
+/** A correspondence room (days a move): its players come and go; only `leave` or resigning ends their part. */
+export const correspondence = () => (S.view?.timeControl?.delayMs || 0) >= 86400000;
+
+
+// ---- the server's clock: ping and pong ------------------------------------------
+/** When the last `ping` went out (for the round trip of its `pong`). */
+export let pingAt = 0;
+export function ping() {
+  if (net?.raw({ type: 'ping' })) pingAt = Date.now();
+}
+
+/** A `pong`: a sample of the server's clock, centred on the round trip. */
+export function onPong(m) {
+  if (pingAt && Date.now() - pingAt < 5000) serverClock.sample(m.serverTime, Date.now() - pingAt);
+  pingAt = 0;
+}

@@ -154,3 +154,38 @@ export function share(url, text) {
   wa.openTelegramLink(`https://t.me/share/url?url=${encodeURIComponent(url)}&text=${encodeURIComponent(text)}`);
   return true;
 }
+
+/** Whether `shareMessage` (a message the bot prepared) can be used (Bot API 8.0+). */
+export const canShareMessage = () => Boolean(wa?.shareMessage) && atLeast('8.0');
+
+/**
+ * Lets the player send the bot's prepared message `id` to a chat he picks;
+ * resolves true once sent, false when he closed the picker or it failed.
+ */
+export function shareMessage(id) {
+  return new Promise((resolve) => {
+    if (!canShareMessage()) return resolve(false);
+    try {
+      wa.shareMessage(id, (sent) => resolve(Boolean(sent)));
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
+/** Whether `switchInlineQuery` with chat types can be used (Bot API 6.7+). */
+export const canSwitchInline = () => Boolean(wa?.switchInlineQuery) && atLeast('6.7');
+
+/** Puts `@bot query` in a chat of `chatTypes` the player picks (the bot's inline mode answers). */
+export function switchInline(query, chatTypes) {
+  if (!canSwitchInline()) return false;
+  wa.switchInlineQuery(query, chatTypes);
+  return true;
+}
+
+/** Opens a t.me link inside Telegram (false outside). */
+export function openTelegramLink(url) {
+  if (!wa) return false;
+  wa.openTelegramLink(url);
+  return true;
+}

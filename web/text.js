@@ -6,7 +6,7 @@ import * as tg from './telegram.js';
 import { t, lang, has as hasText } from './i18n.js';
 import { h, $ } from './dom.js';
 import { shownName } from './names.js';
-import { levelName, kindName, reasonName, S, seatIdx, other, game } from './store.js';
+import { levelName, kindName, reasonName, S, dispatch, seatIdx, other, game } from './store.js';
 import { render } from './app.js';
 
 export function seatName(seat) {
@@ -126,12 +126,18 @@ export function sideName(seat) {
   return seatWord(seat);
 }
 
+/** A confirmation: `text`, a Cancel and a `yes` button that calls `onYes`. */
+export function ask(text, yes, onYes) {
+  dispatch('confirm', { text, yes, onYes });
+  render();
+}
+
 export function toast(text, kind = 'info', ms = 2500) {
-  S.toast = { text, kind, at: Date.now() };
+  dispatch('toast', { text, kind, at: Date.now() });
   render();
   setTimeout(() => {
     if (S.toast && Date.now() - S.toast.at >= ms - 50) {
-      S.toast = null;
+      dispatch('toast', null);
       render();
     }
   }, ms);
@@ -198,6 +204,9 @@ export function timeControlName(tc) {
   if (tc === 'blitz') return t('tc.blitz');
   if (tc === 'normal') return t('tc.normal');
   if (tc === 'long') return t('tc.long');
+  // Correspondence: days a move.
+  const days = /^([137])d$/.exec(tc || '');
+  if (days) return t('tc.days', { n: days[1] });
   return t('tc.none');
 }
 

@@ -3,7 +3,8 @@
 //! JSON body; `{"ok":true,"result":…}` or `{"ok":false,"error_code",
 //! "description","parameters":{"retry_after"}}`) for the methods the bot
 //! calls: `getMe`, `setWebhook`, `sendMessage`, `editMessageText`,
-//! `editMessageReplyMarkup`, `answerInlineQuery`, `answerCallbackQuery`.
+//! `editMessageReplyMarkup`, `answerInlineQuery`, `answerCallbackQuery`,
+//! `savePreparedInlineMessage`.
 //! It records every call with its arrival time, and can be told to
 //! answer the next calls of a method with a 429 (`retry_after`), a 5xx,
 //! or to answer every `sendMessage` to a chat with 403 (the user blocked
@@ -197,6 +198,36 @@ fn answer(s: &mut State, token: &str, method: &str, body: &Value) -> (String, Ht
             }
         }
         "answerInlineQuery" | "answerCallbackQuery" => ("ok".into(), ok(json!(true))),
+        "savePreparedInlineMessage" => {
+            let user = body["user_id"].as_u64().filter(|u| *u > 0);
+            let result = &body["result"];
+            let readable = result["type"].is_string()
+                && result["id"]
+                    .as_str()
+                    .is_some_and(|id| (1..=64).contains(&id.len()));
+            if user.is_none() || !readable {
+                return (
+                    "400".into(),
+                    refusal(
+                        400,
+                        "Bad Request: USER_ID_INVALID or RESULT_ID_INVALID",
+                        None,
+                    ),
+                );
+            }
+            s.next_message += 1;
+            let expires = (std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs())
+                + 86_400;
+            (
+                "ok".into(),
+                ok(
+                    json!({"id": format!("prepared-{}", s.next_message), "expiration_date": expires}),
+                ),
+            )
+        }
         _ => (
             "404".into(),
             refusal(404, "Not Found: method not found", None),
@@ -309,6 +340,24 @@ impl Drop for BotApi {
             let _ = t.join();
         }
     }
+}
+
+/// The environment of a node process whose bot talks to the stand-in at
+/// `api_url` with the webhook secret `secret` (guests allowed beside
+/// Telegram's players), followed by `extra`.
+pub fn node_env<'a>(
+    api_url: &'a str,
+    secret: &'a str,
+    extra: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let mut env = vec![
+        ("TABULA__AUTH__BOT_TOKEN", TOKEN),
+        ("TABULA__AUTH__FORCE_GUEST", "true"),
+        ("TABULA__TELEGRAM__WEBHOOK_SECRET", secret),
+        ("TABULA__TELEGRAM__API_BASE_URL", api_url),
+    ];
+    env.extend_from_slice(extra);
+    env
 }
 
 /// Posts `update` to the node's webhook as Telegram does (with the secret

@@ -237,6 +237,12 @@ pub struct Player {
     pub first_after_mark: Option<Duration>,
     /// Reconnections in `call` (a lost or silent socket).
     pub reconnects: u32,
+    /// The node of each socket dropped for its silence (rule 4 of the
+    /// docs' waiting rules: 3 s with nothing at all while waiting). A
+    /// socket is silent only when its node is stopped or cut off: one
+    /// dropped on a node that serves is a healthy socket the docs made a
+    /// client drop ([`assert_no_healthy_socket_dropped`]).
+    pub silent_drops: Vec<SocketAddr>,
     /// Seen on the socket: `gameEnded`, and `playerDisconnected` of anyone.
     pub saw_end: bool,
     /// See `saw_end`.
@@ -259,6 +265,7 @@ impl Player {
             mark: None,
             first_after_mark: None,
             reconnects: 0,
+            silent_drops: Vec::new(),
             saw_end: false,
             saw_disconnected: false,
         }
@@ -400,6 +407,11 @@ impl Player {
                     // at once, as a browser would.
                     Ok(Some(Ok(Message::Close(_)))) => break None,
                     Ok(Some(Ok(_))) => {}
+                    // 3 s of nothing: lost, by the docs.
+                    Err(_) => {
+                        self.silent_drops.push(self.home);
+                        break None;
+                    }
                     _ => break None,
                 }
             };
@@ -423,10 +435,32 @@ impl Player {
     }
 }
 
+/// No player of `games` dropped a socket for its silence except on the
+/// nodes in `silent` (those the fault stopped or cut off): a client that
+/// follows docs/protocol.md drops no healthy socket.
+pub fn assert_no_healthy_socket_dropped<'a>(
+    players: impl IntoIterator<Item = &'a Player>,
+    silent: &[SocketAddr],
+    logs: &str,
+) {
+    let dropped: Vec<(&str, SocketAddr)> = players
+        .into_iter()
+        .flat_map(|p| p.silent_drops.iter().map(move |a| (p.name.as_str(), *a)))
+        .filter(|(_, a)| !silent.contains(a))
+        .collect();
+    assert!(
+        dropped.is_empty(),
+        "healthy sockets dropped for 3 s of silence (player, node): {dropped:?}; logs: {logs}"
+    );
+}
+
 /// The room state from any live node.
 pub async fn room_state(nodes: &Nodes, room: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
+    // What each node last answered, for the failure's message.
+    let mut last = Vec::new();
     loop {
+        last.clear();
         for addr in live(nodes) {
             let path = format!("/api/rooms/{room}");
             let r = tokio::task::spawn_blocking(move || {
@@ -437,8 +471,12 @@ pub async fn room_state(nodes: &Nodes, room: &str) -> Value {
             if let Some((200, v)) = r {
                 return v["state"].clone();
             }
+            last.push((addr, r));
         }
-        assert!(Instant::now() < deadline, "no node serves room {room}");
+        assert!(
+            Instant::now() < deadline,
+            "no node serves room {room} (their last answers: {last:?})"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -31,6 +31,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 pub mod bot_api;
 pub mod cluster;
+pub mod proxy;
 pub mod telegram;
 
 /// The repository's root (`config/`, `web/`, `helm/` are under it).
@@ -208,6 +209,17 @@ pub async fn http_async(
     tokio::task::spawn_blocking(move || http(addr, &m, &p, body))
         .await
         .unwrap()
+}
+
+/// A series' value from a node's `/metrics` (0 when it is not there yet),
+/// e.g. `tabula_room_releases_total{reason="idle"}`.
+pub async fn metric(addr: SocketAddr, series: &str) -> f64 {
+    let (_, body) = http_async(addr, "GET", "/metrics", None).await;
+    body.as_str()
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+        .unwrap_or(0.0)
 }
 
 /// `POST /api/rooms` with `body`, which must answer 201; the room's id.

@@ -191,3 +191,68 @@ async fn quick_match_pairs_only_players_who_asked_for_the_same_clock() {
         json!({"delayMs": 12000, "reserveMs": 60000})
     );
 }
+
+#[tokio::test]
+async fn correspondence_is_offered_between_people_only_and_its_quick_match_never_meets_the_computer()
+ {
+    let _one = common::one().await;
+    let mut settings = test_settings();
+    settings.matchmaking.bot_after_ms = 1000;
+    let node = start(settings);
+    let addr = node.addr;
+    // Against the computer: refused.
+    let (s, e) = http_async(
+        addr,
+        "POST",
+        "/api/rooms?guest=corrbot",
+        Some(json!({"game": "long_nardy", "bot": {"level": 1}, "timeControl": "3d"})),
+    )
+    .await;
+    assert_eq!((s, &e["error"]["code"]), (400, &json!("bad_time_control")));
+    // Between people: a day a move, no reserve.
+    let (s, room) = http_async(
+        addr,
+        "POST",
+        "/api/rooms?guest=corrhost",
+        Some(json!({"game": "backgammon", "timeControl": "1d"})),
+    )
+    .await;
+    assert_eq!(s, 201, "{room}");
+    let rid = room["roomId"].as_str().unwrap();
+    assert_eq!(
+        state(addr, rid).await["timeControl"],
+        json!({"delayMs": 86_400_000u64, "reserveMs": 0})
+    );
+    // Nobody else wants a 7-day game now: no computer, 404 no_opponent.
+    let (s, e) = http_async(
+        addr,
+        "POST",
+        "/api/quickmatch?guest=corrqm",
+        Some(json!({"game": "long_nardy", "timeControl": "7d"})),
+    )
+    .await;
+    assert_eq!(
+        (s, &e["error"]["code"]),
+        (404, &json!("no_opponent")),
+        "{e}"
+    );
+    // Two who want one meet, in a rated correspondence room.
+    let ask = |guest: &'static str| {
+        tokio::spawn(async move {
+            http_async(
+                addr,
+                "POST",
+                &format!("/api/quickmatch?guest={guest}"),
+                Some(json!({"game": "long_nardy", "timeControl": "3d"})),
+            )
+            .await
+        })
+    };
+    let p = ask("corrp");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let q = ask("corrq");
+    let (p, q) = (p.await.unwrap(), q.await.unwrap());
+    assert_eq!(p.1["roomId"], q.1["roomId"], "{p:?} {q:?}");
+    let st = state(addr, p.1["roomId"].as_str().unwrap()).await;
+    assert_eq!(st["timeControl"]["delayMs"], json!(3 * 86_400_000u64));
+}

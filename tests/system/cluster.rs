@@ -170,10 +170,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 pub(crate) struct Cluster {
     pub(crate) redis: Redis,
-    /// The other masters of a Redis Cluster.
-    more_redis: Vec<Redis>,
+    /// The other masters of a Redis Cluster (or a replica).
+    pub(crate) more_redis: Vec<Redis>,
     pub(crate) nodes: Vec<Node>,
-    table: Nodes,
+    pub(crate) table: Nodes,
     dir: PathBuf,
 }
 
@@ -204,11 +204,25 @@ impl Cluster {
     /// Three nodes with extra `TABULA__…` settings.
     pub(crate) fn start_env(name: &str, aof: bool, env: &[(&str, &str)]) -> Cluster {
         let redis = Redis::start(&format!("{name}-redis"), aof);
+        let url = redis.url();
+        Cluster::start_at(name, redis, Vec::new(), &url, env)
+    }
+
+    /// Three nodes on the Redis at `url` (`redis` itself, or a proxy in
+    /// front of it), with extra settings; `more` are other Redis servers
+    /// the cluster keeps (and kills on drop).
+    pub(crate) fn start_at(
+        name: &str,
+        redis: Redis,
+        more: Vec<Redis>,
+        url: &str,
+        env: &[(&str, &str)],
+    ) -> Cluster {
         let dir = scratch(name);
         let prefix = format!("t{}{name}", std::process::id());
         let nodes: Vec<Node> = (1..=3)
             .map(|i| {
-                let mut n = NodeSpec::new(&format!("{name}-n{i}"), &redis.url(), &prefix, &dir);
+                let mut n = NodeSpec::new(&format!("{name}-n{i}"), url, &prefix, &dir);
                 n.env = env
                     .iter()
                     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -216,40 +230,24 @@ impl Cluster {
                 n.start()
             })
             .collect();
-        Cluster::assemble(redis, Vec::new(), nodes, dir)
+        Cluster::assemble(redis, more, nodes, dir)
     }
 
     /// The same three nodes on a three-master Redis Cluster.
     fn start_on_redis_cluster(name: &str) -> Cluster {
-        let masters: Vec<Redis> = (0..3)
-            .map(|i| Redis::start_with(&format!("{name}-redis{i}"), false, true))
-            .collect();
-        let addrs: Vec<String> = masters
-            .iter()
-            .map(|r| format!("127.0.0.1:{}", r.port))
-            .collect();
-        let out = Command::new("redis-cli")
-            .args(["--cluster", "create"])
-            .args(&addrs)
-            .args(["--cluster-replicas", "0", "--cluster-yes"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "redis-cli --cluster create: {out:?}");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        for r in &masters {
-            loop {
-                let out = Command::new("redis-cli")
-                    .args(["-p", &r.port.to_string(), "cluster", "info"])
-                    .output()
-                    .unwrap();
-                if String::from_utf8_lossy(&out.stdout).contains("cluster_state:ok") {
-                    break;
-                }
-                assert!(Instant::now() < deadline, "the Redis Cluster did not form");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        let urls: Vec<String> = masters.iter().map(Redis::url).collect();
+        let masters = redis_cluster(name, 3, 0);
+        Cluster::on_redis_cluster(name, masters, &[])
+    }
+
+    /// Three nodes on the Redis Cluster of `servers` (all of them seeds),
+    /// with extra settings; the cluster keeps the servers (the first is
+    /// `redis`).
+    pub(crate) fn on_redis_cluster(
+        name: &str,
+        servers: Vec<Redis>,
+        env: &[(&str, &str)],
+    ) -> Cluster {
+        let urls: Vec<String> = servers.iter().map(Redis::url).collect();
         let urls = urls.join(",");
         let dir = scratch(name);
         let prefix = format!("t{}{name}", std::process::id());
@@ -257,12 +255,16 @@ impl Cluster {
             .map(|i| {
                 let mut n = NodeSpec::new(&format!("{name}-n{i}"), "", &prefix, &dir);
                 n.cluster_urls = Some(urls.clone());
+                n.env = env
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
                 n.start()
             })
             .collect();
-        let mut masters = masters.into_iter();
-        let first = masters.next().unwrap();
-        Cluster::assemble(first, masters.collect(), nodes, dir)
+        let mut servers = servers.into_iter();
+        let first = servers.next().unwrap();
+        Cluster::assemble(first, servers.collect(), nodes, dir)
     }
 
     fn assemble(redis: Redis, more_redis: Vec<Redis>, nodes: Vec<Node>, dir: PathBuf) -> Cluster {
@@ -291,17 +293,54 @@ impl Cluster {
     }
 }
 
+/// A Redis Cluster of `servers` Redis servers, `replicas` a primary
+/// (`redis-cli --cluster create`), each server answering
+/// `cluster_state:ok`; in the order they were given (primaries first).
+pub(crate) fn redis_cluster(name: &str, servers: usize, replicas: u8) -> Vec<Redis> {
+    let servers: Vec<Redis> = (0..servers)
+        .map(|i| Redis::start_with(&format!("{name}-redis{i}"), false, true))
+        .collect();
+    let addrs: Vec<String> = servers
+        .iter()
+        .map(|r| format!("127.0.0.1:{}", r.port))
+        .collect();
+    let out = Command::new("redis-cli")
+        .args(["--cluster", "create"])
+        .args(&addrs)
+        .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "redis-cli --cluster create: {out:?}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for r in &servers {
+        loop {
+            let out = Command::new("redis-cli")
+                .args(["-p", &r.port.to_string(), "cluster", "info"])
+                .output()
+                .unwrap();
+            if String::from_utf8_lossy(&out.stdout).contains("cluster_state:ok") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the Redis Cluster did not form");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    servers
+}
+
 /// Runs `games` concurrently: each plays `before` commands, then waits at
 /// the barrier while `disrupt` runs, then plays to the end. Returns the
 /// players' worst pauses and their first answer after the disruption.
+/// No player dropped a socket for its silence but on the nodes in
+/// `silent` (those the disruption stops or kills).
 async fn games_through(
     c: &Cluster,
     games: usize,
     before: usize,
-    homes: [usize; 2],
+    (homes, silent): ([usize; 2], &[usize]),
     disrupt: impl FnOnce() + Send + 'static,
 ) -> (Vec<Duration>, Vec<Duration>) {
-    let (worst, first, _) = games_kept_through(c, games, before, homes, disrupt).await;
+    let (worst, first, _) = games_kept_through(c, games, before, (homes, silent), disrupt).await;
     (worst, first)
 }
 
@@ -311,9 +350,10 @@ async fn games_kept_through(
     c: &Cluster,
     games: usize,
     before: usize,
-    homes: [usize; 2],
+    (homes, silent): ([usize; 2], &[usize]),
     disrupt: impl FnOnce() + Send + 'static,
 ) -> (Vec<Duration>, Vec<Duration>, Vec<Arc<Mutex<Game>>>) {
+    let silent: Vec<SocketAddr> = silent.iter().map(|i| c.nodes[*i].addr).collect();
     let owner = c.nodes[2].addr;
     let homes = [c.nodes[homes[0]].addr, c.nodes[homes[1]].addr];
     let mut all = Vec::new();
@@ -358,8 +398,16 @@ async fn games_kept_through(
     }
     let mut worst = Vec::new();
     let mut first = Vec::new();
+    let (mut reconnects, mut silences) = (0, 0);
     for g in &all {
         let g = g.lock().await;
+        common::cluster::assert_no_healthy_socket_dropped(&g.players, &silent, &c.logs());
+        reconnects += g.players.iter().map(|p| p.reconnects).sum::<u32>();
+        silences += g
+            .players
+            .iter()
+            .map(|p| p.silent_drops.len())
+            .sum::<usize>();
         for p in &g.players {
             if std::env::var_os("TABULA_TEST_VERBOSE").is_some() {
                 println!(
@@ -373,6 +421,10 @@ async fn games_kept_through(
             }
         }
     }
+    println!(
+        "{} players: {reconnects} reconnects in all, {silences} of them for 3 s of silence",
+        2 * games
+    );
     (worst, first, all)
 }
 
@@ -389,7 +441,7 @@ async fn on_a_redis_cluster_players_on_two_nodes_play_whole_games_owned_by_a_thi
 }
 
 async fn whole_games(c: Cluster) {
-    let (worst, _) = games_through(&c, 3, 0, [0, 1], || {}).await;
+    let (worst, _) = games_through(&c, 3, 0, ([0, 1], &[]), || {}).await;
     assert!(
         worst.iter().all(|w| *w < Duration::from_secs(2)),
         "{worst:?}; logs: {}",
@@ -471,7 +523,7 @@ async fn kill_9(mut c: Cluster, label: &str) {
     let pid = c.nodes[2].pid();
     let table = c.table.clone();
     // Half the players sit on the owner that dies: they reconnect elsewhere.
-    let (worst, first) = games_through(&c, 6, 12, [0, 2], move || {
+    let (worst, first) = games_through(&c, 6, 12, ([0, 2], &[2]), move || {
         signal(pid, "-KILL");
         table.lock().unwrap()[2].1 = false;
     })
@@ -507,7 +559,7 @@ async fn a_paused_owner_is_fenced_and_no_game_forks() {
     c.down(2);
     let games = 3;
     let (_, first, all) =
-        games_kept_through(&c, games, 10, [0, 1], move || signal(pid, "-STOP")).await;
+        games_kept_through(&c, games, 10, ([0, 1], &[2]), move || signal(pid, "-STOP")).await;
     println!("SIGSTOP takeover pause: max {:?}", first.iter().max());
     // Wake the old owner: its lease has long expired and its rooms are
     // owned elsewhere; it must stop them instead of writing.
@@ -562,7 +614,7 @@ async fn sigterm_drain_hands_rooms_off_in_well_under_a_second() {
     // Half the players sit on the draining node: closed with 1012, they
     // reconnect elsewhere (a load balancer sends no one there once its
     // readiness fails).
-    let (worst, first) = games_through(&c, 4, 10, [0, 2], move || {
+    let (worst, first) = games_through(&c, 4, 10, ([0, 2], &[]), move || {
         table.lock().unwrap()[2].1 = false;
         signal(pid, "-TERM");
     })
@@ -602,6 +654,7 @@ async fn redis_restart(name: &str, aof: bool) {
     for g in &mut all {
         assert!(g.play(&c.table, None).await, "logs: {}", c.logs());
         g.check_record(&c.table).await;
+        common::cluster::assert_no_healthy_socket_dropped(&g.players, &[], &c.logs());
     }
     // New games work after the restart too.
     let mut g = Game::new(owner, homes, &c.table, "after").await;
@@ -803,6 +856,8 @@ async fn waiting_players_through(
         for p in &mut g.players {
             p.assert_told_the_end_and_nobody_left(&c.logs()).await;
         }
+        // Nobody sits on the owner the faults hit: no socket went silent.
+        common::cluster::assert_no_healthy_socket_dropped(&g.players, &[], &c.logs());
     }
     worst
 }
@@ -921,7 +976,7 @@ async fn two_nodes_killed_in_turn_end_no_game_by_forfeit() {
     let mut c = Cluster::start("twokills", false);
     let (pid3, pid1) = (c.nodes[2].pid(), c.nodes[0].pid());
     let table = c.table.clone();
-    let (worst, _) = games_through(&c, 4, 10, [0, 1], move || {
+    let (worst, _) = games_through(&c, 4, 10, ([0, 1], &[2, 0]), move || {
         signal(pid3, "-KILL");
         table.lock().unwrap()[2].1 = false;
         // Past the lease: the rooms are on nodes 1 and 2 now.
@@ -1314,6 +1369,34 @@ fn metric(node: SocketAddr, name: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// A GET's status, its `Retry-After` header and its JSON body.
+fn get_with_retry_after(node: SocketAddr, path: &str) -> (u16, Option<String>, Value) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(node).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {node}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let status = out.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let (head, body) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    let retry = head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case("retry-after")
+            .then(|| v.trim().to_string())
+    });
+    let body = serde_json::from_str(body).unwrap_or(Value::String(body.to_string()));
+    (status, retry, body)
+}
+
+/// Issue 47: while PostgreSQL is stopped, games go on and end (they wait
+/// in the shared queue); the store's routes answer 503
+/// `store_unavailable` with `Retry-After`; a node started meanwhile (it
+/// has never reached the store) reports the shared backlog; once the
+/// store is back every game is archived once, and as soon as the queue is
+/// empty every node says so.
 #[tokio::test]
 async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is_back() {
     let _one = common::one().await;
@@ -1321,6 +1404,15 @@ async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is
     let redis = Redis::start("archive-pg", false);
     let pg = tabula_store::testing::PgServer::start().expect("a PostgreSQL of the test's own");
     let url = pg.create_database("tabula").unwrap();
+    let spec = |i: usize| {
+        let mut n = NodeSpec::new(&format!("apg-n{i}"), &redis.url(), "apg", &dir);
+        n.env = vec![
+            ("TABULA__STORE__URL".into(), url.clone()),
+            ("TABULA__STORE__ARCHIVE_INTERVAL_MS".into(), "200".into()),
+            ("TABULA__STORE__ACQUIRE_TIMEOUT_MS".into(), "500".into()),
+        ];
+        n
+    };
     let nodes: Vec<Node> = (1..=2)
         .map(|i| {
             let mut n = NodeSpec::new(&format!("apg-n{i}"), &redis.url(), "apg", &dir);
@@ -1362,6 +1454,39 @@ async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is
         .max(metric(addrs[1], "tabula_archive_backlog_games"));
     assert!(backlog >= 6.0, "the six games wait in the queue: {backlog}");
     assert!(metric(addrs[0], "tabula_archive_lag_seconds") > 1.0);
+    // Every node reports the shared queue, each the same figure.
+    for a in &addrs {
+        assert!(
+            metric(*a, "tabula_archive_backlog_games") >= 6.0,
+            "a node's own stale figure instead of the shared backlog"
+        );
+    }
+    // A node started now has never reached the store: it reports the
+    // shared backlog all the same.
+    let late = spec(3).start();
+    let late_backlog = metric(late.addr, "tabula_archive_backlog_games");
+    assert!(
+        late_backlog >= 6.0,
+        "a node started while the store is down reports {late_backlog}"
+    );
+    // The store's routes answer 503 store_unavailable with Retry-After,
+    // on a node that reached the store before and on the new one.
+    let (token, player, room) = games[0].clone();
+    for node in [addrs[0], late.addr] {
+        for path in [
+            format!("/api/me/history?token={token}"),
+            format!("/api/me/profile?token={token}"),
+            "/api/leaderboards/long_nardy".to_string(),
+            format!("/api/games/{room}/1"),
+        ] {
+            let (status, retry, v) = get_with_retry_after(node, &path);
+            assert_eq!(status, 503, "{path} of {player}: {v}");
+            assert_eq!(v["error"]["code"], "store_unavailable", "{path}: {v}");
+            assert_eq!(retry.as_deref(), Some("5"), "{path}: {v}");
+        }
+    }
+    // Games go on meanwhile, on the new node too.
+    games.push(resigned_game(late.addr, "during-late").await);
     pg.start_again().unwrap();
     // Every game archived, once, with its player's history.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -1408,6 +1533,13 @@ async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is
         assert!(Instant::now() < deadline, "the queue was not emptied");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // Empty for one node: empty for every node at once, none showing an
+    // old figure.
+    for a in addrs.iter().chain([&late.addr]) {
+        assert_eq!(metric(*a, "tabula_archive_backlog_games"), 0.0, "{a}");
+        assert_eq!(metric(*a, "tabula_archive_lag_seconds"), 0.0, "{a}");
+    }
+    drop(late);
     drop(nodes);
 }
 

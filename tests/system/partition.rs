@@ -344,8 +344,10 @@ async fn listen(ws: &mut common::Ws, until: Instant) -> (Vec<(Instant, Value)>, 
 }
 
 /// Asserts what every scenario promises of a finished game: a natural end,
-/// the exact record, every client told, nobody marked disconnected.
-async fn finish(c: &Cluster, all: &mut [Game]) {
+/// the exact record, every client told, nobody marked disconnected, and
+/// no socket dropped for its silence but on the nodes in `silent` (those
+/// whose clients the fault cut off).
+async fn finish(c: &Cluster, all: &mut [Game], silent: &[std::net::SocketAddr]) {
     for g in all.iter_mut() {
         assert!(g.play(&c.table, None).await, "logs: {}", c.logs());
         g.check_record(&c.table).await;
@@ -359,6 +361,7 @@ async fn finish(c: &Cluster, all: &mut [Game]) {
         for p in &mut g.players {
             p.assert_told_the_end_and_nobody_left(&c.logs()).await;
         }
+        common::cluster::assert_no_healthy_socket_dropped(&g.players, silent, &c.logs());
     }
 }
 
@@ -479,14 +482,14 @@ async fn a_node_cut_off_from_redis_sends_its_players_elsewhere_and_rejoins_when_
             c.logs()
         );
     }
-    finish(&c, &mut all).await;
+    finish(&c, &mut all, &[]).await;
     // The link returns: the node rejoins and serves whole games again.
     c.net.link(0, "bk", true);
     c.wait_ready(0, true, Duration::from_secs(10));
     c.up(0, true);
     let homes = [c.net.front(0), c.net.front(1)];
     let mut again = vec![Game::new(c.net.front(0), homes, &c.table, "again").await];
-    finish(&c, &mut again).await;
+    finish(&c, &mut again, &[]).await;
 }
 
 #[tokio::test]
@@ -508,7 +511,7 @@ async fn a_node_cut_off_from_its_clients_keeps_its_rooms_and_its_players_come_ba
     c.up(0, false);
     // Players on node 1 notice a silent socket (3 s without an answer,
     // docs/protocol.md) and reconnect through node 2 or 3.
-    finish(&c, &mut all).await;
+    finish(&c, &mut all, &[c.net.front(0)]).await;
     let worst = all
         .iter()
         .flat_map(|g| g.players.iter())
@@ -521,6 +524,15 @@ async fn a_node_cut_off_from_its_clients_keeps_its_rooms_and_its_players_come_ba
         .map(|p| p.reconnects)
         .sum();
     assert!(moved >= 1, "nobody on the cut node had to reconnect");
+    // ... because their sockets fell silent (the one fault of the six
+    // that silences a socket the node still holds).
+    let silent: usize = all
+        .iter()
+        .flat_map(|g| g.players.iter())
+        .map(|p| p.silent_drops.len())
+        .sum();
+    println!("cut off from its clients: {moved} reconnects, {silent} of them for 3 s of silence");
+    assert!(silent >= 1, "nobody noticed the silent sockets");
     println!("cut off from its clients: the longest wait for an answer was {worst:?}");
     assert!(
         worst <= Duration::from_secs(3) + Duration::from_millis(LEASE_MS) + Duration::from_secs(1),
@@ -532,7 +544,7 @@ async fn a_node_cut_off_from_its_clients_keeps_its_rooms_and_its_players_come_ba
     c.up(0, true);
     let homes = [c.net.front(0), c.net.front(2)];
     let mut again = vec![Game::new(c.net.front(0), homes, &c.table, "again").await];
-    finish(&c, &mut again).await;
+    finish(&c, &mut again, &[]).await;
 }
 
 #[tokio::test]
@@ -580,5 +592,5 @@ async fn redis_cut_off_from_every_node_closes_no_socket_and_costs_nobody_his_gam
     for i in 0..3 {
         assert!(c.ready(i), "node {} is ready after the outage", i + 1);
     }
-    finish(&c, &mut all).await;
+    finish(&c, &mut all, &[]).await;
 }

@@ -23,8 +23,9 @@ use tabula_store::{
 const BOT_AFTER_MS: u64 = 6_000;
 
 /// Seeds `a`'s and `b`'s backgammon ratings with one rated game between
-/// them (`room`), as the archiver would have stored it.
-async fn seed(store: &Store, room: &str, (a, ra): (&str, f64), (b, rb): (&str, f64)) {
+/// them (`room`), as the archiver would have stored it (also the live
+/// games' test's).
+pub(crate) async fn seed(store: &Store, room: &str, (a, ra): (&str, f64), (b, rb): (&str, f64)) {
     let game = FinishedGame {
         key: GameKey::new(room, 1),
         kind: GameKind::Backgammon,

@@ -259,16 +259,6 @@ async fn floods_are_rate_limited_then_closed() {
     assert!(closed, "an abusive flood closes the socket");
 }
 
-/// A series' value from `/metrics` (0 when it is not there yet).
-async fn metric(addr: std::net::SocketAddr, series: &str) -> f64 {
-    let (_, body) = http_async(addr, "GET", "/metrics", None).await;
-    body.as_str()
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
-        .unwrap_or(0.0)
-}
-
 const IDLE_RELEASES: &str = r#"tabula_room_releases_total{reason="idle"}"#;
 
 /// A node that unloads idle rooms after 1 s (and forgets them after

@@ -93,8 +93,14 @@ impl RoomStore for FlakyStore {
     fn release(&self, id: &str, epoch: u64, needs_owner: bool) -> BoxFuture<'_, R<()>> {
         self.inner.release(id, epoch, needs_owner)
     }
-    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, R<()>> {
-        self.inner.release_idle(id, epoch, keep)
+    fn release_idle(
+        &self,
+        id: &str,
+        epoch: u64,
+        keep: Duration,
+        wake: Option<u64>,
+    ) -> BoxFuture<'_, R<()>> {
+        self.inner.release_idle(id, epoch, keep, wake)
     }
     fn owner(&self, id: &str) -> BoxFuture<'_, R<Option<Lease>>> {
         self.inner.owner(id)

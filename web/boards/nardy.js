@@ -252,8 +252,10 @@ const PIPS = { 1: [[2, 2]], 2: [[1, 1], [3, 3]], 3: [[1, 1], [2, 2], [3, 3]], 4:
 function drawDie(g, x, y, n, used, say) {
   const s = DIE;
   const d = el('g', { class: `die${used ? ' used' : ''}`, transform: `translate(${x - s / 2},${y - s / 2})`, 'data-die': n, role: 'img', 'aria-label': say('die', { n, used }) }, g);
-  el('rect', { width: s, height: s, rx: 7, class: 'die-face' }, d);
-  for (const [px, py] of PIPS[n] || []) el('circle', { cx: (px * s) / 4, cy: (py * s) / 4, r: 3.7, class: 'pip' }, d);
+  // The face inside a group of its own, which the app may tumble (its transform is free).
+  const f = el('g', { class: 'tumble' }, d);
+  el('rect', { width: s, height: s, rx: 7, class: 'die-face' }, f);
+  for (const [px, py] of PIPS[n] || []) el('circle', { cx: (px * s) / 4, cy: (py * s) / 4, r: 3.7, class: 'pip' }, f);
 }
 
 /** A labeller: the app's `label(key, params)`, English where it has nothing. */

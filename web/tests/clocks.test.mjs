@@ -201,6 +201,9 @@ test('a clocked game nobody plays: the running clock counts down, the waiting on
     assert.equal(warnings.length, 1, `one haptic warning: ${JSON.stringify(calls.filter((c) => c[0] === 'notification'))}`);
     const bobCalls = await bob.evaluate(() => window.__tg.calls);
     assert.equal(bobCalls.filter((c) => c[0] === 'notification' && c[1] === 'warning').length, 0, 'Bob is not warned of Alice\u2019s time');
+    // Heard once too: the low-time beep on Alice's page only.
+    assert.equal((await alice.evaluate(() => window.__tabula.sounds.filter((s) => s === 'lowTime').length)), 1, 'one low-time beep');
+    assert.equal((await bob.evaluate(() => window.__tabula.sounds.filter((s) => s === 'lowTime').length)), 0, 'Bob hears none');
     const said = (await alice.evaluate(() => window.__live)).filter(Boolean);
     assert.equal(said.length, 1, `announced once: ${JSON.stringify(said)}`);
     // Nobody rolled (auto-roll is off by default): the clock ran out on the roll.
@@ -218,7 +221,7 @@ test('the time control is chosen in the lobby for games between people (invite a
     const page = await openPage(browser, `${node.base}/`);
     await page.waitForSelector('#time-control');
     assert.equal(await page.$eval('#time-control', (e) => e.value), 'normal', 'normal by default');
-    assert.deepEqual(await page.$$eval('#time-control option', (os) => os.map((o) => o.value)), ['none', 'blitz', 'normal', 'long']);
+    assert.deepEqual(await page.$$eval('#time-control option', (os) => os.map((o) => o.value)), ['none', 'blitz', 'normal', 'long', '1d', '3d', '7d']);
     // In the card of games between people, not the computer's.
     assert.equal(await page.$eval('#time-control', (e) => Boolean(e.closest('section').querySelector('#create-room'))), true);
     // Quick match sends it.

@@ -181,7 +181,7 @@ export const appState = (page) =>
     const s = window.__tabula.state;
     const L = s.local;
     const local = L && { steps: L.groups.reduce((n, g) => n + g.steps.length, 0), asking: Boolean(L.asking), complete: L.complete, sent: L.sent };
-    return { seat: s.seat, view: s.view, version: s.version, gameOver: s.gameOver, conn: s.conn, player: s.player, ended: s.ended, inflight: s.inflight, local, idle: !s.animating && !s.queue.length };
+    return { seat: s.seat, view: s.view, version: s.version, gameOver: s.gameOver, conn: s.conn, player: s.player, ended: s.ended, inflight: s.inflight, local, idle: !s.animating && !s.queue.length, screen: s.screen, roomId: s.roomId, rating: s.rating, pl: s.pl };
   });
 
 /**
@@ -373,7 +373,13 @@ window.Telegram = { WebApp: {
   colorScheme: 'dark',
   themeParams: { bg_color: '#101820', text_color: '#eeeeee', hint_color: '#8899aa', button_color: '#3390ec', button_text_color: '#ffffff', secondary_bg_color: '#1c2733' },
   viewportStableHeight: 700,
-  isVersionAtLeast: () => true,
+  // The client's Bot API version: the newest, unless a test sets window.__tgVersion first.
+  version: window.__tgVersion || '8.0',
+  isVersionAtLeast: (v) => {
+    const [a, b] = (window.__tgVersion || '99.0').split('.').map(Number);
+    const [c, d] = v.split('.').map(Number);
+    return a > c || (a === c && (b || 0) >= (d || 0));
+  },
   ready: rec('ready'), expand: rec('expand'),
   onEvent: (e, f) => { (handlers[e] = handlers[e] || []).push(f); },
   enableClosingConfirmation: rec('enableClosingConfirmation'), disableClosingConfirmation: rec('disableClosingConfirmation'),
@@ -382,6 +388,10 @@ window.Telegram = { WebApp: {
   BackButton: { onClick: (f) => { window.__tg.back.f = f; }, offClick: () => {}, show: () => { window.__tg.back.visible = true; }, hide: () => { window.__tg.back.visible = false; } },
   MainButton: { setText: (t) => { window.__tg.main.text = t; }, onClick: (f) => { window.__tg.main.f = f; }, offClick: () => { window.__tg.main.f = null; }, show: () => { window.__tg.main.visible = true; }, hide: () => { window.__tg.main.visible = false; } },
   openTelegramLink: rec('openTelegramLink'),
+  switchInlineQuery: rec('switchInlineQuery'),
+  // shareMessage (8.0+) only where a test asks for it: window.__tgShare
+  // 'sent' or 'cancelled', what the player does in the chat picker.
+  ...(window.__tgShare ? { shareMessage: (id, cb) => { window.__tg.calls.push(['shareMessage', id]); setTimeout(() => cb && cb(window.__tgShare === 'sent'), 0); } } : {}),
 } };
 window.__tgEmit = (e) => (handlers[e] || []).forEach((f) => f());
 `;

@@ -334,6 +334,14 @@ test('a rated game between two people (quick match): both have a provisional rat
     else assert.equal(rank, `#${mine.rank} of ${mine.of}`);
     assert.equal(await ann.textContent('#ratings-table tr[data-game="long_nardy"] td:last-child'), '1');
     assert.equal(await ann.textContent('#ratings-table tr[data-game="thud"] td.rating'), '—');
+    // The rating graph: from a new player's 1500 to his rating after the game, as the profile's history says.
+    assert.equal(mine.history.length, 1, 'one rated game in the history');
+    assert.equal(Math.round(mine.history[0].rating), Math.round(mine.rating));
+    await ann.waitForSelector('#rating-graph-long_nardy svg polyline');
+    assert.equal(await ann.getAttribute('#rating-graph-long_nardy', 'data-points'), '2');
+    assert.equal((await ann.getAttribute('#rating-graph-long_nardy polyline', 'points')).split(' ').length, 2);
+    assert.match(await ann.getAttribute('#rating-graph-long_nardy svg', 'aria-label'), new RegExp(`^Long nardy: rating from 1500 to ${Math.round(mine.rating)} over the latest rated games \\(1\\)`));
+    assert.equal(await ann.locator('#rating-graph-thud').count(), 0, 'no graph without rated games');
     assert.equal(await ann.textContent('#profile-name'), profileApi.name);
     await ann.waitForSelector('#profile-stats .stats-game[data-game="long_nardy"]');
     await screenshot(ann, 'players-profile');
@@ -465,6 +473,35 @@ test('delete my data: confirmed, then the history is empty and the profile has n
     }
     assert.deepEqual(page.errors, []);
     await page.ctx.close();
+  } finally {
+    await node.stop();
+  }
+});
+
+test('a node without a store says it keeps no history; a store that cannot be reached now says to try again (503 store_unavailable), not that there is none', { timeout: 60000 }, async () => {
+  const node = await startNode(0, { TABULA__STORE__URL: '' });
+  try {
+    const page = await phone(node.base, { guest: 'nora' });
+    await page.click('#open-history');
+    await page.waitForSelector('#history-error');
+    assert.match(await page.textContent('#history-error'), /keeps no history/);
+    await page.ctx.close();
+
+    // The store is configured but down: every store route answers as
+    // docs/protocol.md says (503, `store_unavailable`, Retry-After).
+    const down = await phone(node.base, { guest: 'otto' });
+    await down.route(/\/api\/(players|me)\//, (r) => r.fulfill({
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': '5' },
+      body: JSON.stringify({ error: { code: 'store_unavailable', message: 'the durable store cannot be reached now; retry' } }),
+    }));
+    await down.click('#open-history');
+    await down.waitForSelector('#history-error');
+    const text = await down.textContent('#history-error');
+    assert.match(text, /cannot be reached right now/);
+    assert.doesNotMatch(text, /keeps no history/);
+    assert.deepEqual(down.errors, []);
+    await down.ctx.close();
   } finally {
     await node.stop();
   }

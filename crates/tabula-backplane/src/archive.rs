@@ -63,12 +63,31 @@ pub trait Archive: Send + Sync + std::fmt::Debug + 'static {
     /// expires.
     fn queue_archive(&self, key: &str, entry: String) -> BoxFuture<'_, Result<()>>;
 
+    /// Whether the archive queue outlives this process (Redis: yes; the
+    /// in-process backplane's, in memory: no). Where it does not, a node
+    /// writes a finished game into the durable store itself before it
+    /// announces the end, the queue only its fallback
+    /// ([`queue_archive`](Archive::queue_archive)).
+    fn queue_outlives_process(&self) -> bool;
+
     /// Up to `limit` queued games, oldest first, as `(key, entry)`.
     fn archive_queue(&self, limit: usize) -> BoxFuture<'_, Result<Vec<(String, String)>>>;
 
     /// Takes `key` off the queue: it is archived (a key not queued is not
     /// an error).
     fn archived(&self, key: &str) -> BoxFuture<'_, Result<()>>;
+
+    /// Takes each of `keys` off the queue, as [`Archive::archived`] does
+    /// one: an archiver's whole batch in one call.
+    fn archived_many(&self, keys: &[String]) -> BoxFuture<'_, Result<()>> {
+        let keys = keys.to_vec();
+        Box::pin(async move {
+            for key in &keys {
+                self.archived(key).await?;
+            }
+            Ok(())
+        })
+    }
 
     /// How many games wait in the queue, and since when the oldest.
     fn archive_backlog(&self) -> BoxFuture<'_, Result<ArchiveBacklog>>;

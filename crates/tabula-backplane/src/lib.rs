@@ -5,7 +5,8 @@
 //!   with fencing epochs, and each room's snapshot;
 //! - [`NodeBus`] — this node's id, node liveness, and node-to-node
 //!   messages;
-//! - [`Lobby`] — quick match, by rating within a widening window;
+//! - [`Lobby`] — quick match, by rating within a widening window; the
+//!   lobby's lists of live games and open challenges, and who is online;
 //! - [`Archive`] — finished-game records, player statistics, unfinished
 //!   games and profiles;
 //! - [`Notices`] — the Telegram bot's outbound notice queue, its send
@@ -48,7 +49,10 @@ pub use archive::{
 };
 pub use bus::{Inbound, NodeBus};
 pub use in_process::InProcess;
-pub use lobby::{Lobby, NEW_PLAYER_RATING, Rematch, Ticket, Window, compatible, pick_partner};
+pub use lobby::{
+    Lobby, MAX_SHOWN, NEW_PLAYER_RATING, Rematch, Shelf, Shown, Ticket, Window, compatible,
+    pick_partner,
+};
 pub use notices::{NoticeBacklog, Notices, send_slot};
 pub use parts::Parts;
 pub use redis::{RedisBackplane, RedisConfig};

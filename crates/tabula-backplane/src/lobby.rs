@@ -15,6 +15,15 @@
 //! its wall clock) and the window, so the tests are pure functions of
 //! what is stored and what is passed.
 //!
+//! The lobby's showcase is here too: the games being played now and the
+//! open challenges ([`Shelf`]), each a bounded list of entries ranked by
+//! a score, that every node reads the same ([`Lobby::shown`]). The node
+//! that owns a room lists it with an expiry ([`Lobby::show`]) and renews
+//! it while it holds the room, so the entry of a room whose node died
+//! leaves by itself, and the node that takes the room over lists it
+//! again. Beside them, each node's count of open sockets with the same
+//! kind of expiry ([`Lobby::count_online`], summed by [`Lobby::online`]).
+//!
 //! Invite codes are not here: they are part of the room directory, which
 //! the [`RoomStore`](crate::RoomStore) keeps (see [its module](crate::store)).
 
@@ -127,8 +136,43 @@ pub enum Rematch {
     Taken,
 }
 
+/// The most entries one [`Lobby::show`] call may carry (a node lists more
+/// in several calls) and one [`Lobby::shown`] answers.
+pub const MAX_SHOWN: usize = 100;
+
+/// Which list of the lobby's showcase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Shelf {
+    /// Games between people being played now.
+    Live,
+    /// Rooms with one player seated, waiting for anyone.
+    Open,
+}
+
+impl Shelf {
+    /// The shelf's name (in keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            Shelf::Live => "live",
+            Shelf::Open => "open",
+        }
+    }
+}
+
+/// One room on a shelf: its id, its rank (higher first) and what the
+/// lobby shows of it (the node's JSON, opaque here).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// The room.
+    pub room: String,
+    /// Higher first; ties in no promised order.
+    pub score: f64,
+    /// What is shown (the node's JSON).
+    pub json: String,
+}
+
 /// Quick match: queues of waiting tickets per match key, and the rooms
-/// delivered to taken tickets.
+/// delivered to taken tickets; the lobby's showcase and online count.
 pub trait Lobby: Send + Sync + std::fmt::Debug + 'static {
     /// Quick match: atomically takes the waiting ticket under `key` that
     /// [`pick_partner`] chooses for `ticket` at `now_ms` within `window`,
@@ -162,6 +206,33 @@ pub trait Lobby: Send + Sync + std::fmt::Debug + 'static {
 
     /// The room delivered to a ticket, if any yet (taken once).
     fn poll_match(&self, ticket: u64) -> BoxFuture<'_, Result<Option<String>>>;
+
+    /// Lists (or renews) `items` on `shelf` for this node until `until_ms`
+    /// (ms since the epoch): an entry of the same room replaces the
+    /// stored one, whichever node wrote it. At most [`MAX_SHOWN`] items a
+    /// call (more: the first [`MAX_SHOWN`]). Entries of any node expired
+    /// at `now_ms` are dropped on the way, a bounded number per call.
+    fn show(
+        &self,
+        shelf: Shelf,
+        items: Vec<Shown>,
+        until_ms: u64,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<()>>;
+
+    /// Takes `rooms` off `shelf`, each only if this node listed it last
+    /// (a room another node has taken over since stays).
+    fn unshow(&self, shelf: Shelf, rooms: Vec<String>) -> BoxFuture<'_, Result<()>>;
+
+    /// The JSON of the highest `limit` (at most [`MAX_SHOWN`]) entries of
+    /// `shelf` not expired at `now_ms`, highest score first.
+    fn shown(&self, shelf: Shelf, limit: usize, now_ms: u64) -> BoxFuture<'_, Result<Vec<String>>>;
+
+    /// Records this node's count of open sockets until `until_ms`.
+    fn count_online(&self, count: u64, until_ms: u64) -> BoxFuture<'_, Result<()>>;
+
+    /// The sum of the nodes' counts not expired at `now_ms`.
+    fn online(&self, now_ms: u64) -> BoxFuture<'_, Result<u64>>;
 }
 
 #[cfg(test)]

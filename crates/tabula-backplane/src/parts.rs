@@ -13,8 +13,8 @@ use tokio::sync::mpsc;
 
 use crate::{
     Archive, Backplane, Inbound, Lease, Lobby, NodeBus, NoticeBacklog, Notices, ProfilePart,
-    Rematch, Result, RoomAppend, RoomEntry, RoomId, RoomStore, StoredProfile, StoredRoom, Ticket,
-    Window,
+    Rematch, Result, RoomAppend, RoomEntry, RoomId, RoomStore, Shelf, Shown, StoredProfile,
+    StoredRoom, Ticket, Window,
 };
 
 /// A [`Backplane`] whose every call goes to the part for its concern.
@@ -65,8 +65,14 @@ impl RoomStore for Parts {
     fn release(&self, id: &str, epoch: u64, needs_owner: bool) -> BoxFuture<'_, Result<()>> {
         self.store.release(id, epoch, needs_owner)
     }
-    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, Result<()>> {
-        self.store.release_idle(id, epoch, keep)
+    fn release_idle(
+        &self,
+        id: &str,
+        epoch: u64,
+        keep: Duration,
+        wake: Option<u64>,
+    ) -> BoxFuture<'_, Result<()>> {
+        self.store.release_idle(id, epoch, keep, wake)
     }
     fn owner(&self, id: &str) -> BoxFuture<'_, Result<Option<Lease>>> {
         self.store.owner(id)
@@ -137,6 +143,27 @@ impl Lobby for Parts {
     fn poll_match(&self, ticket: u64) -> BoxFuture<'_, Result<Option<String>>> {
         self.lobby.poll_match(ticket)
     }
+    fn show(
+        &self,
+        shelf: Shelf,
+        items: Vec<Shown>,
+        until_ms: u64,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<()>> {
+        self.lobby.show(shelf, items, until_ms, now_ms)
+    }
+    fn unshow(&self, shelf: Shelf, rooms: Vec<String>) -> BoxFuture<'_, Result<()>> {
+        self.lobby.unshow(shelf, rooms)
+    }
+    fn shown(&self, shelf: Shelf, limit: usize, now_ms: u64) -> BoxFuture<'_, Result<Vec<String>>> {
+        self.lobby.shown(shelf, limit, now_ms)
+    }
+    fn count_online(&self, count: u64, until_ms: u64) -> BoxFuture<'_, Result<()>> {
+        self.lobby.count_online(count, until_ms)
+    }
+    fn online(&self, now_ms: u64) -> BoxFuture<'_, Result<u64>> {
+        self.lobby.online(now_ms)
+    }
 }
 
 impl Archive for Parts {
@@ -148,6 +175,9 @@ impl Archive for Parts {
     }
     fn queue_archive(&self, key: &str, entry: String) -> BoxFuture<'_, Result<()>> {
         self.archive.queue_archive(key, entry)
+    }
+    fn queue_outlives_process(&self) -> bool {
+        self.archive.queue_outlives_process()
     }
     fn archive_queue(&self, limit: usize) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
         self.archive.archive_queue(limit)

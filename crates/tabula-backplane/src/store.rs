@@ -30,6 +30,10 @@ pub struct RoomEntry {
     pub options: GameOptions,
     /// Millis when it was created.
     pub created_ms: u64,
+    /// An open challenge: listed in the lobby while its one player waits
+    /// for anyone to take the other seat (absent: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open: bool,
 }
 
 /// Ownership of a room: the node and the fencing epoch.
@@ -106,13 +110,28 @@ pub trait RoomStore: Send + Sync + std::fmt::Debug + 'static {
     /// invite, snapshot and game records) once `keep` has passed, unless
     /// someone claims it before: a join restores it, and the claim keeps
     /// it. Without this the store holds every room ever created.
-    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, Result<()>>;
+    ///
+    /// With `wake` (ms since the epoch), the room has a deadline of its own
+    /// while nobody holds it (a correspondence game's clock): from then on
+    /// [`RoomStore::orphans`] lists it, so a node's sweep claims it and its
+    /// timer fires, whichever nodes live then. The wake is written before
+    /// the release, so a room is never released without it; a claim
+    /// clears it (the owner's own timer takes over). `keep` must outlast
+    /// the wake.
+    fn release_idle(
+        &self,
+        id: &str,
+        epoch: u64,
+        keep: Duration,
+        wake: Option<u64>,
+    ) -> BoxFuture<'_, Result<()>>;
 
     /// The room's current owner (routing); `None` when released.
     fn owner(&self, id: &str) -> BoxFuture<'_, Result<Option<Lease>>>;
 
-    /// Rooms that need an owner: owned by a dead node, or released with
-    /// `needs_owner`. The background sweep claims them.
+    /// Rooms that need an owner: owned by a dead node, released with
+    /// `needs_owner`, or released idle with a wake now due and not owned
+    /// by a live node since. The background sweep claims them.
     fn orphans(&self) -> BoxFuture<'_, Result<Vec<RoomId>>>;
 
     /// Stores a room, fenced by `epoch` (compare-and-set); versions never

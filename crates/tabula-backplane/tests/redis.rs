@@ -13,7 +13,7 @@ use redis::Commands;
 use tabula_backplane::{
     Archive, ArchiveBacklog, BackplaneError, InProcess, Inbound, Lease, Lobby, MAX_UNFINISHED,
     NodeBus, NoticeBacklog, Notices, ProfilePart, RedisBackplane, RedisConfig, Rematch, RoomAppend,
-    RoomEntry, RoomStore, StoredProfile, StoredRoom, Ticket, Window,
+    RoomEntry, RoomStore, Shelf, Shown, StoredProfile, StoredRoom, Ticket, Window,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;
@@ -121,6 +121,7 @@ fn entry(id: &str, invite: &str) -> RoomEntry {
         invite: invite.into(),
         options: GameOptions::default(),
         created_ms: 0,
+        open: false,
     }
 }
 
@@ -430,10 +431,10 @@ async fn idle_scenario(a: &RedisBackplane, rooms: [(&str, &str); 2]) {
             .unwrap();
         // Only the owner at its epoch may release it.
         assert!(matches!(
-            a.release_idle(id, l.epoch + 1, keep).await,
+            a.release_idle(id, l.epoch + 1, keep, None).await,
             Err(BackplaneError::Fenced { .. })
         ));
-        a.release_idle(id, l.epoch, keep).await.unwrap();
+        a.release_idle(id, l.epoch, keep, None).await.unwrap();
         assert_eq!(a.owner(id).await.unwrap(), None);
     }
     let [(gone, gone_invite), (kept, kept_invite)] = rooms;
@@ -453,6 +454,178 @@ async fn idle_scenario(a: &RedisBackplane, rooms: [(&str, &str); 2]) {
     assert!(a.load_snapshot(kept).await.unwrap().is_some());
     assert_eq!(a.records(kept).await.unwrap(), vec!["g1"]);
     archive_queue_scenario(a, gone, kept).await;
+}
+
+fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// A room released idle with a wake (a correspondence game's deadline) is
+/// listed for an owner once the wake is due, by any node; a claim clears
+/// the wake; a wake left by a refused release is passed by while a live
+/// node holds the room. Shared by Redis, Redis Cluster and in-process.
+async fn wake_scenario<S: RoomStore + NodeBus>(a: &S, b: &S, room: &str, invite: &str) {
+    let keep = Duration::from_secs(60);
+    a.register(entry(room, invite)).await.unwrap();
+    let l = a.claim(room).await.unwrap();
+    a.save_snapshot(room, l.epoch, stored(room, invite, 1))
+        .await
+        .unwrap();
+    a.release_idle(room, l.epoch, keep, Some(wall_ms() + 400))
+        .await
+        .unwrap();
+    // Not due yet: nobody is asked to hold it.
+    assert!(!b.orphans().await.unwrap().iter().any(|r| r == room));
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    // (Both alive, whatever their lease.)
+    a.heartbeat().await.unwrap();
+    b.heartbeat().await.unwrap();
+    // Due: any node's sweep finds it, and the claim takes it off the list.
+    assert!(b.orphans().await.unwrap().iter().any(|r| r == room));
+    let lb = b.claim(room).await.unwrap();
+    assert!(lb.epoch > l.epoch);
+    assert!(!a.orphans().await.unwrap().iter().any(|r| r == room));
+    assert!(b.load_snapshot(room).await.unwrap().is_some());
+    // A refused release (a stale epoch) leaves its wake behind, but the
+    // room is held by a live node: not listed.
+    assert!(matches!(
+        b.release_idle(room, lb.epoch + 7, keep, Some(wall_ms() - 1))
+            .await,
+        Err(BackplaneError::Fenced { .. })
+    ));
+    assert!(!a.orphans().await.unwrap().iter().any(|r| r == room));
+    // A release without a wake clears the old one.
+    b.release_idle(room, lb.epoch, keep, None).await.unwrap();
+    assert!(!a.orphans().await.unwrap().iter().any(|r| r == room));
+}
+
+#[tokio::test]
+async fn a_room_released_with_a_wake_is_listed_when_it_is_due_on_redis_and_in_process() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let b = node(&s, "b", 3000).await;
+    wake_scenario(&a, &b, "w1", "WAKE1").await;
+    let solo = InProcess::new("solo");
+    wake_scenario(&solo, &solo.member("other"), "w1", "WAKE1").await;
+}
+
+fn shown_item(room: &str, score: f64) -> Shown {
+    Shown {
+        room: room.into(),
+        score,
+        json: format!("{{\"roomId\":\"{room}\"}}"),
+    }
+}
+
+/// The lobby's showcase: highest score first, the same from both nodes,
+/// bounded by the limit; an entry replaced by whoever lists it last, taken
+/// off only by that node, and gone once it expires (then dropped by the
+/// next `show`); the shelves apart; the online counts summed while they
+/// hold.
+async fn showcase_scenario(a: &impl Lobby, b: &impl Lobby) {
+    let now = 1_000_000;
+    let rooms = |v: Vec<String>| -> Vec<String> {
+        v.iter()
+            .map(|j| {
+                j.trim_start_matches("{\"roomId\":\"")
+                    .trim_end_matches("\"}")
+                    .to_string()
+            })
+            .collect()
+    };
+    a.show(
+        Shelf::Live,
+        vec![shown_item("low", 1400.0), shown_item("high", 1900.0)],
+        now + 10_000,
+        now,
+    )
+    .await
+    .unwrap();
+    b.show(
+        Shelf::Live,
+        vec![shown_item("mid", 1600.0), shown_item("unrated", 0.0)],
+        now + 5_000,
+        now,
+    )
+    .await
+    .unwrap();
+    b.show(
+        Shelf::Open,
+        vec![shown_item("wait", 1500.0)],
+        now + 10_000,
+        now,
+    )
+    .await
+    .unwrap();
+    let all = ["high", "mid", "low", "unrated"];
+    assert_eq!(rooms(a.shown(Shelf::Live, 50, now).await.unwrap()), all);
+    assert_eq!(rooms(b.shown(Shelf::Live, 50, now).await.unwrap()), all);
+    assert_eq!(
+        rooms(a.shown(Shelf::Live, 2, now).await.unwrap()),
+        ["high", "mid"]
+    );
+    assert_eq!(
+        rooms(a.shown(Shelf::Open, 50, now).await.unwrap()),
+        ["wait"]
+    );
+    // b takes "high" over (its new owner lists it); a's unshow then
+    // leaves it, b's takes it off.
+    b.show(
+        Shelf::Live,
+        vec![shown_item("high", 1900.0)],
+        now + 10_000,
+        now,
+    )
+    .await
+    .unwrap();
+    a.unshow(Shelf::Live, vec!["high".into(), "low".into()])
+        .await
+        .unwrap();
+    assert_eq!(
+        rooms(a.shown(Shelf::Live, 50, now).await.unwrap()),
+        ["high", "mid", "unrated"]
+    );
+    b.unshow(Shelf::Live, vec!["high".into()]).await.unwrap();
+    // b's other entries expire at now + 5 s: not read after.
+    let later = now + 6_000;
+    assert!(a.shown(Shelf::Live, 50, later).await.unwrap().is_empty());
+    assert_eq!(
+        rooms(a.shown(Shelf::Open, 50, later).await.unwrap()),
+        ["wait"]
+    );
+    // A show drops them; listing again brings one back.
+    a.show(
+        Shelf::Live,
+        vec![shown_item("mid", 1600.0)],
+        later + 10_000,
+        later,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        rooms(b.shown(Shelf::Live, 50, later).await.unwrap()),
+        ["mid"]
+    );
+    // Online: both nodes' counts while they hold.
+    a.count_online(3, now + 10_000).await.unwrap();
+    b.count_online(4, now + 5_000).await.unwrap();
+    assert_eq!(a.online(now).await.unwrap(), 7);
+    assert_eq!(b.online(later).await.unwrap(), 3);
+    a.count_online(5, later + 10_000).await.unwrap();
+    assert_eq!(b.online(later).await.unwrap(), 5);
+}
+
+#[tokio::test]
+async fn the_lobby_showcase_and_online_count_on_redis_and_in_process() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let b = node(&s, "b", 3000).await;
+    showcase_scenario(&a, &b).await;
+    let solo = InProcess::new("solo");
+    showcase_scenario(&solo, &solo.member("other")).await;
 }
 
 /// The archive queue outlives a forgotten room; oldest first, a second
@@ -952,6 +1125,7 @@ async fn works_on_a_redis_cluster() {
     assert_eq!(b.records("room-1").await.unwrap(), vec!["g1"]);
     idle_scenario(&a, [("room-3", "INVE"), ("room-4", "INVF")]).await;
     notices_scenario(&a, &b).await;
+    wake_scenario(&a, &b, "room-5", "INVG").await;
 
     // Sharded inboxes of nodes whose channels live on different masters.
     let ids = ["n1", "n2", "n3", "n4", "n5", "n6"];
@@ -1201,4 +1375,108 @@ async fn the_in_process_store_holds_a_bounded_number_of_profiles() {
     let last = format!("guest:p{}", tabula_backplane::MAX_PROFILES - 1);
     assert!(!b.profile(&last).await.unwrap().is_empty());
     assert!(!b.profile("guest:p0").await.unwrap().is_empty());
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig}");
+}
+
+/// `min_replicas_acked`: a room's write succeeds only once the replica
+/// holds it (read back from the replica itself); with the replica stopped
+/// it fails `Unavailable`, never Ok, and other calls do not queue behind
+/// its `WAIT`; once the replica is back writes succeed again, and a server
+/// whose script cache is empty (a promoted replica's) is served by loading
+/// the script.
+#[tokio::test]
+async fn with_replica_acks_a_write_succeeds_only_once_the_replica_holds_it() {
+    let primary = Server::start();
+    let replica = Server::start();
+    let mut on_replica = replica.client().get_connection().unwrap();
+    let _: () = redis::cmd("REPLICAOF")
+        .arg("127.0.0.1")
+        .arg(primary.port)
+        .query(&mut on_replica)
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let info: String = redis::cmd("INFO")
+            .arg("replication")
+            .query(&mut on_replica)
+            .unwrap();
+        if info.contains("master_link_status:up") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the replica did not sync");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let config = RedisConfig {
+        min_replicas_acked: 1,
+        replica_ack_timeout_ms: 150,
+        ..config(primary.url(), 3000)
+    };
+    let b = RedisBackplane::connect(config, "n1").await.unwrap();
+    b.register(entry("r1", "INV1")).await.unwrap();
+    let l = b.claim("r1").await.unwrap();
+    b.save_snapshot("r1", l.epoch, stored("r1", "INV1", 1))
+        .await
+        .unwrap();
+    // Answered, so on the replica: the claim's epoch and the snapshot.
+    let (owner, epoch, ver): (String, u64, u64) = redis::cmd("HMGET")
+        .arg("t:room:{r1}")
+        .arg("owner")
+        .arg("epoch")
+        .arg("ver")
+        .query(&mut on_replica)
+        .unwrap();
+    assert_eq!((owner.as_str(), epoch, ver), ("n1", l.epoch, 1));
+
+    // The replica stops answering.
+    signal(replica.child.as_ref().unwrap(), "-STOP");
+    let r = b
+        .save_snapshot("r1", l.epoch, stored("r1", "INV1", 2))
+        .await;
+    assert!(matches!(r, Err(BackplaneError::Unavailable(_))), "{r:?}");
+    let r = b.register(entry("r2", "INV2")).await;
+    assert!(matches!(r, Err(BackplaneError::Unavailable(_))), "{r:?}");
+    // A heartbeat sent while a write waits for the replica is answered
+    // first: the waits have their own connection.
+    let (beat, write) = tokio::join!(
+        async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            b.heartbeat().await.unwrap();
+            Instant::now()
+        },
+        async {
+            let r = b
+                .save_snapshot("r1", l.epoch, stored("r1", "INV1", 3))
+                .await;
+            assert!(matches!(r, Err(BackplaneError::Unavailable(_))), "{r:?}");
+            Instant::now()
+        }
+    );
+    assert!(beat < write, "the heartbeat waited for the WAIT");
+    signal(replica.child.as_ref().unwrap(), "-CONT");
+
+    // Back: writes succeed again, and the claim of the same node too.
+    b.save_snapshot("r1", l.epoch, stored("r1", "INV1", 4))
+        .await
+        .unwrap();
+    let l2 = b.claim("r1").await.unwrap();
+    assert!(l2.epoch > l.epoch);
+    // A script cache emptied (as a promoted replica's is): loaded again.
+    let mut on_primary = primary.client().get_connection().unwrap();
+    let _: () = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query(&mut on_primary)
+        .unwrap();
+    b.save_snapshot("r1", l2.epoch, stored("r1", "INV1", 5))
+        .await
+        .unwrap();
+    let ver: u64 = on_replica.hget("t:room:{r1}", "ver").unwrap();
+    assert_eq!(ver, 5);
 }

@@ -119,6 +119,11 @@ pub enum ErrorCode {
     /// The node runs without a durable store (`store.url` empty):
     /// history, ratings and leaderboards are not kept.
     NoStore,
+    /// The durable store is configured but cannot be reached now (the
+    /// database is down, restarting or not answering in time): history,
+    /// profiles, leaderboards and archived games answer 503 with a
+    /// `Retry-After`; games go on meanwhile.
+    StoreUnavailable,
     /// No archived game under that room and number.
     GameNotFound,
     /// Thud! games have no move analysis.
@@ -183,6 +188,7 @@ impl ErrorCode {
             ErrorCode::BadName => "bad_name",
             ErrorCode::BadRated => "bad_rated",
             ErrorCode::NoStore => "no_store",
+            ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::GameNotFound => "game_not_found",
             ErrorCode::NoAnalysis => "no_analysis",
             ErrorCode::Internal => "internal",

@@ -142,6 +142,11 @@ pub struct CreateRoom {
     /// (`bad_rated`) with a bot.
     #[serde(default)]
     pub rated: bool,
+    /// An open challenge: listed in the lobby (`GET /api/live`'s
+    /// `challenges`) while its creator waits in it for anyone to take the
+    /// other seat (default: false). Refused (`bad_request`) with a bot.
+    #[serde(default)]
+    pub open: bool,
     /// Test-only: every game of the room starts from this position (long
     /// nardy: seed 000's JSON form; backgammon: `{"turn","white","black",
     /// "bar","off"}`). Accepted only with `testing.allow_start_position`.
@@ -257,10 +262,11 @@ pub struct Session {
     pub token: Option<String>,
 }
 
-/// One game waiting for its player (a game against a bot he left; it
-/// pauses until he is back), as `GET /api/me/games` lists it for the
-/// lobby's "Continue": joining `roomId` puts him back where he was, on any
-/// node.
+/// One game waiting for its player, as `GET /api/me/games` lists it for
+/// the lobby's "Continue": joining `roomId` puts him back where he was, on
+/// any node. Either a game against a bot he left (it pauses until he is
+/// back), or a correspondence game between people (listed for both from
+/// the first seat taken until the match is over, with whose turn it is).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnfinishedGame {
@@ -280,8 +286,24 @@ pub struct UnfinishedGame {
     pub game_number: u32,
     /// The board as it was when he left (for the card's small board).
     pub board: Option<tabula_room::BoardView>,
-    /// When he left, ms since the epoch (the list is newest first).
+    /// When he left, ms since the epoch (the list is newest first); in a
+    /// correspondence game, when the running turn (or the wait) began.
     pub paused_at: u64,
+    /// A correspondence game's time control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<tabula_room::TimeControl>,
+    /// A correspondence game: the seat whose turn it is (absent while the
+    /// game waits for a second player or a Ready).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<tabula_room::SeatId>,
+    /// A correspondence game: when the seat to act loses on time (ms
+    /// since the epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<u64>,
+    /// A correspondence game: the other player's id (absent while the
+    /// seat is free).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<String>,
 }
 
 /// `GET /api/me/games`: the player's games waiting for him, newest first.

@@ -32,6 +32,10 @@ pub const MIN_DELAY_MS: u64 = 3_000;
 pub const MAX_DELAY_MS: u64 = 600_000;
 /// The largest reserve a room accepts (2 hours).
 pub const MAX_RESERVE_MS: u64 = 7_200_000;
+/// A day, the unit of a correspondence game's time per move.
+pub const DAY_MS: u64 = 86_400_000;
+/// The longest time per move of a correspondence game (14 days).
+pub const MAX_CORRESPONDENCE_DAYS: u64 = 14;
 
 /// A delay-plus-reserve time control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -50,11 +54,20 @@ impl TimeControl {
     pub const NORMAL: TimeControl = TimeControl::new(30_000, 120_000);
     /// "long": 60 s per move plus 5 minutes.
     pub const LONG: TimeControl = TimeControl::new(60_000, 300_000);
+    /// "1d": correspondence, a day a move.
+    pub const DAYS_1: TimeControl = TimeControl::new(DAY_MS, 0);
+    /// "3d": correspondence, three days a move.
+    pub const DAYS_3: TimeControl = TimeControl::new(3 * DAY_MS, 0);
+    /// "7d": correspondence, seven days a move.
+    pub const DAYS_7: TimeControl = TimeControl::new(7 * DAY_MS, 0);
     /// The presets by name.
-    pub const PRESETS: [(&'static str, TimeControl); 3] = [
+    pub const PRESETS: [(&'static str, TimeControl); 6] = [
         ("blitz", TimeControl::BLITZ),
         ("normal", TimeControl::NORMAL),
         ("long", TimeControl::LONG),
+        ("1d", TimeControl::DAYS_1),
+        ("3d", TimeControl::DAYS_3),
+        ("7d", TimeControl::DAYS_7),
     ];
 
     /// A time control of `delay_ms` per move plus `reserve_ms`.
@@ -81,10 +94,31 @@ impl TimeControl {
             .map(|(n, _)| *n)
     }
 
+    /// A correspondence game's: days a move, no reserve. Its clock runs
+    /// on the wall's time: the hours its room spends unloaded, or being
+    /// taken over, are charged (see [`Clocks::resume`]), and its players'
+    /// absence is neither a disconnection nor a pause.
+    pub fn is_correspondence(&self) -> bool {
+        self.delay_ms >= DAY_MS
+    }
+
     /// Refuses figures no game should be played with: a delay outside
     /// [`MIN_DELAY_MS`]..=[`MAX_DELAY_MS`], a reserve over
-    /// [`MAX_RESERVE_MS`], or values not in whole seconds.
+    /// [`MAX_RESERVE_MS`], or values not in whole seconds. A
+    /// correspondence control is whole days, 1 to
+    /// [`MAX_CORRESPONDENCE_DAYS`], with no reserve.
     pub fn check(&self) -> Result<(), String> {
+        if self.is_correspondence() {
+            if !self.delay_ms.is_multiple_of(DAY_MS)
+                || self.delay_ms > MAX_CORRESPONDENCE_DAYS * DAY_MS
+                || self.reserve_ms != 0
+            {
+                return Err(format!(
+                    "a correspondence game has whole days a move (1 to {MAX_CORRESPONDENCE_DAYS}) and no reserve"
+                ));
+            }
+            return Ok(());
+        }
         if !(MIN_DELAY_MS..=MAX_DELAY_MS).contains(&self.delay_ms) {
             return Err(format!(
                 "the time per move must be {} to {} seconds",
@@ -316,8 +350,13 @@ impl Clocks {
     /// A new owner restored the room at `now`; its last input was at
     /// `last_input`. The running period keeps what it had used at that
     /// input and counts on from `now`. True when a clock runs (the room
-    /// announces the clocks).
+    /// announces the clocks). A correspondence clock is the wall's: it
+    /// keeps running while the room is unloaded (days, by design) or
+    /// changes hands, so nothing changes.
     pub(crate) fn resume(&mut self, last_input: u64, now: u64) -> bool {
+        if self.control.is_correspondence() {
+            return false;
+        }
         let Some(r) = self.running.as_mut() else {
             return false;
         };
@@ -405,6 +444,26 @@ mod tests {
         assert!(TimeControl::new(30_000, 7_201_000).check().is_err());
         assert!(TimeControl::new(30_500, 0).check().is_err());
         assert_eq!(TimeControl::new(3_000, 0).check(), Ok(()));
+        // Correspondence: whole days, 1 to 14, no reserve.
+        assert_eq!(TimeControl::preset("3D"), Some(TimeControl::DAYS_3));
+        assert!(TimeControl::DAYS_7.is_correspondence());
+        assert!(!TimeControl::LONG.is_correspondence());
+        assert_eq!(TimeControl::new(14 * DAY_MS, 0).check(), Ok(()));
+        assert!(TimeControl::new(15 * DAY_MS, 0).check().is_err());
+        assert!(TimeControl::new(DAY_MS + 1_000, 0).check().is_err());
+        assert!(TimeControl::new(DAY_MS, 60_000).check().is_err());
+    }
+
+    #[test]
+    fn a_correspondence_clock_runs_on_the_wall_across_a_takeover() {
+        let mut c = Clocks::new(TimeControl::DAYS_1, false);
+        c.follow(1_000, Some(A), unit(1, 0), false);
+        assert_eq!(c.deadline(), Some(1_000 + DAY_MS));
+        // Unloaded for 20 hours, then restored: nothing is forgiven.
+        assert!(!c.resume(6_000, 72_000_000));
+        assert_eq!(c.deadline(), Some(1_000 + DAY_MS));
+        assert_eq!(c.expire(DAY_MS), None);
+        assert_eq!(c.expire(1_000 + DAY_MS), Some(A));
     }
 
     /// Each row: (now, acting, paused) fed to `follow`, then the expected

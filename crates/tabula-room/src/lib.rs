@@ -52,8 +52,8 @@ mod types;
 mod view;
 
 pub use clock::{
-    ClockRecord, ClockView, MAX_DELAY_MS, MAX_RESERVE_MS, MIN_DELAY_MS, RunningView, TimeControl,
-    TurnTime,
+    ClockRecord, ClockView, DAY_MS, MAX_CORRESPONDENCE_DAYS, MAX_DELAY_MS, MAX_RESERVE_MS,
+    MIN_DELAY_MS, RunningView, TimeControl, TurnTime,
 };
 pub use error::{EngineError, RoomError};
 pub use event::{

@@ -497,3 +497,128 @@ fn with_both_players_disconnected_the_clock_of_the_player_to_act_keeps_running()
         Some((Some(SeatId::B), ResultKind::Mars, EndReason::Timeout, 2))
     );
 }
+
+/// A correspondence match to `n` points between alice and bob, its first
+/// game started at `t.now`.
+fn correspondence_match(n: u32, at_once: bool) -> Table {
+    let config = RoomConfig {
+        time_control: Some(TimeControl::DAYS_1),
+        match_length: n,
+        next_game_at_once: at_once,
+        ..long_clocked(&[[6, 5], [4, 2]])
+    };
+    let mut t = Table::new(config);
+    t.ok(alice(), Command::Sit { seat: None });
+    t.ok(alice(), Command::Ready);
+    t.ok(bob(), Command::Sit { seat: None });
+    t.ok(bob(), Command::Ready);
+    assert_eq!(t.room.phase(), Phase::Playing);
+    t
+}
+
+#[test]
+fn the_next_game_of_a_correspondence_match_starts_without_ready_and_its_clock_runs() {
+    const DAY: u64 = tabula_room::DAY_MS;
+    // Given a 3-point correspondence match whose players are both away
+    let mut t = correspondence_match(3, true);
+    assert!(t.ok(alice(), Command::Disconnected).is_empty());
+    assert!(t.ok(bob(), Command::Disconnected).is_empty());
+    // When white's day runs out (a mars: 2 points, the match goes on)
+    let end = t.room.next_deadline().expect("white's day");
+    let ev = tick(&mut t, end);
+    assert_eq!(
+        ended(&ev),
+        Some((Some(SeatId::B), ResultKind::Mars, EndReason::Timeout, 2))
+    );
+    // Then the second game starts at once, both seats ready, nobody in
+    // the app
+    let readies = ev
+        .iter()
+        .filter(|e| matches!(e, Event::Ready { .. }))
+        .count();
+    assert_eq!(readies, 2, "{ev:?}");
+    assert_eq!(t.room.phase(), Phase::Playing);
+    assert_eq!(t.room.game_number(), 2);
+    assert!(has(&ev, |e| matches!(e, Event::TurnStarted { .. })));
+    // And its first mover's day runs from the end of the first game
+    let (seat, _) = t.room.game().unwrap().to_act().unwrap();
+    assert_eq!(running(&t), Some((seat, Some(end + DAY))));
+    assert_eq!(t.room.next_deadline(), Some(end + DAY));
+    // And the log replays to the same room
+    let room = Room::restore(&t.room.snapshot()).unwrap();
+    assert_eq!(room.phase(), Phase::Playing);
+    assert_eq!(room.game_number(), 2);
+    assert_eq!(room.version(), t.room.version());
+    // And the match ends at its length as ever: the next day's timeout
+    // gives the match
+    let ev = tick(&mut t, end + DAY);
+    assert!(ended(&ev).is_some(), "{ev:?}");
+    assert_eq!(t.room.phase(), Phase::Finished);
+}
+
+#[test]
+fn a_correspondence_match_from_before_next_game_at_once_waits_for_ready_as_it_was_played() {
+    const DAY: u64 = tabula_room::DAY_MS;
+    // Given a room whose snapshot has no `nextGameAtOnce`
+    let t = correspondence_match(3, true);
+    let mut json = serde_json::to_value(t.room.snapshot()).unwrap();
+    let config = json["config"].as_object_mut().unwrap();
+    assert!(config.remove("nextGameAtOnce").is_some(), "{json}");
+    let mut room = Room::restore(&serde_json::from_value(json).unwrap()).unwrap();
+    // When its first game ends
+    room.tick(t.now + DAY);
+    // Then the next waits for both players' Ready, as it did
+    assert_eq!(room.phase(), Phase::WaitingForPlayer);
+    assert_eq!(room.game_number(), 1);
+    assert_eq!(room.next_deadline(), None);
+}
+
+#[test]
+fn a_correspondence_game_ignores_absence_and_charges_the_days_it_spent_unloaded() {
+    const DAY: u64 = tabula_room::DAY_MS;
+    // Given a room with a day a move, where white sits, presses Ready and
+    // leaves the app before black comes
+    let config = RoomConfig {
+        time_control: Some(TimeControl::DAYS_1),
+        ..long_clocked(&[[6, 5], [4, 2]])
+    };
+    let mut t = Table::new(config);
+    t.ok(alice(), Command::Sit { seat: None });
+    t.ok(alice(), Command::Ready);
+    // Then his leaving changes nothing: he keeps his seat and his Ready
+    assert!(t.ok(alice(), Command::Disconnected).is_empty());
+    assert!(t.room.seat_view(SeatId::A).ready);
+    assert!(t.room.correspondence());
+    // When black sits and presses Ready hours later, the game starts
+    t.now = 5 * 3_600_000;
+    t.ok(bob(), Command::Sit { seat: None });
+    t.ok(bob(), Command::Ready);
+    assert_eq!(t.room.phase(), Phase::Playing);
+    let start = t.now;
+    assert_eq!(running(&t), Some((SeatId::A, Some(start + DAY))));
+    // And both leaving is no disconnection and no pause: the only
+    // deadline is white's day
+    t.now += 1_000;
+    assert!(t.ok(alice(), Command::Disconnected).is_empty());
+    assert!(t.ok(bob(), Command::Disconnected).is_empty());
+    assert!(!t.room.paused());
+    assert_eq!(t.room.seat_view(SeatId::A).disconnect_deadline, None);
+    assert_eq!(t.room.next_deadline(), Some(start + DAY));
+    // When the room is restored 20 hours later (it was unloaded), nothing
+    // of those hours is forgiven
+    let mut room = Room::restore(&t.room.snapshot()).unwrap();
+    assert!(room.resume_clock(start + 20 * 3_600_000).is_empty());
+    assert_eq!(room.next_deadline(), Some(start + DAY));
+    // And at the day's end white loses on time (a mars: nothing borne off)
+    assert!(room.tick(start + DAY - 1).is_empty());
+    let ev: Vec<Event> = room
+        .tick(start + DAY)
+        .into_iter()
+        .map(|e| (*e.event).clone())
+        .collect();
+    assert_eq!(
+        ended(&ev),
+        Some((Some(SeatId::B), ResultKind::Mars, EndReason::Timeout, 2))
+    );
+    assert!(verify(&room.records()[0]).is_ok());
+}

@@ -46,6 +46,7 @@ pub mod searches;
 pub mod serve;
 pub mod session;
 pub mod settings;
+pub mod showcase;
 pub mod sockets;
 pub mod telegram;
 pub mod ws_close;
@@ -106,6 +107,8 @@ pub struct AppState {
     pub durable: Arc<archiver::Durable>,
     /// The Telegram bot, when a bot token is set ([`telegram`]).
     pub telegram: Option<Arc<telegram::Telegram>>,
+    /// The node's latest answer to `GET /api/live` ([`showcase`]).
+    pub showcase: showcase::Answer,
 }
 
 /// Services a node can be given instead of the defaults (tests, and the
@@ -247,6 +250,7 @@ pub async fn run_with(
         started: std::time::Instant::now(),
         durable,
         telegram: telegram.clone(),
+        showcase: showcase::Answer::default(),
         settings: settings.clone(),
         backplane,
         metrics,
@@ -302,11 +306,8 @@ pub async fn run_with(
     })
     .workers(settings.server.workers)
     // Once a response is done and the connection is to close, wait this
-    // long for the peer's FIN. A WebSocket client, as RFC 6455 asks,
-    // waits for the server to close the TCP connection after the closing
-    // handshake; actix's default of one second made every close (the
-    // 1012 of a drain included) reach the client ~1 s late.
-    .client_disconnect_timeout(Duration::from_millis(50))
+    // long for the peer's FIN (ws_close::LINGER says why it is short).
+    .client_disconnect_timeout(ws_close::LINGER)
     .disable_signals()
     .shutdown_timeout(settings.server.shutdown_timeout_secs)
     .listen(listener)?
@@ -321,6 +322,7 @@ pub async fn run_with(
     actix_rt::spawn(cluster::watch_loop(state.clone()));
     actix_rt::spawn(peers::cut_off_loop(state.clone()));
     actix_rt::spawn(archiver::run(state.clone()));
+    actix_rt::spawn(showcase::show_loop(state.clone()));
     if let Some(tg) = telegram {
         actix_rt::spawn({
             let tg = tg.clone();

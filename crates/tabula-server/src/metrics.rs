@@ -19,6 +19,9 @@ pub struct Metrics {
     pub command_latency: Histogram,
     /// Snapshot write time, seconds.
     pub snapshot_latency: Histogram,
+    /// How long a room held a finished game's end until the game was kept
+    /// (stored, or queued where the queue outlives the node).
+    pub archive_hold: Histogram,
     /// Games finished by game and kind of win.
     pub games_finished: IntCounterVec,
     /// Bot think time by game, seconds.
@@ -109,6 +112,14 @@ impl Metrics {
             HistogramOpts::new(
                 "tabula_snapshot_write_seconds",
                 "Time to write a room snapshot through the backplane",
+            )
+            .buckets(FAST.to_vec()),
+        )
+        .expect("metric");
+        let archive_hold = Histogram::with_opts(
+            HistogramOpts::new(
+                "tabula_archive_hold_seconds",
+                "Time a room holds a finished game's end until the game is kept beyond the node (stored, or queued in Redis)",
             )
             .buckets(FAST.to_vec()),
         )
@@ -234,6 +245,7 @@ impl Metrics {
             Box::new(commands.clone()),
             Box::new(command_latency.clone()),
             Box::new(snapshot_latency.clone()),
+            Box::new(archive_hold.clone()),
             Box::new(games_finished.clone()),
             Box::new(bot_think.clone()),
             Box::new(claims.clone()),
@@ -267,6 +279,7 @@ impl Metrics {
             commands,
             command_latency,
             snapshot_latency,
+            archive_hold,
             games_finished,
             bot_think,
             claims,

@@ -341,6 +341,22 @@ impl Handler<GetView> for RoomActor {
     }
 }
 
+/// What the lobby shows of the room, if anything ([`crate::showcase`]).
+#[derive(Debug, Message)]
+#[rtype(result = "Option<crate::showcase::Listing>")]
+pub struct GetListing;
+
+impl Handler<GetListing> for RoomActor {
+    type Result = MessageResult<GetListing>;
+
+    fn handle(&mut self, _m: GetListing, _ctx: &mut Context<Self>) -> Self::Result {
+        MessageResult(crate::showcase::listing(
+            self.host.entry(),
+            self.host.room(),
+        ))
+    }
+}
+
 /// Drain: freeze, write the final snapshot, send what it covers, release
 /// the room (listed for another owner unless finished) and tell every socket
 /// to re-route.

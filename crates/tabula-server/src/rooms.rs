@@ -126,6 +126,16 @@ impl Rooms {
 
     /// Creates, registers, claims and starts a room.
     pub async fn create(&self, config: RoomConfig) -> Result<RoomEntry, BackplaneError> {
+        self.create_as(config, false).await
+    }
+
+    /// [`Rooms::create`], an open challenge when `open` (listed in the
+    /// lobby while its one player waits for anyone).
+    pub async fn create_as(
+        &self,
+        config: RoomConfig,
+        open: bool,
+    ) -> Result<RoomEntry, BackplaneError> {
         if self.draining.load(Ordering::SeqCst) {
             return Err(BackplaneError::Unavailable("the node is draining".into()));
         }
@@ -144,6 +154,7 @@ impl Rooms {
                     .collect(),
                 options,
                 created_ms: now_ms(),
+                open,
             }
         })
         .await?;
@@ -292,6 +303,7 @@ mod tests {
             invite: invite.into(),
             options: Default::default(),
             created_ms: 0,
+            open: false,
         }
     }
 

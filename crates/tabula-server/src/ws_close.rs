@@ -25,6 +25,42 @@ use tokio::sync::oneshot;
 /// How long a closed socket waits for the client's close frame.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
 
+/// How long actix waits for the peer's FIN once a response that closes
+/// its connection is done (`client_disconnect_timeout`). A WebSocket
+/// client, as RFC 6455 asks, waits for the server to close the TCP
+/// connection after the closing handshake; actix's default of one second
+/// made every close (the 1012 of a drain included) reach the client ~1 s
+/// late.
+pub const LINGER: Duration = Duration::from_millis(50);
+
+/// When the connection of a closed socket is woken after its body ends
+/// ([`nudge`]).
+const NUDGES: [Duration; 3] = [
+    Duration::from_millis(60),
+    Duration::from_millis(250),
+    Duration::from_millis(1000),
+];
+
+/// Wakes the connection's task after its linger is over.
+///
+/// actix-http (3.19) arms the linger timer from its date service's clock,
+/// which is refreshed every 500 ms: an arming up to 500 ms stale (or later
+/// still on a loaded node) sets a deadline already past, and the timer,
+/// ready at its first poll, never registers a wake-up. Nothing else wakes
+/// the connection (its client is waiting for the server to close), so it
+/// stayed open until the client gave up or the server stopped: under load
+/// a drain's 1012 reached its client a second late. A past deadline is
+/// seen at the next poll, so a few wakes after the linger end it.
+fn nudge(waker: std::task::Waker) {
+    actix_rt::spawn(async move {
+        let start = tokio::time::Instant::now();
+        for at in NUDGES {
+            tokio::time::sleep_until(start + at).await;
+            waker.wake_by_ref();
+        }
+    });
+}
+
 /// How the closing handshake went, from the session to the body.
 #[derive(Debug)]
 pub struct Verdict(oneshot::Sender<bool>);
@@ -99,7 +135,10 @@ impl MessageBody for Closing {
                 match r {
                     // A dropped verdict: the session is gone without one
                     // (it cannot wait any more); end as actix would.
-                    Ok(true) | Err(_) => Poll::Ready(None),
+                    Ok(true) | Err(_) => {
+                        nudge(cx.waker().clone());
+                        Poll::Ready(None)
+                    }
                     Ok(false) => Poll::Ready(Some(Err(Box::new(Unanswered)))),
                 }
             }

@@ -38,6 +38,10 @@ use crate::{StoreError, StoreFuture};
 /// The largest history page.
 pub const MAX_PAGE: u32 = 100;
 
+/// The most games [`Games::pending_rated_games`] lists at once (an
+/// archiver's batch).
+pub const MAX_PENDING: u32 = 1000;
+
 /// The largest analysis [`Games::save_analysis`] accepts: 1 MiB of JSON.
 pub const MAX_ANALYSIS_BYTES: usize = 1 << 20;
 
@@ -54,6 +58,17 @@ pub trait Games: Send + Sync + std::fmt::Debug + 'static {
     /// delta of another game kind.
     fn archive<'a>(&'a self, game: &'a FinishedGame) -> StoreFuture<'a, Archived>;
 
+    /// Archives `games` as [`Games::archive`] archives each, all in one
+    /// transaction (an archiver's batch: on PostgreSQL a few statements
+    /// whatever the batch's size); one answer per game, in order. A key
+    /// twice in the batch is stored once (the first; the second answers
+    /// [`Archived::AlreadyStored`]), and the statistics of a player with
+    /// several games in it add each. Refused with
+    /// [`StoreError::Invalid`], nothing written, when any game would be
+    /// refused alone; any other failure writes nothing either, so the
+    /// batch may be retried whole.
+    fn archive_many<'a>(&'a self, games: &'a [FinishedGame]) -> StoreFuture<'a, Vec<Archived>>;
+
     /// One archived game, with its record.
     fn game<'a>(&'a self, key: &'a GameKey) -> StoreFuture<'a, Option<StoredGame>>;
 
@@ -65,6 +80,11 @@ pub trait Games: Send + Sync + std::fmt::Debug + 'static {
     /// after a restart. A game one of whose players has since deleted his
     /// data is not listed (it can no longer be applied).
     fn pending_ratings(&self, limit: u32) -> StoreFuture<'_, Vec<GameKey>>;
+
+    /// Up to `limit` (at most [`MAX_PENDING`]) of the games
+    /// [`Games::pending_ratings`] lists, in its order, each without its
+    /// record (`record` is `null`): what a rating needs, a batch at once.
+    fn pending_rated_games(&self, limit: u32) -> StoreFuture<'_, Vec<FinishedGame>>;
 
     /// `player`'s statistics: every delta of his in the games archived
     /// so far, each counted once; `None` before his first.

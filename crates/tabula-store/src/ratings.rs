@@ -59,6 +59,15 @@ pub trait Ratings: Send + Sync + std::fmt::Debug + 'static {
     /// All of `player`'s ratings, by game kind.
     fn ratings<'a>(&'a self, player: &'a str) -> StoreFuture<'a, Vec<(GameKind, Rating)>>;
 
+    /// `player`'s rating in `kind` after each of his latest `limit` rated
+    /// games, oldest first: `(rated_ms, rating)` (the profile's graph).
+    fn rating_history<'a>(
+        &'a self,
+        player: &'a str,
+        kind: GameKind,
+        limit: u32,
+    ) -> StoreFuture<'a, Vec<(u64, f64)>>;
+
     /// Applies the archived rated game `game`: writes both players' new
     /// ratings (their games count + 1, last rated at the game's end), a
     /// history row each, and marks the game applied, in one transaction.
@@ -80,6 +89,26 @@ pub trait Ratings: Send + Sync + std::fmt::Debug + 'static {
         game: &'a GameKey,
         updates: &'a [RatingUpdate; 2],
     ) -> StoreFuture<'a, Applied>;
+
+    /// Applies rated games in order, as [`Ratings::apply_rated_game`]
+    /// applies each, all in one transaction: an archiver's batch, where
+    /// one player may have several games, each update computed from the
+    /// rating the game before it in the batch left
+    /// ([`RatingUpdate::previous_games`] counting it). One answer per
+    /// game. Any refusal or failure writes nothing (a rating moved
+    /// meanwhile: [`StoreError::RatingConflict`]; read again and
+    /// recompute the batch).
+    fn apply_rated_games<'a>(
+        &'a self,
+        games: &'a [(GameKey, [RatingUpdate; 2])],
+    ) -> StoreFuture<'a, Vec<Applied>>;
+
+    /// The stored ratings in `kind` of those of `players` who have one.
+    fn ratings_in<'a>(
+        &'a self,
+        players: &'a [String],
+        kind: GameKind,
+    ) -> StoreFuture<'a, Vec<(String, Rating)>>;
 
     /// Settles the archived rated game `game` without changing anyone's
     /// rating: marks it applied, so it leaves

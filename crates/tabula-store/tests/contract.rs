@@ -62,6 +62,10 @@ contract!(
     weekly_counts_follow_every_rating_change,
     concurrent_applies_keep_the_week_counted,
     analysis_cache_round_trip_and_cascade,
+    a_batch_stores_each_game_once_and_counts_each_players_games,
+    a_batch_failing_midway_writes_nothing_and_its_retry_stores_each_once,
+    a_batch_of_ratings_applies_in_order_per_player_as_one_by_one_does,
+    a_batch_of_ratings_refused_midway_writes_nothing,
 );
 
 fn update(player: &str, previous_games: u32, rating: f64) -> RatingUpdate {
@@ -803,6 +807,29 @@ async fn rating_application_is_atomic_and_idempotent(db: &Db) {
             .map(|(k, r)| (*k, r.rating, r.games))
             .collect::<Vec<_>>(),
         vec![(GameKind::Backgammon, 1400.0, 2)]
+    );
+    // Each applied change in the history, oldest first (the profile's
+    // graph); the latest `limit` of them; none in another kind.
+    assert_eq!(
+        store
+            .rating_history("tg:1", GameKind::Backgammon, 10)
+            .await
+            .unwrap(),
+        vec![(1000, 1662.5), (2000, 1600.0)]
+    );
+    assert_eq!(
+        store
+            .rating_history("tg:1", GameKind::Backgammon, 1)
+            .await
+            .unwrap(),
+        vec![(2000, 1600.0)]
+    );
+    assert!(
+        store
+            .rating_history("tg:1", GameKind::LongNardy, 10)
+            .await
+            .unwrap()
+            .is_empty()
     );
     assert!(store.pending_ratings(10).await.unwrap().is_empty());
     assert_eq!(
@@ -2115,4 +2142,412 @@ async fn analysis_cache_round_trip_and_cascade(db: &Db) {
     // Archived again (a retrying archiver), it starts without one.
     store.archive(&vs_bob).await.unwrap();
     assert_eq!(store.analysis(&vs_bob.key).await.unwrap(), None);
+}
+
+/// Issue 47: a batch (`archive_many`, one transaction) stores each game
+/// once, a key twice in it included, and adds the statistics of a player
+/// with several games in it once per game; the same batch again stores
+/// nothing.
+async fn a_batch_stores_each_game_once_and_counts_each_players_games(db: &Db) {
+    let store = &db.store;
+    let mut games = Vec::new();
+    // tg:1 plays three of the four games (seat A, B, A).
+    for (i, seats) in [
+        ("tg:1", "tg:2"),
+        ("tg:3", "tg:1"),
+        ("tg:1", "tg:4"),
+        ("tg:5", "tg:6"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut g = finished(
+            &format!("b{i}"),
+            1,
+            GameKind::LongNardy,
+            [player(seats.0), player(seats.1)],
+            1000 + i as u64,
+            false,
+        );
+        a_beats_b(&mut g, 1);
+        games.push(g);
+    }
+    // The first game again, with other deltas: the first one wins.
+    let mut again = games[0].clone();
+    again.deltas[0].result = PlayerResult::Draw;
+    games.push(again);
+    let done = store.archive_many(&games).await.unwrap();
+    assert_eq!(
+        done,
+        vec![
+            Archived::Stored,
+            Archived::Stored,
+            Archived::Stored,
+            Archived::Stored,
+            Archived::AlreadyStored
+        ]
+    );
+    let ann = store.stats("tg:1").await.unwrap().unwrap();
+    assert_eq!((ann.games, ann.wins, ann.losses), (3, 2, 1), "{ann:?}");
+    assert_eq!(ann.draws, 0, "the second archive of b0 added nothing");
+    let page = store
+        .history(&HistoryQuery::newest("tg:1", 10))
+        .await
+        .unwrap();
+    let rooms: Vec<&str> = page.entries.iter().map(|e| e.key.room.as_str()).collect();
+    assert_eq!(rooms, ["b2", "b1", "b0"]);
+    // The batch again: nothing stored, nothing counted twice.
+    assert_eq!(
+        store.archive_many(&games).await.unwrap(),
+        vec![Archived::AlreadyStored; 5]
+    );
+    assert_eq!(store.stats("tg:1").await.unwrap().unwrap(), ann);
+    assert_eq!(
+        store
+            .history(&HistoryQuery::newest("tg:1", 10))
+            .await
+            .unwrap()
+            .entries
+            .len(),
+        3
+    );
+    // One refused game refuses the batch: nothing of it is written.
+    let mut fresh = finished(
+        "b9",
+        1,
+        GameKind::LongNardy,
+        [player("tg:7"), player("tg:8")],
+        9,
+        false,
+    );
+    a_beats_b(&mut fresh, 1);
+    let mut bad = finished(
+        "b10",
+        1,
+        GameKind::LongNardy,
+        [player("tg:7"), player("tg:7")],
+        9,
+        false,
+    );
+    bad.deltas = vec![delta(SeatId::A, Some("tg:8"), PlayerResult::Win, 1)];
+    assert!(matches!(
+        store.archive_many(&[fresh.clone(), bad]).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.game(&fresh.key).await.unwrap(), None);
+    assert_eq!(store.stats("tg:7").await.unwrap(), None);
+    assert_eq!(store.archive_many(&[]).await.unwrap(), vec![]);
+}
+
+/// Issue 47: a batch that fails after some of its games were written in
+/// its transaction (here a player's stored statistics do not read, after
+/// the games and their history rows) leaves nothing of it; retried once
+/// the cause is gone, every game is stored once and counted once.
+async fn a_batch_failing_midway_writes_nothing_and_its_retry_stores_each_once(db: &Db) {
+    let store = &db.store;
+    let mut first = finished(
+        "m0",
+        1,
+        GameKind::Backgammon,
+        [player("tg:9"), player("tg:1")],
+        10,
+        false,
+    );
+    a_beats_b(&mut first, 1);
+    assert_eq!(store.archive(&first).await.unwrap(), Archived::Stored);
+    // tg:9's statistics row made unreadable behind the store's back.
+    set_stats_raw(&db.url, "tg:9", "not json").await;
+    let mut batch = Vec::new();
+    for i in 0..4u32 {
+        let seats = if i == 2 {
+            [player("tg:2"), player("tg:9")]
+        } else {
+            [player("tg:2"), player(&format!("tg:{}", 20 + i))]
+        };
+        let mut g = finished(
+            &format!("m{}", i + 1),
+            1,
+            GameKind::Backgammon,
+            seats,
+            20 + u64::from(i),
+            false,
+        );
+        a_beats_b(&mut g, 1);
+        batch.push(g);
+    }
+    assert!(matches!(
+        store.archive_many(&batch).await,
+        Err(StoreError::Corrupt(_))
+    ));
+    for g in &batch {
+        assert_eq!(
+            store.game(&g.key).await.unwrap(),
+            None,
+            "{} was kept",
+            g.key
+        );
+    }
+    assert_eq!(store.stats("tg:2").await.unwrap(), None);
+    assert!(
+        store
+            .history(&HistoryQuery::newest("tg:2", 10))
+            .await
+            .unwrap()
+            .entries
+            .is_empty()
+    );
+    // Repaired: the retry stores all four, once; a third try stores none.
+    let fine = serde_json::to_string(&store_stats_of_one(&first, "tg:9")).unwrap();
+    set_stats_raw(&db.url, "tg:9", &fine).await;
+    assert_eq!(
+        store.archive_many(&batch).await.unwrap(),
+        vec![Archived::Stored; 4]
+    );
+    assert_eq!(
+        store.archive_many(&batch).await.unwrap(),
+        vec![Archived::AlreadyStored; 4]
+    );
+    let bob = store.stats("tg:2").await.unwrap().unwrap();
+    assert_eq!((bob.games, bob.wins), (4, 4));
+    assert_eq!(store.stats("tg:9").await.unwrap().unwrap().games, 2);
+    assert_eq!(
+        store
+            .history(&HistoryQuery::newest("tg:2", 10))
+            .await
+            .unwrap()
+            .entries
+            .len(),
+        4
+    );
+}
+
+/// `player`'s statistics after `game` alone.
+fn store_stats_of_one(game: &FinishedGame, player: &str) -> PlayerStats {
+    let mut stats = PlayerStats::default();
+    for d in &game.deltas {
+        if d.player.as_ref().map(|p| p.0.as_str()) == Some(player) {
+            let mut d = d.clone();
+            d.game.get_or_insert(game.kind);
+            stats.record(&d);
+        }
+    }
+    stats
+}
+
+/// Writes a player's statistics row as raw text, past the store.
+async fn set_stats_raw(url: &str, player: &str, json: &str) {
+    const SET: &str = "UPDATE player_stats SET stats = $2 WHERE player_id = $1";
+    let changed = if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+        let n = sqlx::query(SET)
+            .bind(player)
+            .bind(json)
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        n.rows_affected()
+    } else {
+        let pool = sqlx::PgPool::connect(url).await.unwrap();
+        let n = sqlx::query(SET)
+            .bind(player)
+            .bind(json)
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        n.rows_affected()
+    };
+    assert_eq!(changed, 1);
+}
+
+/// Rated games for the ratings batches: tg:1 plays three of them (the
+/// first two in one week, the third in the next, so the period counts
+/// roll over inside the batch), tg:2 two.
+fn rated_games() -> Vec<FinishedGame> {
+    let monday = 1_704_067_200_000u64;
+    [
+        ("tg:1", "tg:2", monday + 1000),
+        ("tg:3", "tg:1", monday + 2000),
+        ("tg:4", "tg:5", monday + 3000),
+        ("tg:2", "tg:1", monday + 8 * 86_400_000),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, (a, b, at))| {
+        finished(
+            &format!("q{i}"),
+            1,
+            GameKind::LongNardy,
+            [player(a), player(b)],
+            at,
+            true,
+        )
+    })
+    .collect()
+}
+
+/// Each game's updates, computed in order from the ratings the games
+/// before it left (seat A wins 10 points, B loses them).
+fn chained(games: &[FinishedGame]) -> Vec<(GameKey, [RatingUpdate; 2])> {
+    let mut now: BTreeMap<String, (u32, f64)> = BTreeMap::new();
+    games
+        .iter()
+        .map(|g| {
+            let ids = [g.seats[0].player().unwrap(), g.seats[1].player().unwrap()];
+            let ups = [0, 1].map(|i| {
+                let (games, rating) = now.get(ids[i]).copied().unwrap_or((0, 1500.0));
+                let r = if i == 0 { rating + 10.0 } else { rating - 10.0 };
+                now.insert(ids[i].to_owned(), (games + 1, r));
+                update(ids[i], games, r)
+            });
+            (g.key.clone(), ups)
+        })
+        .collect()
+}
+
+/// Issue 47: `apply_rated_games` applies a batch in order in one
+/// transaction — one player in several of its games, each update from
+/// the rating the one before left — and leaves exactly what applying the
+/// games one by one leaves: ratings, their history, the board's ranks and
+/// the period counts. Applied again: already applied, nothing moves.
+async fn a_batch_of_ratings_applies_in_order_per_player_as_one_by_one_does(db: &Db) {
+    let store = &db.store;
+    let games = rated_games();
+    let updates = chained(&games);
+    let other = db.other().await;
+    for s in [store, &other.store] {
+        assert_eq!(
+            s.archive_many(&games).await.unwrap(),
+            vec![Archived::Stored; 4]
+        );
+    }
+    assert_eq!(
+        store.apply_rated_games(&updates).await.unwrap(),
+        vec![Applied::Applied; 4]
+    );
+    for (key, ups) in &updates {
+        assert_eq!(
+            other.store.apply_rated_game(key, ups).await.unwrap(),
+            Applied::Applied
+        );
+    }
+    assert!(store.pending_ratings(10).await.unwrap().is_empty());
+    for p in ["tg:1", "tg:2", "tg:3", "tg:4", "tg:5"] {
+        let batch = store.rating(p, GameKind::LongNardy).await.unwrap().unwrap();
+        let single = other
+            .store
+            .rating(p, GameKind::LongNardy)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(batch, single, "{p}");
+        let standing = store.standing(p, GameKind::LongNardy).await.unwrap();
+        assert_eq!(
+            standing,
+            other.store.standing(p, GameKind::LongNardy).await.unwrap()
+        );
+    }
+    let ann = store
+        .rating("tg:1", GameKind::LongNardy)
+        .await
+        .unwrap()
+        .unwrap();
+    // 1500 + 10 (q0, seat A) - 10 (q1, seat B) - 10 (q3, seat B).
+    assert_eq!((ann.games, ann.rating), (3, 1490.0));
+    assert_eq!(ann.last_rated_ms, games[3].finished_ms);
+    assert_eq!(
+        crate::support::period_counts(&db.url).await,
+        crate::support::period_counts(&other.url).await
+    );
+    let week = week_start_ms(games[3].finished_ms);
+    let top = store
+        .top_since(GameKind::LongNardy, week, 10)
+        .await
+        .unwrap();
+    let ids: Vec<&str> = top.iter().map(|e| e.player.as_str()).collect();
+    assert_eq!(ids, ["tg:2", "tg:1"]);
+    // Again: each already applied, nothing moves.
+    assert_eq!(
+        store.apply_rated_games(&updates).await.unwrap(),
+        vec![Applied::AlreadyApplied; 4]
+    );
+    assert_eq!(
+        store
+            .rating("tg:1", GameKind::LongNardy)
+            .await
+            .unwrap()
+            .unwrap(),
+        ann
+    );
+    assert_eq!(store.apply_rated_games(&[]).await.unwrap(), vec![]);
+}
+
+/// Issue 47: a ratings batch whose third game's update was computed from
+/// a rating that is not the one the batch's earlier games leave (tg:1's
+/// second game counted as his first) is refused whole: the first two
+/// games' ratings, written in the transaction, are gone with it, every
+/// game still waits, and the batch recomputed applies.
+async fn a_batch_of_ratings_refused_midway_writes_nothing(db: &Db) {
+    let store = &db.store;
+    let games = rated_games();
+    store.archive_many(&games).await.unwrap();
+    let mut wrong = chained(&games);
+    wrong[3].1[1].previous_games = 1;
+    assert!(matches!(
+        store.apply_rated_games(&wrong).await,
+        Err(StoreError::RatingConflict { .. })
+    ));
+    for p in ["tg:1", "tg:2", "tg:3"] {
+        assert_eq!(
+            store.rating(p, GameKind::LongNardy).await.unwrap(),
+            None,
+            "{p}"
+        );
+    }
+    assert_eq!(store.pending_ratings(10).await.unwrap().len(), 4);
+    assert!(store.top(GameKind::LongNardy, 10).await.unwrap().is_empty());
+    // A game the batch names that is not rated refuses it too.
+    let casual = finished(
+        "c1",
+        1,
+        GameKind::LongNardy,
+        [player("tg:1"), player("tg:2")],
+        5,
+        false,
+    );
+    store.archive(&casual).await.unwrap();
+    let mut with_casual = chained(&games);
+    with_casual.insert(
+        1,
+        (
+            casual.key.clone(),
+            [update("tg:1", 1, 1500.0), update("tg:2", 1, 1500.0)],
+        ),
+    );
+    assert!(matches!(
+        store.apply_rated_games(&with_casual).await,
+        Err(StoreError::NotRated(_))
+    ));
+    assert_eq!(
+        store.rating("tg:1", GameKind::LongNardy).await.unwrap(),
+        None
+    );
+    // Recomputed: applied, in order.
+    let right = chained(&games);
+    assert_eq!(
+        store.apply_rated_games(&right).await.unwrap(),
+        vec![Applied::Applied; 4]
+    );
+    let pending: Vec<FinishedGame> = store.pending_rated_games(10).await.unwrap();
+    assert!(pending.is_empty());
+    assert_eq!(
+        store
+            .rating("tg:1", GameKind::LongNardy)
+            .await
+            .unwrap()
+            .unwrap()
+            .games,
+        3
+    );
 }

@@ -77,7 +77,7 @@ O = {
  'devPostgres.maxConnections': {"type": "integer", "minimum": 10, "maximum": 10000},
  'devPostgres.persistence.size': {"type": "string", "pattern": "^[0-9]+(Ki|Mi|Gi|Ti)$"},
  'config.rooms.default_time_control': {"oneOf": [
-     {"type": "string", "enum": ["none", "blitz", "normal", "long"]},
+     {"type": "string", "enum": ["none", "blitz", "normal", "long", "1d", "3d", "7d"]},
      {"type": "object", "additionalProperties": False, "required": ["delayMs", "reserveMs"],
       "properties": {"delayMs": {"type": "integer", "minimum": 3000, "maximum": 600000},
                      "reserveMs": {"type": "integer", "minimum": 0, "maximum": 7200000}}}]},
@@ -108,10 +108,12 @@ O = {
  'config.redis.timeout_ms': {"type": "integer", "minimum": 1},
  'config.redis.lease_ms': {"type": "integer", "minimum": 300},
  'config.redis.prefix': {"type": "string", "minLength": 1, "pattern": "^[^{}]+$"},
+ 'config.redis.min_replicas_acked': {"type": "integer", "minimum": 0},
+ 'config.redis.replica_ack_timeout_ms': {"type": "integer", "minimum": 1},
  'config.store.max_connections': {"type": "integer", "minimum": 1, "maximum": 1000},
  'config.store.acquire_timeout_ms': {"type": "integer", "minimum": 10},
  'config.store.archive_interval_ms': {"type": "integer", "minimum": 10},
- 'config.store.archive_batch': {"type": "integer", "minimum": 1, "maximum": 100},
+ 'config.store.archive_batch': {"type": "integer", "minimum": 1, "maximum": 1000},
  'config.log.format': {"type": "string", "enum": ["json", "pretty"]},
  'config.web.telegram_app_url': {"type": "string", "pattern": "^(https://t\\.me/[^?# ]+)?$"},
  'extraConfig': {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {

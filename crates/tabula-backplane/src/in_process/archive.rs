@@ -66,6 +66,11 @@ impl Archive for InProcess {
         ready(Ok(()))
     }
 
+    /// The queue is in this process's memory: a crash loses it.
+    fn queue_outlives_process(&self) -> bool {
+        false
+    }
+
     fn archive_queue(&self, limit: usize) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
         ready(Ok(self.with(|s| {
             s.archive_order

@@ -1,10 +1,54 @@
 //! [`Lobby`] in memory: one queue of tickets per match key, oldest
-//! first; each test runs under the state's lock.
+//! first; each test runs under the state's lock. A shelf of the showcase
+//! is its entries by room, ordered twice: by score (the reads) and by
+//! expiry (the purge).
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, HashMap};
 
 use futures_util::future::BoxFuture;
 
 use super::{InProcess, ready};
-use crate::{Lobby, Rematch, Result, Ticket, Window, pick_partner};
+use crate::{Lobby, MAX_SHOWN, Rematch, Result, Shelf, Shown, Ticket, Window, pick_partner};
+
+/// Expired entries a `show` drops at most.
+const PURGE: usize = 64;
+
+/// A score in the in-memory order: thousandths of a point (ratings are
+/// whole; this keeps any score's order that matters).
+fn order(score: f64) -> i64 {
+    (score * 1000.0) as i64
+}
+
+/// One shelf: room → (score, JSON, node, until ms), and the two orders.
+#[derive(Debug, Default)]
+pub(super) struct ShelfState {
+    entries: HashMap<String, (f64, String, String, u64)>,
+    by_score: BTreeSet<(Reverse<i64>, String)>,
+    by_until: BTreeSet<(u64, String)>,
+}
+
+impl ShelfState {
+    fn remove(&mut self, room: &str) {
+        if let Some((score, _, _, until)) = self.entries.remove(room) {
+            self.by_score
+                .remove(&(Reverse(order(score)), room.to_string()));
+            self.by_until.remove(&(until, room.to_string()));
+        }
+    }
+
+    fn purge(&mut self, now_ms: u64) {
+        for _ in 0..PURGE {
+            match self.by_until.first() {
+                Some((until, room)) if *until <= now_ms => {
+                    let room = room.clone();
+                    self.remove(&room);
+                }
+                _ => break,
+            }
+        }
+    }
+}
 
 impl Lobby for InProcess {
     fn match_or_wait(
@@ -73,5 +117,71 @@ impl Lobby for InProcess {
 
     fn poll_match(&self, ticket: u64) -> BoxFuture<'_, Result<Option<String>>> {
         ready(Ok(self.with(|s| s.delivered.remove(&ticket))))
+    }
+
+    fn show(
+        &self,
+        shelf: Shelf,
+        items: Vec<Shown>,
+        until_ms: u64,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<()>> {
+        let node = self.node.clone();
+        self.with(|s| {
+            let sh = s.shelves.entry(shelf).or_default();
+            for it in items.into_iter().take(MAX_SHOWN) {
+                sh.remove(&it.room);
+                sh.by_score
+                    .insert((Reverse(order(it.score)), it.room.clone()));
+                sh.by_until.insert((until_ms, it.room.clone()));
+                sh.entries
+                    .insert(it.room, (it.score, it.json, node.clone(), until_ms));
+            }
+            sh.purge(now_ms);
+        });
+        ready(Ok(()))
+    }
+
+    fn unshow(&self, shelf: Shelf, rooms: Vec<String>) -> BoxFuture<'_, Result<()>> {
+        let node = self.node.clone();
+        self.with(|s| {
+            if let Some(sh) = s.shelves.get_mut(&shelf) {
+                for r in rooms {
+                    if sh.entries.get(&r).is_some_and(|e| e.2 == node) {
+                        sh.remove(&r);
+                    }
+                }
+            }
+        });
+        ready(Ok(()))
+    }
+
+    fn shown(&self, shelf: Shelf, limit: usize, now_ms: u64) -> BoxFuture<'_, Result<Vec<String>>> {
+        let limit = limit.min(MAX_SHOWN);
+        ready(Ok(self.with(|s| {
+            let Some(sh) = s.shelves.get(&shelf) else {
+                return Vec::new();
+            };
+            sh.by_score
+                .iter()
+                .filter_map(|(_, room)| sh.entries.get(room))
+                .filter(|e| e.3 > now_ms)
+                .take(limit)
+                .map(|e| e.1.clone())
+                .collect()
+        })))
+    }
+
+    fn count_online(&self, count: u64, until_ms: u64) -> BoxFuture<'_, Result<()>> {
+        let node = self.node.clone();
+        self.with(|s| s.online.insert(node, (count, until_ms)));
+        ready(Ok(()))
+    }
+
+    fn online(&self, now_ms: u64) -> BoxFuture<'_, Result<u64>> {
+        ready(Ok(self.with(|s| {
+            s.online.retain(|_, (_, until)| *until > now_ms);
+            s.online.values().map(|(n, _)| n).sum()
+        })))
     }
 }

@@ -8,7 +8,7 @@
 //! (a claim reads the bus's liveness, forgetting a room drops its
 //! archived records).
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -61,14 +61,20 @@ struct State {
     archive_order: BTreeMap<u64, String>,
     /// The next place in the archive queue.
     archive_next: u64,
-    /// Rooms released idle, by when they are deleted, oldest first (a
-    /// node's `keep` is fixed, so release order is deadline order).
-    forget: VecDeque<(Instant, RoomId)>,
+    /// Rooms released idle, by when they are deleted, soonest first.
+    forget: BTreeSet<(Instant, RoomId)>,
     /// The deadline of each room still due for deletion (a claim takes it
     /// out; its entry in `forget` is then stale).
     forget_at: ByRoom<Instant>,
+    /// Rooms released idle with a wake (ms since the epoch): listed as
+    /// orphans once it is due; a claim takes it out.
+    wakes: ByRoom<u64>,
     /// The bot's notices, slots and players ([`notices`]).
     notices: notices::NoticeState,
+    /// The lobby's showcase, per shelf ([`lobby`]).
+    shelves: HashMap<crate::Shelf, lobby::ShelfState>,
+    /// Each node's open sockets and until when the count holds.
+    online: HashMap<NodeId, (u64, u64)>,
 }
 
 impl State {
@@ -79,10 +85,10 @@ impl State {
     /// Deletes the rooms whose `release_idle` keep has run out. Runs on
     /// every access: with nothing due it is one comparison.
     fn purge(&mut self, now: Instant) {
-        while let Some(&(at, _)) = self.forget.front()
-            && at <= now
+        while let Some((at, _)) = self.forget.first()
+            && *at <= now
         {
-            let Some((at, id)) = self.forget.pop_front() else {
+            let Some((at, id)) = self.forget.pop_first() else {
                 break;
             };
             if self.forget_at.get(&id) != Some(&at) {
@@ -98,6 +104,7 @@ impl State {
             self.epochs.remove(&id);
             self.snapshots.remove(&id);
             self.needs_owner.remove(&id);
+            self.wakes.remove(&id);
             self.records.remove(&id);
         }
     }

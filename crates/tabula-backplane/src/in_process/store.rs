@@ -52,6 +52,7 @@ impl RoomStore for InProcess {
             s.owners.insert(id.to_string(), lease.clone());
             s.needs_owner.remove(id);
             s.forget_at.remove(id);
+            s.wakes.remove(id);
             Ok(lease)
         }))
     }
@@ -60,12 +61,24 @@ impl RoomStore for InProcess {
         ready(self.with(|s| self.release_in(s, id, epoch, needs_owner)))
     }
 
-    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, Result<()>> {
+    fn release_idle(
+        &self,
+        id: &str,
+        epoch: u64,
+        keep: Duration,
+        wake: Option<u64>,
+    ) -> BoxFuture<'_, Result<()>> {
         ready(self.with(|s| {
             self.release_in(s, id, epoch, false)?;
             let at = Instant::now() + keep;
-            s.forget_at.insert(id.to_string(), at);
-            s.forget.push_back((at, id.to_string()));
+            if let Some(old) = s.forget_at.insert(id.to_string(), at) {
+                s.forget.remove(&(old, id.to_string()));
+            }
+            s.forget.insert((at, id.to_string()));
+            match wake {
+                Some(w) => s.wakes.insert(id.to_string(), w),
+                None => s.wakes.remove(id),
+            };
             Ok(())
         }))
     }
@@ -75,6 +88,7 @@ impl RoomStore for InProcess {
     }
 
     fn orphans(&self) -> BoxFuture<'_, Result<Vec<RoomId>>> {
+        let now = super::now_ms();
         ready(Ok(self.with(|s| {
             let mut v: Vec<RoomId> = s
                 .owners
@@ -82,6 +96,12 @@ impl RoomStore for InProcess {
                 .filter(|(_, l)| !s.alive(&l.node, self.lease))
                 .map(|(id, _)| id.clone())
                 .chain(s.needs_owner.iter().cloned())
+                .chain(
+                    s.wakes
+                        .iter()
+                        .filter(|(id, at)| **at <= now && !s.owners.contains_key(*id))
+                        .map(|(id, _)| id.clone()),
+                )
                 .collect();
             v.sort();
             v.dedup();

@@ -23,6 +23,7 @@ fn entry(id: &str, invite: &str) -> RoomEntry {
         invite: invite.into(),
         options: GameOptions::default(),
         created_ms: 0,
+        open: false,
     }
 }
 
@@ -77,10 +78,10 @@ fn a_room_released_idle_is_forgotten_after_its_keep_unless_claimed_again() {
         block_on(b.queue_archive(&format!("{id}#1"), format!("e-{id}"))).unwrap();
         // Only the owner at its epoch may release it.
         assert!(matches!(
-            block_on(b.release_idle(id, l.epoch + 1, keep)),
+            block_on(b.release_idle(id, l.epoch + 1, keep, None)),
             Err(BackplaneError::Fenced { .. })
         ));
-        block_on(b.release_idle(id, l.epoch, keep)).unwrap();
+        block_on(b.release_idle(id, l.epoch, keep, None)).unwrap();
         assert_eq!(block_on(b.owner(id)).unwrap(), None);
     }
     // Not listed for an owner, and kept until the keep runs out

@@ -186,6 +186,12 @@ impl Archive for RedisBackplane {
         })
     }
 
+    /// The queue is in Redis: it outlives any node (as far as Redis's own
+    /// persistence keeps it; see docs/operations.md).
+    fn queue_outlives_process(&self) -> bool {
+        true
+    }
+
     fn archive_queue(&self, limit: usize) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
         Box::pin(async move {
             if limit == 0 {
@@ -222,6 +228,21 @@ impl Archive for RedisBackplane {
             let _: i64 = self
                 .eval(&self.scripts.archived, &[&keys[0], &keys[1]], &[&key])
                 .await?;
+            Ok(())
+        })
+    }
+
+    fn archived_many(&self, keys: &[String]) -> BoxFuture<'_, Result<()>> {
+        let keys = keys.to_vec();
+        Box::pin(async move {
+            let queue = [self.archive_entries_key(), self.archive_order_key()];
+            // Lua's unpack takes a few thousand values: a batch at a time.
+            for chunk in keys.chunks(1000) {
+                let args: Vec<&str> = chunk.iter().map(String::as_str).collect();
+                let _: i64 = self
+                    .eval(&self.scripts.archived_many, &[&queue[0], &queue[1]], &args)
+                    .await?;
+            }
             Ok(())
         })
     }

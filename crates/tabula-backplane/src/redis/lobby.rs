@@ -1,13 +1,14 @@
 //! [`Lobby`] on Redis: a list of waiting tickets per match key (one key,
 //! one slot), tested and taken from atomically by a script (the partner
 //! chosen as [`crate::pick_partner`] chooses, in Lua); a delivered match is
-//! a key per ticket.
+//! a key per ticket. Each shelf of the showcase is four keys of one slot
+//! (`{show}`) written and read by scripts; the online count one hash.
 
 use deadpool_redis::redis;
 use futures_util::future::BoxFuture;
 
 use super::{RedisBackplane, parse, to_json};
-use crate::{Lobby, Rematch, Result, Ticket, Window};
+use crate::{Lobby, MAX_SHOWN, Rematch, Result, Shelf, Shown, Ticket, Window};
 
 /// How long a delivered match waits for its ticket's poll.
 const TICKET_TTL_S: u64 = 300;
@@ -105,6 +106,92 @@ impl Lobby for RedisBackplane {
         Box::pin(async move {
             self.q(redis::cmd("GETDEL").arg(self.ticket_key(ticket)))
                 .await
+        })
+    }
+
+    fn show(
+        &self,
+        shelf: Shelf,
+        items: Vec<Shown>,
+        until_ms: u64,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<()>> {
+        let keys = self.shelf_keys(shelf);
+        Box::pin(async move {
+            let mut args = vec![until_ms.to_string(), now_ms.to_string(), self.node.clone()];
+            for it in items.into_iter().take(MAX_SHOWN) {
+                let score = if it.score.is_finite() { it.score } else { 0.0 };
+                args.push(it.room);
+                args.push(score.to_string());
+                args.push(it.json);
+            }
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let _dropped: i64 = self.eval(&self.scripts.show, &keys, &args).await?;
+            Ok(())
+        })
+    }
+
+    fn unshow(&self, shelf: Shelf, rooms: Vec<String>) -> BoxFuture<'_, Result<()>> {
+        let keys = self.shelf_keys(shelf);
+        Box::pin(async move {
+            if rooms.is_empty() {
+                return Ok(());
+            }
+            let mut args: Vec<&str> = vec![&self.node];
+            args.extend(rooms.iter().map(String::as_str));
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let _n: i64 = self.eval(&self.scripts.unshow, &keys, &args).await?;
+            Ok(())
+        })
+    }
+
+    fn shown(&self, shelf: Shelf, limit: usize, now_ms: u64) -> BoxFuture<'_, Result<Vec<String>>> {
+        let keys = self.shelf_keys(shelf);
+        Box::pin(async move {
+            let limit = limit.min(MAX_SHOWN).to_string();
+            let now = now_ms.to_string();
+            self.eval(
+                &self.scripts.shown,
+                &[&keys[0], &keys[1], &keys[2]],
+                &[&limit, &now],
+            )
+            .await
+        })
+    }
+
+    fn count_online(&self, count: u64, until_ms: u64) -> BoxFuture<'_, Result<()>> {
+        Box::pin(async move {
+            self.q::<()>(
+                redis::cmd("HSET")
+                    .arg(self.online_key())
+                    .arg(&self.node)
+                    .arg(format!("{count}:{until_ms}")),
+            )
+            .await
+        })
+    }
+
+    fn online(&self, now_ms: u64) -> BoxFuture<'_, Result<u64>> {
+        Box::pin(async move {
+            let key = self.online_key();
+            let all: Vec<(String, String)> = self.q(redis::cmd("HGETALL").arg(&key)).await?;
+            let mut sum = 0u64;
+            let mut gone = Vec::new();
+            for (node, v) in all {
+                let (n, until) = v.split_once(':').unwrap_or(("0", "0"));
+                match (n.parse::<u64>(), until.parse::<u64>()) {
+                    (Ok(n), Ok(u)) if u > now_ms => sum = sum.saturating_add(n),
+                    _ => gone.push(node),
+                }
+            }
+            if !gone.is_empty() {
+                // A node that stopped counting: its field goes (not
+                // atomic with the read; a node that counts again meanwhile
+                // writes it back at its next beat).
+                self.q::<()>(redis::cmd("HDEL").arg(&key).arg(gone)).await?;
+            }
+            Ok(sum)
         })
     }
 }

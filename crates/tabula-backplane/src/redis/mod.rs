@@ -25,6 +25,7 @@
 //! | `P:nodes` | sorted set | node → last beat (ms); the orphan sweep's registry |
 //! | `P:owned:{node}` | set | rooms the node claimed (an index, re-checked) |
 //! | `P:needs-owner` | set | rooms released with `needs_owner` |
+//! | `P:wakes` | sorted set | room → when it must be woken (ms): rooms released idle with a deadline of their own (a correspondence game's clock); cleared by a claim |
 //! | `P:mm:{hex(key)}` | list | waiting tickets (JSON), oldest first |
 //! | `P:ticket:{id}` | string | delivered match room, expires after 5 min |
 //! | `P:stats:{player}` | string | PlayerStats JSON |
@@ -40,13 +41,18 @@
 //! | `P:sends-paused` | string | ms until which no node sends (Telegram's 429), expires then |
 //! | `P:note:{hex(name)}` | string | a note the bot keeps for a while (a challenge's inline message, by room), expires after its keep |
 //! | `P:botuser:{player}` | string | what the bot knows of a player who started it (the node's JSON); no expiry |
+//! | `P:{show}:SHELF:rank` | sorted set | room → score: the lobby's shelf (`live`, `open`), highest first |
+//! | `P:{show}:SHELF:until` | sorted set | room → until when it is listed (ms); past it the entry is not read, and a `show` drops it |
+//! | `P:{show}:SHELF:entries` | hash | room → what the lobby shows of it (the node's JSON) |
+//! | `P:{show}:SHELF:node` | hash | room → the node that listed it last (an `unshow` by another node leaves it) |
+//! | `P:{show}:online` | hash | node → `count:until_ms`: its open sockets; read past its until, dropped |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
 //! A room released idle ([`RoomStore::release_idle`]) has its three keys
 //! and its invite expire after the keep (`PEXPIRE`); a claim before then
 //! removes the expiry (`PERSIST`).
 //!
-//! The indexes (`owned`, `needs-owner`, `nodes`) live in other slots than
+//! The indexes (`owned`, `needs-owner`, `nodes`, `wakes`) live in other slots than
 //! the rooms, so they are updated by separate, non-atomic commands; the
 //! sweep ([`RoomStore::orphans`]) re-checks each room's `owner` field, and
 //! [`RoomStore::claim`] is a compare-and-set on the room hash, so a stale
@@ -113,6 +119,17 @@ pub struct RedisConfig {
     /// Prefix of every key and channel, so several clusters can share one
     /// Redis. Must not contain `{` or `}` (they would break the hash tags).
     pub prefix: String,
+    /// Replicas that must hold a room's write before it succeeds (and so
+    /// before the move it carries is acknowledged): `WAIT n` after every
+    /// claim, snapshot, append, registration and release. 0 (the default):
+    /// a write succeeds once the primary has it, and a failover to a
+    /// replica that had not copied it yet loses it.
+    pub min_replicas_acked: u32,
+    /// How long a write waits for those replicas, in ms (the `WAIT`'s
+    /// timeout); fewer in time and the write fails
+    /// [`BackplaneError::Unavailable`]. Must be positive and shorter than
+    /// `timeout_ms` when `min_replicas_acked` is set.
+    pub replica_ack_timeout_ms: u64,
 }
 
 impl Default for RedisConfig {
@@ -125,6 +142,8 @@ impl Default for RedisConfig {
             timeout_ms: 1000,
             lease_ms: 3000,
             prefix: "tabula".into(),
+            min_replicas_acked: 0,
+            replica_ack_timeout_ms: 200,
         }
     }
 }
@@ -137,7 +156,15 @@ pub struct RedisBackplane {
     prefix: String,
     cluster: bool,
     pool: Pool,
+    /// The connection every call shares.
     shared: Mutex<Shared>,
+    /// The connections of the room writes that wait for replicas (none
+    /// unless `replicas` is set; a room always uses the same one): see
+    /// `conn.rs`'s `eval_acked`.
+    acked: Vec<Mutex<Shared>>,
+    /// `min_replicas_acked` and `replica_ack_timeout_ms`, when the former
+    /// is not 0.
+    replicas: Option<(u32, u64)>,
     scripts: Scripts,
     inbox: Mutex<Option<mpsc::UnboundedReceiver<Inbound>>>,
 }
@@ -189,6 +216,9 @@ fn hex(s: &str) -> String {
     s.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The most connections the writes that wait for replicas spread over.
+const ACKED_LANES: usize = 8;
+
 /// Retries of the optimistic loops (claim, stats).
 const CAS_RETRIES: usize = 64;
 
@@ -200,6 +230,34 @@ impl RedisBackplane {
         let node = node.into();
         if config.prefix.contains(['{', '}']) {
             return Err(unavailable("the key prefix must not contain braces"));
+        }
+        let replicas = (config.min_replicas_acked > 0)
+            .then_some((config.min_replicas_acked, config.replica_ack_timeout_ms));
+        if replicas.is_some()
+            && (config.replica_ack_timeout_ms == 0
+                || config.replica_ack_timeout_ms >= config.timeout_ms)
+        {
+            // WAIT 0 would block for ever; past the call's bound the call
+            // would time out first.
+            return Err(unavailable(
+                "replica_ack_timeout_ms must be positive and shorter than timeout_ms",
+            ));
+        }
+        // A `WAIT` holds up its connection's later commands, so the
+        // acked writes of different rooms wait side by side on several
+        // connections (Redis answers every waiting one as the replicas'
+        // acknowledgements come), one short of the pool's size, at most
+        // ACKED_LANES.
+        let acked_lanes = if replicas.is_some() {
+            config.pool_size.saturating_sub(1).clamp(1, ACKED_LANES)
+        } else {
+            0
+        };
+        if replicas.is_some() && config.pool_size < 2 {
+            // The acked writes hold a connection of their own.
+            return Err(unavailable(
+                "min_replicas_acked needs a pool_size of at least 2",
+            ));
         }
         let timeout = Duration::from_millis(config.timeout_ms.max(1));
         let mut pool_config = deadpool_redis::PoolConfig::new(config.pool_size.max(1));
@@ -231,6 +289,8 @@ impl RedisBackplane {
             cluster: config.cluster,
             pool,
             shared: Mutex::new(Shared::default()),
+            acked: (0..acked_lanes).map(|_| Mutex::default()).collect(),
+            replicas,
             scripts: Scripts::new(),
             inbox: Mutex::new(None),
             node,
@@ -269,6 +329,9 @@ impl RedisBackplane {
     }
     fn needs_key(&self) -> String {
         format!("{}:needs-owner", self.prefix)
+    }
+    fn wakes_key(&self) -> String {
+        format!("{}:wakes", self.prefix)
     }
     fn queue_key(&self, key: &str) -> String {
         // Hex: the match key may hold braces, which would break the tag.
@@ -315,6 +378,19 @@ impl RedisBackplane {
     }
     fn bot_user_key(&self, player: &str) -> String {
         format!("{}:botuser:{{{player}}}", self.prefix)
+    }
+    /// The four keys of one shelf: rank, until, entries, node.
+    fn shelf_keys(&self, shelf: crate::Shelf) -> [String; 4] {
+        let base = format!("{}:{{show}}:{}", self.prefix, shelf.name());
+        [
+            format!("{base}:rank"),
+            format!("{base}:until"),
+            format!("{base}:entries"),
+            format!("{base}:node"),
+        ]
+    }
+    fn online_key(&self) -> String {
+        format!("{}:{{show}}:online", self.prefix)
     }
     fn inbox_channel(&self, node: &str) -> String {
         format!("{}:inbox:{{{node}}}", self.prefix)

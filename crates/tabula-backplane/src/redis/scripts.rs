@@ -47,11 +47,15 @@ pub(super) struct Scripts {
     pub(super) cas: Script,
     pub(super) queue_archive: Script,
     pub(super) archived: Script,
+    pub(super) archived_many: Script,
     pub(super) queue_notice: Script,
     pub(super) take_notices: Script,
     pub(super) requeue_notice: Script,
     pub(super) claim_send: Script,
     pub(super) pause_sends: Script,
+    pub(super) show: Script,
+    pub(super) unshow: Script,
+    pub(super) shown: Script,
 }
 
 impl Scripts {
@@ -227,6 +231,14 @@ redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return 1",
             ),
+            // KEYS as queue_archive's; ARGV: keys (at most a batch, well
+            // under Lua's unpack limit). Takes each off both. → 1.
+            archived_many: Script::new(
+                r"
+redis.call('HDEL', KEYS[1], unpack(ARGV))
+redis.call('ZREM', KEYS[2], unpack(ARGV))
+return 1",
+            ),
             // KEYS[1] the notices' entries (a hash), KEYS[2] their due
             // times (a sorted set), KEYS[3] the id's seen marker (all in
             // the `{notices}` slot); ARGV: id, entry, due ms, keep ms.
@@ -286,6 +298,66 @@ if untl > cur and untl > tonumber(ARGV[2]) then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', untl - tonumber(ARGV[2]))
 end
 return 1",
+            ),
+            // KEYS[1..4] one shelf's rank, until, entries and node (one
+            // slot: `{show}`); ARGV: until ms, now ms, this node, then
+            // (room, score, JSON) per item. Lists or renews each item for
+            // this node, then drops at most 64 entries expired at now
+            // (until <= now), whoever wrote them. → how many it dropped.
+            show: Script::new(
+                r"
+local untl, now, node = ARGV[1], ARGV[2], ARGV[3]
+for i = 4, #ARGV - 2, 3 do
+  local room = ARGV[i]
+  redis.call('ZADD', KEYS[1], ARGV[i + 1], room)
+  redis.call('ZADD', KEYS[2], untl, room)
+  redis.call('HSET', KEYS[3], room, ARGV[i + 2])
+  redis.call('HSET', KEYS[4], room, node)
+end
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 64)
+for _, room in ipairs(old) do
+  redis.call('ZREM', KEYS[1], room)
+  redis.call('ZREM', KEYS[2], room)
+  redis.call('HDEL', KEYS[3], room)
+  redis.call('HDEL', KEYS[4], room)
+end
+return #old",
+            ),
+            // KEYS as show's; ARGV: this node, then rooms. Takes each room
+            // off the shelf if this node listed it last. → how many.
+            unshow: Script::new(
+                r"
+local n = 0
+for i = 2, #ARGV do
+  local room = ARGV[i]
+  if redis.call('HGET', KEYS[4], room) == ARGV[1] then
+    redis.call('ZREM', KEYS[1], room)
+    redis.call('ZREM', KEYS[2], room)
+    redis.call('HDEL', KEYS[3], room)
+    redis.call('HDEL', KEYS[4], room)
+    n = n + 1
+  end
+end
+return n",
+            ),
+            // KEYS[1..3] as show's; ARGV: limit, now ms. Reads only: the
+            // JSON of the highest-ranked entries whose until is past now,
+            // at most limit, looking at no more than limit + 64 entries
+            // (the expired ones among them are show's to drop). → list.
+            shown: Script::new(
+                r"
+local limit, now = tonumber(ARGV[1]), tonumber(ARGV[2])
+local out = {}
+local rooms = redis.call('ZREVRANGE', KEYS[1], 0, limit + 63)
+for _, room in ipairs(rooms) do
+  if #out >= limit then break end
+  local u = tonumber(redis.call('ZSCORE', KEYS[2], room) or '0')
+  if u > now then
+    local j = redis.call('HGET', KEYS[3], room)
+    if j then out[#out + 1] = j end
+  end
+end
+return out",
             ),
         }
     }

@@ -8,7 +8,10 @@ use std::time::Duration;
 use deadpool_redis::redis;
 use futures_util::future::BoxFuture;
 
-use super::{CAS_RETRIES, RedisBackplane, corrupt, parse, to_json, unavailable};
+use super::{CAS_RETRIES, RedisBackplane, corrupt, now_ms, parse, to_json, unavailable};
+
+/// Due wakes one sweep lists at most (the next sweep lists the rest).
+const WAKES_PER_SWEEP: usize = 256;
 use crate::{BackplaneError, Lease, Result, RoomAppend, RoomEntry, RoomId, RoomStore, StoredRoom};
 
 impl RedisBackplane {
@@ -40,7 +43,7 @@ impl RedisBackplane {
                 });
             }
             let (epoch, kept): (i64, String) = self
-                .eval(
+                .eval_acked(
                     &self.scripts.claim,
                     &[&room, &self.log_key(id), &self.records_key(id)],
                     &[&owner, &self.node],
@@ -62,6 +65,9 @@ impl RedisBackplane {
             self.q::<()>(redis::cmd("SADD").arg(self.owned_key(&self.node)).arg(id))
                 .await?;
             self.q::<()>(redis::cmd("SREM").arg(self.needs_key()).arg(id))
+                .await?;
+            // Held now: its own timer fires, not the sweep.
+            self.q::<()>(redis::cmd("ZREM").arg(self.wakes_key()).arg(id))
                 .await?;
             if !owner.is_empty() && owner != self.node {
                 self.q::<()>(redis::cmd("SREM").arg(self.owned_key(&owner)).arg(id))
@@ -110,6 +116,33 @@ impl RedisBackplane {
         }
         let needs: Vec<String> = self.q(redis::cmd("SMEMBERS").arg(self.needs_key())).await?;
         out.extend(needs);
+        // Rooms released idle whose wake is due (at most a batch a sweep;
+        // the next sweep takes the rest), unless a live node holds one
+        // again (its wake was left by a release that failed after it).
+        let due: Vec<String> = self
+            .q(redis::cmd("ZRANGEBYSCORE")
+                .arg(self.wakes_key())
+                .arg("-inf")
+                .arg(now_ms())
+                .arg("LIMIT")
+                .arg(0)
+                .arg(WAKES_PER_SWEEP))
+            .await?;
+        for room in due {
+            let owner: Option<String> = self
+                .q(redis::cmd("HGET").arg(self.room_key(&room)).arg("owner"))
+                .await?;
+            match owner.as_deref() {
+                // The room is gone (forgotten): nothing to wake.
+                None => {
+                    self.q::<()>(redis::cmd("ZREM").arg(self.wakes_key()).arg(&room))
+                        .await?;
+                }
+                Some("") => out.push(room),
+                Some(node) if !self.alive(node).await? => out.push(room),
+                Some(_) => {}
+            }
+        }
         out.sort();
         out.dedup();
         Ok(out)
@@ -128,7 +161,7 @@ impl RedisBackplane {
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let r: Vec<i64> = self
-            .eval(
+            .eval_acked(
                 &self.scripts.append,
                 &[&self.room_key(id), &self.log_key(id)],
                 &args,
@@ -179,7 +212,7 @@ impl RedisBackplane {
         let snap = to_json(&room)?;
         let entry = to_json(&room.entry)?;
         let r: i64 = self
-            .eval(
+            .eval_acked(
                 &self.scripts.save,
                 &[&self.room_key(id), &self.log_key(id)],
                 &[
@@ -226,7 +259,7 @@ impl RoomStore for RedisBackplane {
             let json = to_json(&entry)?;
             let room = self.room_key(&entry.id);
             let fresh: i64 = self
-                .eval(&self.scripts.register, &[&room], &[&json])
+                .eval_acked(&self.scripts.register, &[&room], &[&json])
                 .await?;
             if fresh == 0 {
                 return Err(BackplaneError::Exists(entry.id));
@@ -274,7 +307,7 @@ impl RoomStore for RedisBackplane {
         let id = id.to_string();
         Box::pin(async move {
             let ok: i64 = self
-                .eval(
+                .eval_acked(
                     &self.scripts.release,
                     &[&self.room_key(&id)],
                     &[&self.node, &epoch.to_string()],
@@ -291,12 +324,33 @@ impl RoomStore for RedisBackplane {
         })
     }
 
-    fn release_idle(&self, id: &str, epoch: u64, keep: Duration) -> BoxFuture<'_, Result<()>> {
+    fn release_idle(
+        &self,
+        id: &str,
+        epoch: u64,
+        keep: Duration,
+        wake: Option<u64>,
+    ) -> BoxFuture<'_, Result<()>> {
         let id = id.to_string();
         Box::pin(async move {
             let keep_ms = keep.as_millis().max(1).to_string();
+            // The wake first (another slot): a room is never released
+            // without it. Should the release then fail, the room stays
+            // held and the sweep passes its wake by while a live node
+            // holds it.
+            let wakes = self.wakes_key();
+            match wake {
+                Some(at) => {
+                    self.q::<()>(redis::cmd("ZADD").arg(&wakes).arg(at).arg(&id))
+                        .await?
+                }
+                None => {
+                    self.q::<()>(redis::cmd("ZREM").arg(&wakes).arg(&id))
+                        .await?
+                }
+            }
             let entry: String = self
-                .eval(
+                .eval_acked(
                     &self.scripts.release_idle,
                     &[
                         &self.room_key(&id),

@@ -220,6 +220,13 @@ impl Room {
                     },
                     Actor::Bot(_) => return Err(RoomError::NotSeated),
                 };
+                // A correspondence game is played over days, in and out
+                // of the app: leaving it is neither a disconnection nor a
+                // pause, and a seat taken before the game keeps its player
+                // until he stands up. Only the clock decides.
+                if self.correspondence() {
+                    return Ok(());
+                }
                 if self.phase == Phase::Playing {
                     let against_bot = self.bot_in(seat.other()).is_some();
                     let deadline = now.saturating_add(self.config.grace_ms);

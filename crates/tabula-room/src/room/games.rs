@@ -200,6 +200,31 @@ impl Room {
             } else if !self.crawford_done && self.score.contains(&(n - 1)) {
                 self.crawford_now = true;
             }
+            self.next_correspondence_game(out);
+        }
+    }
+
+    /// A correspondence match goes on by itself
+    /// ([`crate::RoomConfig::next_game_at_once`]): with both seats taken,
+    /// the next game starts now, both seats ready, and its clock runs
+    /// from here (the first turn is announced, and its player told, as
+    /// any turn is).
+    fn next_correspondence_game(&mut self, out: &mut Out) {
+        if !self.config.next_game_at_once
+            || !self.correspondence()
+            || !self.seats.iter().all(Option::is_some)
+            || self.next_setup().check().is_err()
+        {
+            return;
+        }
+        for seat in SeatId::BOTH {
+            if let Some(occ) = self.seats[seat.index()].as_mut() {
+                occ.set_ready(true);
+            }
+            out.push((Audience::All, Event::Ready { seat }));
+        }
+        if self.start_game(out).is_ok() {
+            self.sync_clock(out);
         }
     }
 }

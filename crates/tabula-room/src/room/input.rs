@@ -59,10 +59,23 @@ pub struct RoomConfig {
     /// sit, as before (and what a snapshot without it reads as).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub players: Option<Vec<PlayerId>>,
+    /// Under a correspondence clock, the next game of a match starts as
+    /// soon as one ends, without both players pressing Ready: they are
+    /// rarely in the app at once, and no clock runs between games, so a
+    /// match that waited for both could wait for ever. New rooms have it;
+    /// a snapshot written before it existed reads as `false`, so its log
+    /// replays as it was played.
+    #[serde(default = "before_next_game_at_once")]
+    pub next_game_at_once: bool,
 }
 
 /// What a snapshot without `pauseVsBot` was played under.
 fn before_pauses() -> bool {
+    false
+}
+
+/// What a snapshot without `nextGameAtOnce` was played under.
+fn before_next_game_at_once() -> bool {
     false
 }
 
@@ -84,6 +97,7 @@ impl Default for RoomConfig {
             time_control: None,
             rated: false,
             players: None,
+            next_game_at_once: true,
         }
     }
 }

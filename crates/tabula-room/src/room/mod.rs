@@ -296,6 +296,14 @@ impl Room {
         &self.spectators
     }
 
+    /// A correspondence room ([`crate::TimeControl::is_correspondence`]): its
+    /// players come and go over days; only its clock ends a game.
+    pub fn correspondence(&self) -> bool {
+        self.config
+            .time_control
+            .is_some_and(|tc| tc.is_correspondence())
+    }
+
     /// A game against a bot whose player is away: nothing happens until
     /// he is back (no bot move, no deadline; [`RoomConfig::pause_vs_bot`]).
     pub fn paused(&self) -> bool {

@@ -29,11 +29,13 @@
 pub mod queued;
 pub mod rate;
 
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tabula_backplane::Backplane;
-use tabula_store::{Applied, Archived, DurableStore, Store, StoreConfig, StoreError};
+use tabula_room::GameKind;
+use tabula_store::{Applied, Archived, DurableStore, Rating, Store, StoreConfig, StoreError};
 use tokio::sync::Notify;
 
 pub use queued::{QueuedGame, QueuedSeat};
@@ -245,9 +247,11 @@ pub async fn run(state: Arc<AppState>) {
     }
 }
 
-/// Archives up to `batch` queued games, oldest first; how many were taken
-/// off the queue. Stops at the first failure of the store or the
-/// backplane (the rest wait for the next round).
+/// Archives up to `batch` queued games, oldest first, in one store
+/// transaction ([`tabula_store::Games::archive_many`]), then takes them
+/// off the queue in one call; how many were taken off. A failure of the
+/// store or the backplane takes none off (the batch is retried whole
+/// next round: the store stores each game once).
 pub async fn archive_batch(
     bp: &dyn Backplane,
     store: &dyn DurableStore,
@@ -261,81 +265,145 @@ pub async fn archive_batch(
             .inc();
         tracing::warn!(error = %e, "archive queue not read");
     })?;
-    let mut taken = 0;
+    let mut keys = Vec::with_capacity(items.len());
+    let mut games = Vec::with_capacity(items.len());
+    let mut outcomes: Vec<&'static str> = Vec::with_capacity(items.len());
+    let mut refused = Vec::new();
     for (key, entry) in items {
         let finished = serde_json::from_str::<QueuedGame>(&entry)
             .map_err(|e| e.to_string())
             .and_then(|q| q.finished());
-        let outcome = match finished {
+        match finished {
+            Ok(game) => {
+                keys.push(key);
+                games.push(game);
+            }
             Err(why) => {
                 tracing::error!(key = %key, why = %why, "a queued game cannot be archived; dropped");
-                "refused"
+                refused.push(key);
             }
-            Ok(game) => match store.archive(&game).await {
-                Ok(Archived::Stored) => "stored",
-                Ok(Archived::AlreadyStored) => "already_stored",
-                Err(StoreError::Invalid(why)) => {
-                    tracing::error!(key = %key, why = %why, "the store refused a queued game; dropped");
-                    "refused"
-                }
-                Err(e) => {
-                    metrics.store_errors.with_label_values(&["archive"]).inc();
-                    tracing::warn!(key = %key, error = %e, "game not archived yet");
-                    return Err(());
-                }
-            },
-        };
-        if let Err(e) = bp.archived(&key).await {
-            metrics
-                .backplane_errors
-                .with_label_values(&["archived"])
-                .inc();
-            tracing::warn!(key = %key, error = %e, "archived game not taken off the queue yet");
+        }
+    }
+    match store.archive_many(&games).await {
+        Ok(done) => outcomes.extend(done.iter().map(|a| match a {
+            Archived::Stored => "stored",
+            Archived::AlreadyStored => "already_stored",
+        })),
+        // A game the store refuses: one at a time, to drop only it.
+        Err(StoreError::Invalid(_)) => {
+            for (key, game) in keys.iter().zip(&games) {
+                outcomes.push(match store.archive(game).await {
+                    Ok(Archived::Stored) => "stored",
+                    Ok(Archived::AlreadyStored) => "already_stored",
+                    Err(StoreError::Invalid(why)) => {
+                        tracing::error!(key = %key, why = %why, "the store refused a queued game; dropped");
+                        "refused"
+                    }
+                    Err(e) => {
+                        metrics.store_errors.with_label_values(&["archive"]).inc();
+                        tracing::warn!(key = %key, error = %e, "game not archived yet");
+                        return Err(());
+                    }
+                });
+            }
+        }
+        Err(e) => {
+            metrics.store_errors.with_label_values(&["archive"]).inc();
+            tracing::warn!(games = games.len(), error = %e, "games not archived yet");
             return Err(());
         }
-        metrics.archived.with_label_values(&[outcome]).inc();
-        taken += 1;
     }
-    Ok(taken)
+    outcomes.extend(refused.iter().map(|_| "refused"));
+    keys.extend(refused);
+    if keys.is_empty() {
+        return Ok(0);
+    }
+    if let Err(e) = bp.archived_many(&keys).await {
+        metrics
+            .backplane_errors
+            .with_label_values(&["archived"])
+            .inc();
+        tracing::warn!(games = keys.len(), error = %e, "archived games not taken off the queue yet");
+        return Err(());
+    }
+    for outcome in outcomes {
+        metrics.archived.with_label_values(&[outcome]).inc();
+    }
+    Ok(keys.len())
 }
 
+/// The most pages of [`tabula_store::MAX_PENDING`] rated games one call
+/// of [`rate_pending`] applies.
+const RATE_PAGES: usize = 4;
+
 /// Applies the ratings of archived rated games still pending, oldest
-/// first, a batch at a time.
+/// first, a page at a time: both players' stored ratings read once per
+/// page, each game rated from the ratings the games before it left (one
+/// player may have several games in a page), and the page applied in
+/// one transaction ([`tabula_store::Ratings::apply_rated_games`]). A
+/// rating moved meanwhile (another node's archiver) refuses the page
+/// whole; it is read and recomputed next round.
 pub async fn rate_pending(store: &dyn DurableStore, metrics: &Metrics) -> Result<(), ()> {
     let fail = |op: &'static str, e: StoreError| {
         metrics.store_errors.with_label_values(&[op]).inc();
         tracing::warn!(op, error = %e, "ratings not applied yet");
     };
-    let keys = store
-        .pending_ratings(32)
-        .await
-        .map_err(|e| fail("pending_ratings", e))?;
-    for key in keys {
-        let Some(stored) = store.game(&key).await.map_err(|e| fail("game", e))? else {
-            continue;
-        };
-        let game = stored.game;
-        let (Some(a), Some(b)) = (game.seats[0].player(), game.seats[1].player()) else {
-            // The store lists only games with two players; never reached.
-            continue;
-        };
-        // A rating moved by another game meanwhile: read again, recompute.
-        for _ in 0..4 {
-            let ra = store
-                .rating(a, game.kind)
+    for _ in 0..RATE_PAGES {
+        let games = store
+            .pending_rated_games(tabula_store::MAX_PENDING)
+            .await
+            .map_err(|e| fail("pending_ratings", e))?;
+        let full = games.len() >= tabula_store::MAX_PENDING as usize;
+        if games.is_empty() {
+            break;
+        }
+        // Every player's rating as stored, by game kind.
+        let mut current: HashMap<(String, GameKind), Option<Rating>> = HashMap::new();
+        let mut by_kind: HashMap<GameKind, Vec<String>> = HashMap::new();
+        for g in &games {
+            for p in g.seats.iter().filter_map(|s| s.player()) {
+                if current.insert((p.to_string(), g.kind), None).is_none() {
+                    by_kind.entry(g.kind).or_default().push(p.to_string());
+                }
+            }
+        }
+        for (kind, players) in &by_kind {
+            let stored = store
+                .ratings_in(players, *kind)
                 .await
                 .map_err(|e| fail("rating", e))?;
-            let rb = store
-                .rating(b, game.kind)
-                .await
-                .map_err(|e| fail("rating", e))?;
-            let updates = match rate::rate(&game, ra.as_ref(), rb.as_ref()) {
-                Ok(u) => u,
+            for (p, r) in stored {
+                current.insert((p, *kind), Some(r));
+            }
+        }
+        let mut page = Vec::with_capacity(games.len());
+        for g in &games {
+            let (Some(a), Some(b)) = (g.seats[0].player(), g.seats[1].player()) else {
+                // The store lists only games with two players; never reached.
+                continue;
+            };
+            let ra = current.get(&(a.to_string(), g.kind)).copied().flatten();
+            let rb = current.get(&(b.to_string(), g.kind)).copied().flatten();
+            match rate::rate(g, ra.as_ref(), rb.as_ref()) {
+                Ok(updates) => {
+                    for (u, before) in updates.iter().zip([ra, rb]) {
+                        let after = Rating {
+                            rating: u.rating,
+                            deviation: u.deviation,
+                            volatility: u.volatility,
+                            games: u.previous_games.saturating_add(1),
+                            last_rated_ms: before
+                                .map_or(g.finished_ms, |r| r.last_rated_ms.max(g.finished_ms)),
+                        };
+                        current.insert((u.player.clone(), g.kind), Some(after));
+                    }
+                    page.push((g.key.clone(), updates));
+                }
                 Err(why) => {
                     // It never will be: settled with no change, so it does
                     // not hold a place ahead of every later game.
-                    tracing::error!(game = %key, why = %why, "a rated game cannot be rated; settled unrated");
-                    match store.settle_unrateable(&key).await {
+                    tracing::error!(game = %g.key, why = %why, "a rated game cannot be rated; settled unrated");
+                    match store.settle_unrateable(&g.key).await {
                         Ok(_) => metrics
                             .ratings_applied
                             .with_label_values(&["unrateable"])
@@ -345,42 +413,41 @@ pub async fn rate_pending(store: &dyn DurableStore, metrics: &Metrics) -> Result
                             return Err(());
                         }
                     }
-                    break;
-                }
-            };
-            match store.apply_rated_game(&key, &updates).await {
-                Ok(Applied::Applied) => {
-                    metrics
-                        .ratings_applied
-                        .with_label_values(&["applied"])
-                        .inc();
-                    break;
-                }
-                Ok(Applied::AlreadyApplied) => {
-                    metrics
-                        .ratings_applied
-                        .with_label_values(&["already_applied"])
-                        .inc();
-                    break;
-                }
-                Err(StoreError::RatingConflict { .. }) => {
-                    metrics
-                        .ratings_applied
-                        .with_label_values(&["conflict"])
-                        .inc();
-                }
-                Err(e) => {
-                    fail("apply_rated_game", e);
-                    return Err(());
                 }
             }
+        }
+        match store.apply_rated_games(&page).await {
+            Ok(done) => {
+                for d in done {
+                    let label = match d {
+                        Applied::Applied => "applied",
+                        Applied::AlreadyApplied => "already_applied",
+                    };
+                    metrics.ratings_applied.with_label_values(&[label]).inc();
+                }
+            }
+            Err(StoreError::RatingConflict { .. }) => {
+                metrics
+                    .ratings_applied
+                    .with_label_values(&["conflict"])
+                    .inc();
+                return Ok(());
+            }
+            Err(e) => {
+                fail("apply_rated_game", e);
+                return Err(());
+            }
+        }
+        if !full {
+            break;
         }
     }
     Ok(())
 }
 
-/// Reads the queue's length into the metrics.
-async fn backlog(bp: &dyn Backplane, metrics: &Metrics) {
+/// Reads the shared queue's length and age into the metrics (each round
+/// of the archiver, and each scrape of `/metrics`).
+pub async fn backlog(bp: &dyn Backplane, metrics: &Metrics) {
     match bp.archive_backlog().await {
         Ok(b) => {
             metrics

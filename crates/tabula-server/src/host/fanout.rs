@@ -26,6 +26,16 @@ impl<T> RoomHost<T> {
     /// own events (records, stats), and the origin's answer.
     pub(super) fn dispatch(&mut self, u: Unsent, fx: &mut Vec<Effect<T>>) {
         let Unsent { envs, origin, .. } = u;
+        // A game that ended in this batch goes to the durable store's
+        // queue before any of its events reach a socket: the actor carries
+        // out [`Effect::Archive`] before the effects after it, so nobody
+        // sees `gameEnded` of a game a crash could still lose.
+        if self.config.archive
+            && envs.iter().any(|e| matches!(*e.event, Event::Stats { .. }))
+            && let Some(rec) = self.room.records().last()
+        {
+            self.archive(rec, fx);
+        }
         // Each event is serialised once for all the sockets (only `seq`
         // and the audience differ between them), here on the room's
         // thread; the sessions just write the texts.
@@ -76,6 +86,7 @@ impl<T> RoomHost<T> {
 
     /// After written events went out: the room's timer, and a bot.
     pub(super) fn after_dispatch(&mut self, fx: &mut Vec<Effect<T>>) {
+        self.list_correspondence(fx);
         self.reschedule(fx);
         self.maybe_bot(fx);
     }
@@ -99,18 +110,17 @@ impl<T> RoomHost<T> {
                             game_number: v.game_number,
                             board: v.board,
                             paused_at: *since,
+                            time_control: None,
+                            turn: None,
+                            deadline: None,
+                            opponent: None,
                         })),
                     });
                 }
             }
             Event::Stats { players, .. } => {
-                // The game that just ended goes to the durable store's
-                // queue (its record is the room's last).
-                if self.config.archive
-                    && let Some(rec) = self.room.records().last()
-                {
-                    self.archive(rec, fx);
-                }
+                // The game that just ended was queued for the durable
+                // store before the batch went out ([`RoomHost::dispatch`]).
                 for d in players {
                     if let Some(p) = &d.player {
                         fx.push(Effect::RecordStats {

@@ -221,10 +221,15 @@ pub enum Effect<T> {
     /// Release the idle room's lease, holding every other input until it
     /// is done; then [`RoomHost::idle_released`]. The store keeps it for
     /// `rooms.forget_after_ms`, or `rooms.paused_forget_after_ms` when
-    /// `paused` (a game against a bot waiting for its player).
+    /// `waits` (a game against a bot waiting for its player, or a
+    /// correspondence room), and that long after its `wake`.
     ReleaseIdle {
-        /// A paused game.
-        paused: bool,
+        /// A game that waits for its players, for days.
+        waits: bool,
+        /// When a node must hold the room again, whoever holds nothing
+        /// of it then (ms since the epoch): a correspondence game's
+        /// deadline ([`tabula_backplane::RoomStore::release_idle`]).
+        wake: Option<u64>,
     },
     /// List (or, with `None`, unlist) a game of `player`'s waiting for
     /// him, for the lobby's "Continue" ([`UnfinishedGame`]).
@@ -257,8 +262,10 @@ pub enum Effect<T> {
         /// The deltas.
         delta: PlayerDelta,
     },
-    /// Queue a finished game for the durable store
-    /// ([`crate::archiver`]), retried until the backplane has it.
+    /// Keep a finished game for the durable store ([`crate::archiver`]):
+    /// queued where the backplane's queue outlives the node, stored at once
+    /// where it does not. The effects after it wait until it is kept: the
+    /// host pushes it before the batch that announces the game's end.
     Archive {
         /// `room#number`.
         key: String,
@@ -371,6 +378,9 @@ pub struct RoomHost<T> {
     write_again: bool,
     retry_pending: bool,
     idle_armed: bool,
+    /// What the players of a correspondence room last had listed
+    /// ([`Effect::Unfinished`]), so it is written again only on a change.
+    listed: Option<notify::Listed>,
     bot_busy: bool,
     bot_failures: u32,
     hints: hints::Hints,
@@ -412,6 +422,7 @@ impl<T> RoomHost<T> {
             write_again: false,
             retry_pending: false,
             idle_armed: false,
+            listed: None,
             bot_busy: false,
             bot_failures: 0,
             hints: hints::Hints::default(),
@@ -421,6 +432,11 @@ impl<T> RoomHost<T> {
     /// The room's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The room's directory entry.
+    pub fn entry(&self) -> &RoomEntry {
+        &self.entry
     }
 
     /// The room.

@@ -9,10 +9,11 @@
 //! (a day on). Whether he started the bot and wants that kind is the
 //! sender's business ([`crate::telegram::sender`]).
 
-use tabula_room::{Envelope, Event, PlayerId, SeatId};
+use tabula_protocol::http::UnfinishedGame;
+use tabula_room::{Envelope, Event, Phase, PlayerId, SeatId};
 
 use super::{Effect, RoomHost};
-use crate::telegram::notice::{Notice, NoticeKind, Outcome, Queued, telegram_user};
+use crate::telegram::notice::{Notice, NoticeKind, Outcome, Queued, telegram_user, time_low_lead};
 
 /// A game against the computer left by its player is announced once, this
 /// long after he left it (ms).
@@ -45,24 +46,37 @@ impl<T> RoomHost<T> {
         fill: impl FnOnce(&mut Notice),
         fx: &mut Vec<Effect<T>>,
     ) {
+        if self.room.player_in(seat).is_some_and(|p| self.away(p)) {
+            self.notice_to(kind, id, seat, due_ms, fill, fx);
+        }
+    }
+
+    /// Queues `kind` for the Telegram player in `seat`, connected or not.
+    fn notice_to(
+        &self,
+        kind: NoticeKind,
+        id: String,
+        seat: SeatId,
+        due_ms: u64,
+        fill: impl FnOnce(&mut Notice),
+        fx: &mut Vec<Effect<T>>,
+    ) {
         let Some(player) = self.room.player_in(seat) else {
             return;
         };
-        if !self.away(player) {
+        if !self.config.notify || telegram_user(&player.0).is_none() {
             return;
         }
         let mut notice = Notice {
-            kind,
-            player: player.0.clone(),
-            room: self.id.clone(),
-            game: self.room.config().options.game,
             opponent: self.room.player_in(seat.other()).map(|p| p.0.clone()),
-            caused_ms: self.room.last_input_at(),
-            outcome: None,
-            paused_at: None,
-            due_ms,
-            attempts: 0,
-            quiet_claimed: false,
+            ..Notice::new(
+                kind,
+                player.0.clone(),
+                self.id.clone(),
+                self.room.config().options.game,
+                self.room.last_input_at(),
+                due_ms,
+            )
         };
         fill(&mut notice);
         fx.push(Effect::Notify(Box::new(Queued { id, notice })));
@@ -80,18 +94,13 @@ impl<T> RoomHost<T> {
             Event::TurnStarted { seat, .. } | Event::OpeningRoll { starter: seat, .. }
                 if self.between_people() =>
             {
-                self.notice(
-                    NoticeKind::YourTurn,
-                    turn_id(room, v),
-                    *seat,
-                    now,
-                    |_| {},
-                    fx,
-                );
+                self.your_turn(turn_id(room, v), *seat, fx);
+                self.time_low(v, *seat, fx);
             }
             Event::DoubleOffered { seat, .. } if self.between_people() => {
                 let to = seat.other();
-                self.notice(NoticeKind::YourTurn, turn_id(room, v), to, now, |_| {}, fx);
+                self.your_turn(turn_id(room, v), to, fx);
+                self.time_low(v, to, fx);
             }
             Event::RematchOffered { seat } if self.between_people() => {
                 let id = format!("rematch:{room}:{v}");
@@ -129,12 +138,7 @@ impl<T> RoomHost<T> {
                     return;
                 };
                 let notice = Notice {
-                    kind: NoticeKind::ChallengeOver,
-                    player: w.0.clone(),
-                    room: self.id.clone(),
-                    game: self.room.config().options.game,
                     opponent: Some(l.0.clone()),
-                    caused_ms: now,
                     outcome: Some((
                         if winner.is_some() {
                             Outcome::Won
@@ -143,10 +147,14 @@ impl<T> RoomHost<T> {
                         },
                         self.room.game_number(),
                     )),
-                    paused_at: None,
-                    due_ms: now,
-                    attempts: 0,
-                    quiet_claimed: false,
+                    ..Notice::new(
+                        NoticeKind::ChallengeOver,
+                        w.0.clone(),
+                        self.id.clone(),
+                        self.room.config().options.game,
+                        now,
+                        now,
+                    )
                 };
                 let id = format!("challenge:{room}:{}", self.room.match_number());
                 fx.push(Effect::Notify(Box::new(Queued { id, notice })));
@@ -162,6 +170,120 @@ impl<T> RoomHost<T> {
             }
             _ => {}
         }
+    }
+
+    /// A correspondence turn given to `seat` by the event at version `v`:
+    /// "little time left", due [`time_low_lead`] before its deadline,
+    /// whether he is connected now or not (he may well not be then). The
+    /// sender drops it if the turn is over by then: it carries the turn's
+    /// start, which the player's listing then no longer shows.
+    fn time_low(&self, v: u64, seat: SeatId, fx: &mut Vec<Effect<T>>) {
+        let Some(tc) = self.room.config().time_control else {
+            return;
+        };
+        if !tc.is_correspondence() {
+            return;
+        }
+        let Some(r) = self.room.clock().and_then(|c| c.running) else {
+            return;
+        };
+        let (Some(since), Some(deadline)) = (r.since, r.deadline) else {
+            return;
+        };
+        if r.seat != seat {
+            return;
+        }
+        let id = format!("low:{}:{v}", self.id);
+        let due = deadline.saturating_sub(time_low_lead(tc.delay_ms));
+        let fill = |n: &mut Notice| {
+            n.paused_at = Some(since);
+            n.deadline_ms = Some(deadline);
+        };
+        self.notice_to(NoticeKind::TimeLow, id, seat, due, fill, fx);
+    }
+
+    /// A correspondence room keeps itself in its players' lists of games
+    /// waiting for them (the lobby's "Continue", the bot's `/games`), with
+    /// whose turn it is and its deadline: from the first seat taken until
+    /// the match is over, written again whenever the seats, the turn or
+    /// the game change.
+    pub(super) fn list_correspondence(&mut self, fx: &mut Vec<Effect<T>>) {
+        if !self.room.correspondence() {
+            return;
+        }
+        let running = self.room.clock().and_then(|c| c.running);
+        let players = SeatId::BOTH.map(|s| {
+            self.room
+                .player_in(s)
+                .filter(|_| self.room.bot_in(s).is_none())
+                .cloned()
+        });
+        let finished = self.room.phase() == Phase::Finished;
+        let turn = running.as_ref().map(|r| (r.seat, r.since, r.deadline));
+        let game_number = self.room.game_number();
+        let same = self.listed.as_ref().is_some_and(|l| {
+            l.players == players
+                && l.turn == turn
+                && l.game_number == game_number
+                && l.finished == finished
+        });
+        if same {
+            return;
+        }
+        let now = self.room.last_input_at();
+        // Unlisted: whoever left a seat, and everyone once the match is
+        // over (a room restored by another node knows nothing of what was
+        // listed before).
+        let old = self.listed.take();
+        let mut gone: Vec<&PlayerId> = old
+            .iter()
+            .flat_map(|l| l.players.iter().flatten())
+            .filter(|p| finished || !players.contains(&Some((*p).clone())))
+            .collect();
+        if finished {
+            gone.extend(players.iter().flatten());
+        }
+        gone.sort();
+        gone.dedup();
+        for p in gone {
+            fx.push(Effect::Unfinished {
+                player: p.clone(),
+                game: None,
+            });
+        }
+        let since = turn.and_then(|t| t.1).unwrap_or(now);
+        if !finished {
+            let v = self.room.view();
+            for seat in SeatId::BOTH {
+                let Some(p) = &players[seat.index()] else {
+                    continue;
+                };
+                fx.push(Effect::Unfinished {
+                    player: p.clone(),
+                    game: Some(Box::new(UnfinishedGame {
+                        room_id: self.id.clone(),
+                        game: v.game,
+                        bot: None,
+                        your_seat: seat,
+                        match_length: v.match_length,
+                        score: v.score,
+                        game_number: v.game_number,
+                        board: v.board.clone(),
+                        paused_at: since,
+                        time_control: self.room.config().time_control,
+                        turn: turn.map(|t| t.0),
+                        deadline: turn.and_then(|t| t.2),
+                        opponent: players[seat.other().index()].as_ref().map(|o| o.0.clone()),
+                    })),
+                });
+            }
+        }
+        self.listed = Some(Listed {
+            players,
+            turn,
+            game_number,
+            finished,
+        });
     }
 
     /// `player` is gone from the room (his socket left, or he did not come
@@ -199,10 +321,39 @@ impl<T> RoomHost<T> {
         let Some(v) = v else {
             return;
         };
-        let now = self.room.last_input_at();
-        let id = turn_id(&self.id, v);
-        self.notice(NoticeKind::YourTurn, id, seat, now, |_| {}, fx);
+        self.your_turn(turn_id(&self.id, v), seat, fx);
     }
+
+    /// "Your turn" for `seat` if he is away, due now; in a correspondence
+    /// game it carries the turn's deadline (its text gives the hours left,
+    /// and the queue remembers its id until then).
+    fn your_turn(&self, id: String, seat: SeatId, fx: &mut Vec<Effect<T>>) {
+        let deadline = self.correspondence_deadline(seat);
+        let fill = |n: &mut Notice| n.deadline_ms = deadline;
+        let now = self.room.last_input_at();
+        self.notice(NoticeKind::YourTurn, id, seat, now, fill, fx);
+    }
+
+    /// The deadline of `seat`'s running correspondence turn.
+    fn correspondence_deadline(&self, seat: SeatId) -> Option<u64> {
+        let tc = self.room.config().time_control?;
+        if !tc.is_correspondence() {
+            return None;
+        }
+        let r = self.room.clock()?.running?;
+        (r.seat == seat).then_some(r.deadline).flatten()
+    }
+}
+
+/// What a correspondence room last listed for its players
+/// ([`RoomHost::list_correspondence`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Listed {
+    players: [Option<PlayerId>; 2],
+    /// Whose turn, since when, until when.
+    turn: Option<(SeatId, Option<u64>, Option<u64>)>,
+    game_number: u32,
+    finished: bool,
 }
 
 /// A "your turn"'s id: the room and the version of the event that gave

@@ -285,9 +285,12 @@ impl<T> RoomHost<T> {
             return;
         }
         // A paused game against a bot waits for its player in the store,
-        // not in memory ([`tabula_room::Room::paused`]).
-        let busy = (self.room.phase() == Phase::Playing && !self.room.paused())
-            || self.room.next_deadline().is_some()
+        // not in memory ([`tabula_room::Room::paused`]); so does a
+        // correspondence game between moves, its deadline with it (the
+        // store's wake).
+        let corr = self.room.correspondence();
+        let busy = (self.room.phase() == Phase::Playing && !self.room.paused() && !corr)
+            || (self.room.next_deadline().is_some() && !corr)
             || self.bot_busy
             || self.life == Lifecycle::Unpersisted
             || !self.unsent.is_empty()
@@ -304,7 +307,8 @@ impl<T> RoomHost<T> {
         // `forget_after` unless it is joined again.
         self.life = Lifecycle::Unloading;
         fx.push(Effect::ReleaseIdle {
-            paused: self.room.paused(),
+            waits: self.room.paused() || corr,
+            wake: self.room.next_deadline().filter(|_| corr),
         });
     }
 

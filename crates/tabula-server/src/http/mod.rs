@@ -20,9 +20,11 @@ use crate::AppState;
 use crate::auth::{Credentials, Login};
 use crate::session::run_session;
 
+pub(crate) mod notices;
 pub(crate) mod players;
 pub mod profiles;
 pub(crate) mod rooms;
+pub(crate) mod share;
 
 use rooms::{create_room, invite, quickmatch, room_records, room_state, room_summary, stats};
 
@@ -46,6 +48,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/me/profile", web::get().to(players::me))
         .route("/api/me", web::delete().to(players::delete_me))
         .route("/api/me/history", web::get().to(players::history))
+        .route("/api/me/notices", web::get().to(notices::get))
+        .route("/api/me/notices", web::put().to(notices::put))
+        .route("/api/me/share", web::post().to(share::share))
         .route("/api/games/{room}/{number}", web::get().to(players::game))
         .route(
             "/api/games/{room}/{number}/analysis",
@@ -60,10 +65,28 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::get().to(profiles::player_profile),
         )
         .route("/api/profiles", web::get().to(profiles::profiles))
+        .route("/api/live", web::get().to(live))
         .route(
             "/telegram/webhook",
             web::post().to(crate::telegram::webhook::webhook),
         );
+}
+
+/// `GET /api/live`: the lobby's live games (highest-rated first), open
+/// challenges and how many are online, the same from every node
+/// ([`crate::showcase`]); 503 `unavailable` when the backplane is not
+/// reached.
+async fn live(state: web::Data<AppState>) -> HttpResponse {
+    match state.showcase.get(&state).await {
+        Ok(v) => HttpResponse::Ok()
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .json(v),
+        Err(e) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            e.to_string(),
+        ),
+    }
 }
 
 /// The JSON error body: `{"error": {"code", "message"}}`.
@@ -158,7 +181,13 @@ fn authenticate(
     q: &AuthQuery,
 ) -> Result<PlayerId, Box<HttpResponse>> {
     let l = login(state, req, q)?;
-    if let Some(tg) = l.telegram {
+    refresh(state, &l);
+    Ok(l.player)
+}
+
+/// A login with `initData` refreshes the player's profile from it.
+fn refresh(state: &AppState, l: &Login) {
+    if let Some(tg) = l.telegram.clone() {
         crate::archiver::refresh_profile(state, &l.player, Some(&tg), l.language.clone());
         let bp = state.backplane.clone();
         let keep = profiles::keep(&state.settings.auth, &l.player);
@@ -167,7 +196,42 @@ fn authenticate(
             profiles::on_login(&*bp, keep, &player, Some(&tg)).await;
         });
     }
-    Ok(l.player)
+}
+
+/// The Telegram player a request is from, on a node with a bot: 401
+/// without credentials, 503 without a bot, 403 (`guest`, the reason) for
+/// a guest.
+fn telegram_login(
+    state: &AppState,
+    req: &HttpRequest,
+    q: &AuthQuery,
+    guest: &str,
+) -> Result<Login, Box<HttpResponse>> {
+    let creds = credentials(req, q);
+    if creds.token.is_none() && creds.init_data.is_none() {
+        return Err(Box::new(error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "sign in first: a session token (as welcome gives it) or initData",
+        )));
+    }
+    if state.telegram.is_none() {
+        return Err(Box::new(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unavailable,
+            "this node has no Telegram bot (auth.bot_token)",
+        )));
+    }
+    let l = login(state, req, q)?;
+    refresh(state, &l);
+    if !l.player.0.starts_with("tg:") {
+        return Err(Box::new(error(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Unauthorized,
+            guest.to_string(),
+        )));
+    }
+    Ok(l)
 }
 
 /// The address the quotas count for `req`: its peer, or the
@@ -344,6 +408,17 @@ async fn readyz(state: web::Data<AppState>) -> HttpResponse {
 }
 
 async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    // The archive queue is shared by every node: its backlog is read at
+    // each scrape (what a node's archiver last saw may be seconds old, and
+    // a node whose store is not reached archives nothing). A backplane that
+    // does not answer in time leaves the last figure.
+    if state.durable.configured() {
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_millis(500),
+            crate::archiver::backlog(state.backplane.as_ref(), &state.metrics),
+        )
+        .await;
+    }
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
         .body(state.metrics.render())

@@ -11,7 +11,9 @@
 //!   credentials the caller's own standing comes too.
 //!
 //! Without a store configured every route answers 503 `no_store`; while
-//! it is configured but not reached, 503 `unavailable`.
+//! it is configured but cannot be reached (not connected yet, or a call
+//! that found the database down or not answering in time), 503
+//! `store_unavailable` with `Retry-After` ([`STORE_RETRY_AFTER_S`]).
 
 use std::sync::Arc;
 
@@ -33,6 +35,23 @@ use crate::archiver::{NoDurable, rate};
 
 type Reply = Result<HttpResponse, Box<HttpResponse>>;
 
+/// The `Retry-After` (seconds) of a 503 `store_unavailable`.
+pub const STORE_RETRY_AFTER_S: u32 = 5;
+
+/// 503 `store_unavailable`: the store cannot be reached now.
+fn store_down(message: impl Into<String>) -> HttpResponse {
+    let mut res = error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::StoreUnavailable,
+        message,
+    );
+    res.headers_mut().insert(
+        actix_web::http::header::RETRY_AFTER,
+        actix_web::http::header::HeaderValue::from(STORE_RETRY_AFTER_S),
+    );
+    res
+}
+
 /// The store, or the reason it cannot answer.
 fn durable(state: &AppState) -> Result<Arc<dyn DurableStore>, Box<HttpResponse>> {
     state.durable.get().cloned().map_err(|why| {
@@ -42,11 +61,7 @@ fn durable(state: &AppState) -> Result<Arc<dyn DurableStore>, Box<HttpResponse>>
                 ErrorCode::NoStore,
                 "this node keeps no history: no durable store is configured (store.url)",
             ),
-            NoDurable::Connecting => error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::Unavailable,
-                "the durable store is not reached yet; retry",
-            ),
+            NoDurable::Connecting => store_down("the durable store is not reached yet; retry"),
         })
     })
 }
@@ -61,7 +76,8 @@ fn failed(e: StoreError) -> Box<HttpResponse> {
             format!("no archived game {k}"),
         ),
         StoreError::Unavailable(m) => {
-            error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Unavailable, m)
+            tracing::warn!(error = %m, "durable store unavailable");
+            store_down("the durable store cannot be reached now; retry")
         }
         e => {
             tracing::error!(error = %e, "durable store");
@@ -109,6 +125,24 @@ enum SeatInfo {
     Deleted,
 }
 
+/// The seats' names as a message of the bot's shows them (the
+/// computer's in `lang`).
+pub(super) async fn seat_names(
+    state: &AppState,
+    seats: &[Seat; 2],
+    lang: crate::telegram::texts::Lang,
+) -> [String; 2] {
+    let infos = seat_infos(state, &[&seats[0], &seats[1]]).await;
+    let name = |i: usize| {
+        let n = match infos.get(i) {
+            Some(SeatInfo::Person { name, .. }) => Some(name.as_str()),
+            _ => None,
+        };
+        super::share::seat_name(&seats[i], n, lang)
+    };
+    [name(0), name(1)]
+}
+
 /// The seats with their players' names (one profile read per player).
 async fn seat_infos(state: &AppState, seats: &[&Seat]) -> Vec<SeatInfo> {
     let ids: Vec<String> = seats
@@ -140,6 +174,9 @@ async fn seat_infos(state: &AppState, seats: &[&Seat]) -> Vec<SeatInfo> {
         })
         .collect()
 }
+
+/// How many rated games the profile's rating graph shows, per game.
+const HISTORY_POINTS: u32 = 100;
 
 /// A stored rating as the routes show it.
 fn rating_json(kind: GameKind, r: &Rating, rank: Option<(u64, u64)>) -> Value {
@@ -190,7 +227,19 @@ pub(super) async fn me(
                     .await
                     .map_err(failed)?
                     .map(|s| (s.rank, s.of));
-                ratings.push(rating_json(kind, &r, rank));
+                let mut one = rating_json(kind, &r, rank);
+                // His rating after each of his latest rated games, for the profile's graph.
+                let history = store
+                    .rating_history(&player.0, kind, HISTORY_POINTS)
+                    .await
+                    .map_err(failed)?;
+                one["history"] = json!(
+                    history
+                        .iter()
+                        .map(|(at, rating)| json!({ "at": at, "rating": rating }))
+                        .collect::<Vec<_>>()
+                );
+                ratings.push(one);
             }
             let stats = stats_of(&state, &player.0).await.unwrap_or_default();
             // What only he sees: his language as his latest login with

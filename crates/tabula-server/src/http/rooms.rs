@@ -149,6 +149,15 @@ pub(crate) fn room_config(
             .resolve()
             .unwrap_or_default(),
     };
+    if bot.is_some() && time_control.is_some_and(|tc| tc.is_correspondence()) {
+        // The computer answers at once; a game against it waits for its
+        // player without a clock (seed 001).
+        return Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadTimeControl,
+            "a correspondence game is played between people, not against the computer",
+        )));
+    }
     if c.rated && bot.is_some() {
         return Err(Box::new(error(
             StatusCode::BAD_REQUEST,
@@ -247,11 +256,18 @@ pub(super) async fn create_room(
         Ok(c) => c,
         Err(r) => return *r,
     };
+    if body.open && cfg.bot.is_some() {
+        return error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            "an open challenge is for people: no bot",
+        );
+    }
     if let Err(r) = charge(&state, &req, player.as_ref(), "create") {
         return *r;
     }
     let bot = cfg.bot;
-    match state.rooms.create(cfg).await {
+    match state.rooms.create_as(cfg, body.open).await {
         Ok(e) => HttpResponse::Created().json(created(&e, bot)),
         Err(e) => error(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -506,6 +522,7 @@ pub(super) async fn quickmatch(
         time_control: Some(spec),
         // Quick match between people is rated (lichess's pools).
         rated: true,
+        open: false,
         start_position: None,
     };
     let unavailable = |e: BackplaneError| {
@@ -610,6 +627,14 @@ pub(super) async fn quickmatch(
             }
             Err(e) => unavailable(e),
         };
+    }
+    if clocks.is_some_and(|tc| tc.is_correspondence()) {
+        // A correspondence game is between people: never the computer.
+        return error(
+            StatusCode::NOT_FOUND,
+            ErrorCode::NoOpponent,
+            "nobody is looking for this correspondence game now: try again later, or send an invite",
+        );
     }
     create.bot = Some(BotSpec {
         level: serde_json::json!(state.settings.matchmaking.bot_level),

@@ -13,14 +13,49 @@ use crate::route::Outbound;
 use tabula_protocol::ServerMsg;
 
 impl RoomActor {
-    /// Carries out what the host decided.
+    /// Carries out what the host decided, in its order. A finished game
+    /// ([`Effect::Archive`]) is kept before anything after it is carried
+    /// out (the events that announce its end among them), every other
+    /// input of the room held meanwhile ([`RoomActor::keep_then`]).
     pub(super) fn run(&mut self, ctx: &mut Context<Self>) {
         let mut fx = std::mem::take(&mut self.fx);
+        let archive = fx.iter().position(|e| matches!(e, Effect::Archive { .. }));
+        let mut rest = match archive {
+            Some(at) => fx.split_off(at).into_iter(),
+            None => Vec::new().into_iter(),
+        };
         for e in fx.drain(..) {
             self.exec(e, ctx);
         }
         self.fx = fx;
+        if let Some(Effect::Archive { key, entry }) = rest.next() {
+            self.keep_then(key, entry, rest.collect(), ctx);
+        }
         self.update_gauge();
+    }
+
+    /// Keeps the finished game `entry` ([`keep_finished`]), holding every
+    /// other input of the room, then carries out `rest`.
+    fn keep_then(
+        &mut self,
+        key: String,
+        entry: String,
+        rest: Vec<Effect<Tx>>,
+        ctx: &mut Context<Self>,
+    ) {
+        let bp = self.deps.backplane.clone();
+        let durable = self.deps.durable.clone();
+        let metrics = self.deps.metrics.clone();
+        let started = Instant::now();
+        let keep = keep_finished(bp, durable, metrics, key, entry);
+        ctx.wait(keep.into_actor(self).map(move |(), act, ctx| {
+            act.deps
+                .metrics
+                .archive_hold
+                .observe(started.elapsed().as_secs_f64());
+            act.fx.extend(rest);
+            act.run(ctx);
+        }));
     }
 
     pub(super) fn exec(&mut self, e: Effect<Tx>, ctx: &mut Context<Self>) {
@@ -45,10 +80,13 @@ impl RoomActor {
             } => {
                 ctx.spawn(self.handoff(*stored, needs_owner));
             }
-            Effect::ReleaseIdle { paused } => self.release_idle(paused, ctx),
+            Effect::ReleaseIdle { waits, wake } => self.release_idle(waits, wake, ctx),
             Effect::Unfinished { player, game } => {
                 let bp = self.deps.backplane.clone();
-                let keep = self.deps.paused_forget_after;
+                // A correspondence game stays listed past its deadline.
+                let until = game.as_ref().and_then(|g| g.deadline).unwrap_or(0);
+                let keep = self.deps.paused_forget_after
+                    + Duration::from_millis(until.saturating_sub(now_ms()));
                 let room = self.host.id().to_string();
                 let json = game.and_then(|g| serde_json::to_string(&*g).ok());
                 actix::spawn(async move {
@@ -82,30 +120,17 @@ impl RoomActor {
                     }
                 });
             }
+            // [`RoomActor::run`] waits for it; here (a drain's effects)
+            // it is kept in the background.
             Effect::Archive { key, entry } => {
-                let bp = self.deps.backplane.clone();
-                let durable = self.deps.durable.clone();
-                let metrics = self.deps.metrics.clone();
-                // Retried until the backplane has it (a Redis restart, a
-                // passing fault), for as long as this process lives.
-                actix::spawn(async move {
-                    let mut wait = Duration::from_millis(100);
-                    loop {
-                        match bp.queue_archive(&key, entry.clone()).await {
-                            Ok(()) => break,
-                            Err(e) => {
-                                metrics
-                                    .backplane_errors
-                                    .with_label_values(&["queue_archive"])
-                                    .inc();
-                                tracing::warn!(key = %key, error = %e, "finished game not queued yet; retrying");
-                            }
-                        }
-                        tokio::time::sleep(wait).await;
-                        wait = (wait * 2).min(Duration::from_secs(5));
-                    }
-                    durable.wake();
-                });
+                let keep = keep_finished(
+                    self.deps.backplane.clone(),
+                    self.deps.durable.clone(),
+                    self.deps.metrics.clone(),
+                    key,
+                    entry,
+                );
+                actix::spawn(keep);
             }
             Effect::Notify(q) => {
                 if let Some(outbox) = &self.deps.notices {
@@ -197,17 +222,19 @@ impl RoomActor {
     }
 
     /// The idle room's release, holding every other input meanwhile.
-    fn release_idle(&mut self, paused: bool, ctx: &mut Context<Self>) {
+    fn release_idle(&mut self, waits: bool, wake: Option<u64>, ctx: &mut Context<Self>) {
         let bp = self.deps.backplane.clone();
         let id = self.host.id().to_string();
         let epoch = self.epoch;
-        let keep = if paused {
+        let keep = if waits {
             self.deps.paused_forget_after
         } else {
             self.deps.forget_after
         };
+        // Kept past its wake, whenever that is.
+        let keep = keep + Duration::from_millis(wake.map_or(0, |w| w.saturating_sub(now_ms())));
         ctx.wait(
-            async move { bp.release_idle(&id, epoch, keep).await }
+            async move { bp.release_idle(&id, epoch, keep, wake).await }
                 .into_actor(self)
                 .map(|res, act, ctx| {
                     act.host.idle_released(res, now_ms(), &mut act.fx);
@@ -325,6 +352,111 @@ impl RoomActor {
             m.with_label_values(&[self.gauge.0, self.gauge.1]).dec();
             m.with_label_values(&[now.0, now.1]).inc();
             self.gauge = now;
+        }
+    }
+}
+
+/// How long a room waits for the durable store's own write of a finished
+/// game before it queues the game instead.
+const STORE_WAIT: Duration = Duration::from_secs(2);
+
+/// How long a room retries queuing a finished game (the backplane failing)
+/// before it goes on and retries in the background.
+const QUEUE_WAIT: Duration = Duration::from_secs(2);
+
+/// Keeps a finished game (the [`crate::archiver::QueuedGame`] `entry`
+/// under `key`) beyond this process, before its end is announced.
+///
+/// Where the backplane's archive queue outlives the process (Redis), the
+/// game is queued there. Where it does not (the in-process backplane: a
+/// single node), the game is written into the durable store itself (one
+/// transaction; the store stores each game once, so the archiver meeting
+/// it again stores nothing), and queued only when that fails: a store not
+/// connected yet, an error, or no answer within [`STORE_WAIT`].
+///
+/// The queue is retried for [`QUEUE_WAIT`] (the room holding its inputs),
+/// then in the background, for as long as this process lives.
+pub(super) async fn keep_finished(
+    bp: std::sync::Arc<dyn tabula_backplane::Backplane>,
+    durable: std::sync::Arc<crate::archiver::Durable>,
+    metrics: crate::metrics::Metrics,
+    key: String,
+    entry: String,
+) {
+    if !bp.queue_outlives_process()
+        && let Ok(store) = durable.get()
+    {
+        let game = serde_json::from_str::<crate::archiver::QueuedGame>(&entry)
+            .map_err(|e| e.to_string())
+            .and_then(|q| q.finished());
+        // A game that cannot be stored is queued: the archiver logs and
+        // drops it as it does any other.
+        if let Ok(game) = game {
+            match tokio::time::timeout(STORE_WAIT, store.archive(&game)).await {
+                Ok(Ok(done)) => {
+                    let outcome = match done {
+                        tabula_store::Archived::Stored => "stored",
+                        tabula_store::Archived::AlreadyStored => "already_stored",
+                    };
+                    metrics.archived.with_label_values(&[outcome]).inc();
+                    // Ratings wait for the archiver's next round.
+                    if game.rated {
+                        durable.wake();
+                    }
+                    return;
+                }
+                Ok(Err(e)) => {
+                    metrics.store_errors.with_label_values(&["archive"]).inc();
+                    tracing::warn!(key = %key, error = %e, "finished game not stored; queued instead");
+                }
+                Err(_) => {
+                    metrics.store_errors.with_label_values(&["archive"]).inc();
+                    tracing::warn!(key = %key, "finished game not stored in time; queued instead");
+                }
+            }
+        }
+    }
+    let started = Instant::now();
+    let mut wait = Duration::from_millis(100);
+    while !queue_once(&*bp, &metrics, &key, &entry).await {
+        if started.elapsed() + wait > QUEUE_WAIT {
+            // The room goes on; the game is retried until the backplane
+            // has it (a Redis restart, a passing fault).
+            tracing::warn!(key = %key, "finished game still not queued; announced, retried in the background");
+            actix::spawn(async move {
+                loop {
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(5));
+                    if queue_once(&*bp, &metrics, &key, &entry).await {
+                        break;
+                    }
+                }
+                durable.wake();
+            });
+            return;
+        }
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(Duration::from_secs(5));
+    }
+    durable.wake();
+}
+
+/// One try at queuing a finished game; a failure is counted and logged.
+async fn queue_once(
+    bp: &dyn tabula_backplane::Backplane,
+    metrics: &crate::metrics::Metrics,
+    key: &str,
+    entry: &str,
+) -> bool {
+    match bp.queue_archive(key, entry.to_string()).await {
+        Ok(()) => true,
+        Err(e) => {
+            metrics
+                .backplane_errors
+                .with_label_values(&["queue_archive"])
+                .inc();
+            tracing::warn!(key = %key, error = %e, "finished game not queued yet; retrying");
+            false
         }
     }
 }

@@ -73,8 +73,8 @@ impl Settings {
         if self.store.archive_interval_ms < 10 {
             return bad("store.archive_interval_ms", "must be at least 10");
         }
-        if !(1..=100).contains(&self.store.archive_batch) {
-            return bad("store.archive_batch", "must be 1..=100");
+        if !(1..=1000).contains(&self.store.archive_batch) {
+            return bad("store.archive_batch", "must be 1..=1000");
         }
         if let Err(e) = self.rooms.default_time_control.resolve() {
             return bad("rooms.default_time_control", &e);
@@ -183,6 +183,21 @@ impl Settings {
         }
         if self.redis.pool_size == 0 {
             return bad("redis.pool_size", "must be at least 1");
+        }
+        if self.redis.min_replicas_acked > 0
+            && (self.redis.replica_ack_timeout_ms == 0
+                || self.redis.replica_ack_timeout_ms >= self.redis.timeout_ms)
+        {
+            return bad(
+                "redis.replica_ack_timeout_ms",
+                "must be positive and shorter than redis.timeout_ms when redis.min_replicas_acked is set",
+            );
+        }
+        if self.redis.min_replicas_acked > 0 && self.redis.pool_size < 2 {
+            return bad(
+                "redis.pool_size",
+                "must be at least 2 when redis.min_replicas_acked is set (its writes hold a connection of their own)",
+            );
         }
         if c.backplane == "redis" && self.redis.cluster && self.redis.urls.is_empty() {
             return bad("redis.urls", "a Redis Cluster needs at least one seed URL");

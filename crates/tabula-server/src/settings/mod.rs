@@ -245,7 +245,8 @@ pub struct RoomSettings {
     pub chat_max_chars: usize,
     /// The clocks of a room between people created without
     /// `timeControl` (and of a quick match asked without one): `none`,
-    /// `blitz`, `normal`, `long` or `{delayMs, reserveMs}`. Games against
+    /// `blitz`, `normal`, `long`, `1d`, `3d`, `7d` (correspondence) or
+    /// `{delayMs, reserveMs}`. Games against
     /// the computer have none unless asked.
     pub default_time_control: tabula_protocol::http::TimeControlSpec,
 }

@@ -131,6 +131,26 @@ fn bad_values_name_their_key() {
 }
 
 #[test]
+fn replica_acks_need_a_wait_shorter_than_the_call() {
+    let mut s = Settings::defaults();
+    s.redis.min_replicas_acked = 1;
+    s.validate().unwrap();
+    for bad in [0, s.redis.timeout_ms, s.redis.timeout_ms + 1] {
+        s.redis.replica_ack_timeout_ms = bad;
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("redis.replica_ack_timeout_ms"),
+            "{bad}"
+        );
+    }
+    // Off, the wait is not used and not checked.
+    s.redis.min_replicas_acked = 0;
+    s.validate().unwrap();
+}
+
+#[test]
 fn quotas_are_validated() {
     let s = Settings::defaults();
     assert!(s.quotas.max_rooms >= 10_000, "{:?}", s.quotas);

@@ -39,7 +39,7 @@ pub struct Card {
     pub game: GameKind,
     /// Rated.
     pub rated: bool,
-    /// `blitz`, `normal` or `long`.
+    /// `blitz`, `normal`, `long`, or correspondence: `1d`, `3d`, `7d`.
     pub clock: &'static str,
 }
 
@@ -48,7 +48,14 @@ const GAMES: [(char, GameKind); 3] = [
     ('b', GameKind::Backgammon),
     ('t', GameKind::Thud),
 ];
-const CLOCKS: [(char, &str); 3] = [('b', "blitz"), ('n', "normal"), ('l', "long")];
+const CLOCKS: [(char, &str); 6] = [
+    ('b', "blitz"),
+    ('n', "normal"),
+    ('l', "long"),
+    ('1', "1d"),
+    ('3', "3d"),
+    ('7', "7d"),
+];
 
 impl Card {
     /// Every card, the order they are offered in.
@@ -110,6 +117,11 @@ impl Card {
             Lang::En.rated(self.rated),
             Lang::Ru.rated(self.rated),
             self.clock,
+            if self.clock.ends_with('d') {
+                "correspondence переписка days дни"
+            } else {
+                "live"
+            },
         ]
         .join(" ")
         .to_lowercase();
@@ -233,17 +245,15 @@ pub async fn on_accept(state: &AppState, tg: &Telegram, q: &CallbackQuery, data:
         Queued {
             id: format!("accepted:{room}"),
             notice: Notice {
-                kind: NoticeKind::InviteTaken,
-                player: a.0.clone(),
-                room,
-                game: card.game,
                 opponent: Some(b.0.clone()),
-                caused_ms: now,
-                outcome: None,
-                paused_at: None,
-                due_ms: now,
-                attempts: 0,
-                quiet_claimed: false,
+                ..Notice::new(
+                    NoticeKind::InviteTaken,
+                    a.0.clone(),
+                    room,
+                    card.game,
+                    now,
+                    now,
+                )
             },
         },
     );

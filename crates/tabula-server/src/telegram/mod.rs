@@ -52,7 +52,17 @@ pub struct Telegram {
     pub username: OnceLock<String>,
     /// The notices' outbox.
     pub outbox: Arc<Outbox>,
+    /// Messages prepared for the Mini App's `shareMessage`, per player
+    /// ([`SHARES`]): each is a Bot API call on the player's behalf.
+    pub shares: std::sync::Mutex<crate::quotas::Limiter<String>>,
 }
+
+/// How many messages one player may have prepared to share: a burst of
+/// 5, then one every 10 s.
+pub const SHARES: crate::quotas::Rate = crate::quotas::Rate {
+    per_minute: 6,
+    burst: 5,
+};
 
 /// Where a button leads in the Mini App.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +102,10 @@ impl Telegram {
             secret,
             app_url: settings.web.telegram_app_url.clone(),
             username: OnceLock::new(),
+            shares: std::sync::Mutex::new(crate::quotas::Limiter::new(
+                SHARES,
+                crate::quotas::MAX_KEYS,
+            )),
             outbox: Arc::new(Outbox {
                 keep: Duration::from_millis(settings.telegram.notice_ttl_ms),
                 bell: tokio::sync::Notify::new(),
@@ -230,10 +244,9 @@ impl Outbox {
                     return;
                 }
             };
-            // Remembered from now until it expires: its delay, then its
-            // time to live.
-            let ahead = q.notice.due_ms.saturating_sub(crate::room_actor::now_ms());
-            let keep = me.keep + Duration::from_millis(ahead);
+            let keep = q
+                .notice
+                .remembered_for(crate::room_actor::now_ms(), me.keep);
             let mut wait = Duration::from_millis(100);
             loop {
                 match bp

@@ -24,13 +24,24 @@ pub enum NoticeKind {
     /// A challenge's match is over: its message in the chat where it was
     /// posted shows the result (not a player's choice: the chat's).
     ChallengeOver,
+    /// Little time is left for his move in a correspondence game
+    /// ([`time_low_lead`]).
+    TimeLow,
+}
+
+/// How long before a correspondence move's deadline its player is
+/// reminded: a quarter of the time a move, at most 12 hours (6 hours of a
+/// day, 12 of three or seven days).
+pub fn time_low_lead(delay_ms: u64) -> u64 {
+    (delay_ms / 4).min(12 * 3_600_000)
 }
 
 impl NoticeKind {
     /// Every kind a player chooses to get, in the order `/settings`
     /// lists them.
-    pub const ALL: [NoticeKind; 5] = [
+    pub const ALL: [NoticeKind; 6] = [
         NoticeKind::YourTurn,
+        NoticeKind::TimeLow,
         NoticeKind::InviteTaken,
         NoticeKind::Rematch,
         NoticeKind::BotGameWaiting,
@@ -46,6 +57,7 @@ impl NoticeKind {
             NoticeKind::BotGameWaiting => "bot_game_waiting",
             NoticeKind::GameEnded => "game_ended",
             NoticeKind::ChallengeOver => "challenge_over",
+            NoticeKind::TimeLow => "time_low",
         }
     }
 
@@ -94,10 +106,14 @@ pub struct Notice {
     /// A finished game's outcome for him, and its number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<(Outcome, u32)>,
-    /// A paused game's pause (ms): the notice is sent only if the game
-    /// still waits from then.
+    /// A paused game's pause, or the start of a correspondence turn (ms):
+    /// the notice is sent only if the game is still listed for him as
+    /// waiting from then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused_at: Option<u64>,
+    /// A correspondence move's deadline (ms), for "little time left".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
     /// When it is due (ms since the epoch); it expires
     /// `telegram.notice_ttl_ms` after.
     pub due_ms: u64,
@@ -109,6 +125,44 @@ pub struct Notice {
     /// back is not then refused by its own claim).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quiet_claimed: bool,
+}
+
+impl Notice {
+    /// A notice of `kind` to `player` about `room`, caused at `caused_ms`
+    /// and due at `due_ms`, with nothing else said yet.
+    pub fn new(
+        kind: NoticeKind,
+        player: String,
+        room: String,
+        game: GameKind,
+        caused_ms: u64,
+        due_ms: u64,
+    ) -> Notice {
+        Notice {
+            kind,
+            player,
+            room,
+            game,
+            opponent: None,
+            caused_ms,
+            outcome: None,
+            paused_at: None,
+            deadline_ms: None,
+            due_ms,
+            attempts: 0,
+            quiet_claimed: false,
+        }
+    }
+
+    /// How long the queue remembers this notice's id from `now`, so that
+    /// the same cause queued again is refused: until it is due, then
+    /// `ttl` (its time to live); a notice about a correspondence turn
+    /// until the turn's deadline, then `ttl` (a player who opens the game
+    /// days later and leaves again is not told twice of the same turn).
+    pub fn remembered_for(&self, now: u64, ttl: std::time::Duration) -> std::time::Duration {
+        let until = self.due_ms.max(self.deadline_ms.unwrap_or(0));
+        ttl + std::time::Duration::from_millis(until.saturating_sub(now))
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -127,4 +181,39 @@ pub struct Queued {
     pub id: String,
     /// The notice.
     pub notice: Notice,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn an_id_is_remembered_past_its_due_time_and_a_correspondence_turn_past_its_deadline() {
+        let ttl = Duration::from_secs(86_400);
+        let mut n = Notice::new(
+            NoticeKind::YourTurn,
+            "tg:1".into(),
+            "r1".into(),
+            GameKind::LongNardy,
+            1_000,
+            1_000,
+        );
+        // Due now: its time to live.
+        assert_eq!(n.remembered_for(1_000, ttl), ttl);
+        // Due in a minute: that minute more.
+        n.due_ms = 61_000;
+        assert_eq!(n.remembered_for(1_000, ttl), ttl + Duration::from_secs(60));
+        // A correspondence turn of three days: until its deadline, then
+        // the time to live.
+        n.due_ms = 1_000;
+        n.deadline_ms = Some(1_000 + 3 * 86_400_000);
+        assert_eq!(
+            n.remembered_for(1_000, ttl),
+            ttl + Duration::from_secs(3 * 86_400)
+        );
+        // Past the deadline: the time to live.
+        assert_eq!(n.remembered_for(10 * 86_400_000, ttl), ttl);
+    }
 }

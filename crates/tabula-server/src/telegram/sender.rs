@@ -190,11 +190,19 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
     if !user.wants(n.kind) {
         return Fate::Dropped("opted_out");
     }
-    if n.kind == NoticeKind::BotGameWaiting && !still_waiting(bp, n).await {
+    if matches!(n.kind, NoticeKind::BotGameWaiting | NoticeKind::TimeLow)
+        && !still_waiting(bp, n).await
+    {
         return Fate::Dropped("stale");
     }
-    // The bot's sends (per slot of a second), across nodes; first, so a
-    // chat's slot is not claimed for a send the bot may not make yet.
+    // The text first (it reads the opponent's profile): what follows the
+    // slot claims is only the send, so a send lands in the second whose
+    // slot it claimed even on a busy node.
+    let text = render(bp, n, user.lang).await;
+    let now = now_ms();
+    // The bot's sends (per slot of a second), across nodes; before the
+    // chat's, so a chat's slot is not claimed for a send the bot may not
+    // make yet.
     match bp.claim_send(now, s.messages_per_sec).await {
         Ok(true) => {}
         Ok(false) => return Fate::Later(next_slot(now, s.messages_per_sec), "bot_busy"),
@@ -223,7 +231,6 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
             Err(_) => return Fate::Later(now + 1000, "unavailable"),
         }
     }
-    let text = render(bp, n, user.lang).await;
     let place = match n.kind {
         NoticeKind::GameEnded => match n.outcome {
             Some((_, number)) => AppPlace::Replay(n.room.clone(), number),
@@ -367,7 +374,8 @@ fn next_slot(now: u64, per_sec: u32) -> u64 {
 }
 
 /// A waiting game's notice: the game is still listed for the player,
-/// paused since the same time.
+/// paused since the same time (a correspondence game: the same turn still
+/// runs).
 async fn still_waiting(bp: &dyn Backplane, n: &Notice) -> bool {
     let Ok(listed) = bp.unfinished(&n.player).await else {
         return true;
@@ -387,5 +395,8 @@ async fn render(bp: &dyn Backplane, n: &Notice, lang: super::texts::Lang) -> Str
         },
         None => lang.computer().to_string(),
     };
-    lang.notice(n.kind, n.game, &opponent, n.outcome.map(|o| o.0))
+    let left = n
+        .deadline_ms
+        .map(|d| d.saturating_sub(crate::room_actor::now_ms()));
+    lang.notice(n.kind, n.game, &opponent, n.outcome.map(|o| o.0), left)
 }

@@ -85,6 +85,27 @@ impl Lang {
         self.pick("Смотреть запись", "Watch the replay")
     }
 
+    /// A shared game's card title (the chat picker shows it).
+    pub fn shared_title(self, game: GameKind) -> String {
+        match self {
+            Lang::Ru => format!("Запись партии: {}", self.game(game)),
+            Lang::En => format!("Replay: {}", self.game(game)),
+        }
+    }
+
+    /// A shared game's message: its result, then the invitation to watch.
+    pub fn shared_game(self, winner: &str, loser: &str, game: GameKind, drawn: bool) -> String {
+        let tail = self.pick("Посмотрите запись партии:", "Watch the game's replay:");
+        let over = self.challenge_over(winner, loser, game, drawn);
+        // "the computer beat …" opens a sentence here.
+        let mut chars = over.chars();
+        let first: String = chars
+            .next()
+            .map(|c| c.to_uppercase().collect())
+            .unwrap_or_default();
+        format!("{first}{}\n{tail}", chars.as_str())
+    }
+
     /// `/start <invite or room>`.
     pub fn start_room(self) -> &'static str {
         self.pick(
@@ -132,15 +153,37 @@ impl Lang {
         self.pick("Ваши игры:", "Your games:")
     }
 
-    /// One line of `/games`.
-    pub fn game_line(self, game: GameKind, opponent: &str, yours: bool) -> String {
-        let turn = if yours {
-            self.pick("ваш ход", "your turn")
-        } else {
-            self.pick("ход соперника", "their turn")
+    /// One line of `/games`: whose turn (`Some(true)`: his; `None`: the
+    /// game waits for a second player or a Ready) and, in a
+    /// correspondence game, the time left for the move.
+    pub fn game_line(
+        self,
+        game: GameKind,
+        opponent: &str,
+        yours: Option<bool>,
+        left_ms: Option<u64>,
+    ) -> String {
+        let turn = match yours {
+            Some(true) => self.pick("ваш ход", "your turn"),
+            Some(false) => self.pick("ход соперника", "their turn"),
+            None => self.pick("ждёт начала", "waiting to start"),
         };
+        let left = left_ms
+            .map(|ms| {
+                let h = ms.div_ceil(3_600_000).max(1);
+                match self {
+                    Lang::Ru => format!(", осталось {h} ч"),
+                    Lang::En => format!(", {h} h left"),
+                }
+            })
+            .unwrap_or_default();
         let vs = self.pick("против", "vs");
-        format!("• {} {vs} {opponent}: {turn}", self.game(game))
+        format!("• {} {vs} {opponent}: {turn}{left}", self.game(game))
+    }
+
+    /// `/games`: a correspondence seat nobody has taken yet.
+    pub fn nobody_yet(self) -> &'static str {
+        self.pick("(место свободно)", "(seat free)")
     }
 
     /// `/stats`: one game kind's line.
@@ -190,6 +233,10 @@ impl Lang {
             ),
             NoticeKind::GameEnded => self.pick("Игра окончена", "Game over"),
             NoticeKind::ChallengeOver => self.pick("Итог вызова", "A challenge's result"),
+            NoticeKind::TimeLow => self.pick(
+                "Мало времени на ход (игра по переписке)",
+                "Little time left (correspondence)",
+            ),
         }
     }
 
@@ -219,6 +266,15 @@ impl Lang {
         match preset {
             "blitz" => self.pick("блиц, 12 с на ход", "blitz, 12 s a move"),
             "long" => self.pick("долго, 60 с на ход", "long, 60 s a move"),
+            "1d" => self.pick("по переписке, день на ход", "correspondence, a day a move"),
+            "3d" => self.pick(
+                "по переписке, 3 дня на ход",
+                "correspondence, 3 days a move",
+            ),
+            "7d" => self.pick(
+                "по переписке, 7 дней на ход",
+                "correspondence, 7 days a move",
+            ),
             _ => self.pick("30 с на ход", "30 s a move"),
         }
     }
@@ -301,15 +357,33 @@ impl Lang {
     }
 
     /// A notice's text.
+    /// A notice's text. `left_ms`: the time left for a correspondence
+    /// move ("little time left").
     pub fn notice(
         self,
         kind: NoticeKind,
         game: GameKind,
         opponent: &str,
         outcome: Option<Outcome>,
+        left_ms: Option<u64>,
     ) -> String {
         let g = self.game(game);
+        // Whole hours, rounded up (under an hour: "1").
+        let hours = left_ms.unwrap_or(0).div_ceil(3_600_000).max(1);
         match (self, kind) {
+            (Lang::Ru, NoticeKind::TimeLow) => format!(
+                "Осталось мало времени: {g}, соперник — {opponent}. Сделайте ход в течение {hours} ч, иначе партия будет проиграна по времени."
+            ),
+            (Lang::En, NoticeKind::TimeLow) => format!(
+                "Little time left: {g} against {opponent}. Move within {hours} h, or you lose the game on time."
+            ),
+            // A correspondence turn says how long it has.
+            (Lang::Ru, NoticeKind::YourTurn) if left_ms.is_some() => {
+                format!("Ваш ход: {g}, соперник — {opponent}. На ход осталось {hours} ч.")
+            }
+            (Lang::En, NoticeKind::YourTurn) if left_ms.is_some() => {
+                format!("Your turn: {g} against {opponent}. {hours} h left to move.")
+            }
             (Lang::Ru, NoticeKind::YourTurn) => format!("Ваш ход: {g}, соперник — {opponent}."),
             (Lang::En, NoticeKind::YourTurn) => format!("Your turn: {g} against {opponent}."),
             (Lang::Ru, NoticeKind::InviteTaken) => {

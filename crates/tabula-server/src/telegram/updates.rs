@@ -318,13 +318,35 @@ async fn games(state: &AppState, tg: &Telegram, chat: i64, player: &PlayerId, la
     if games.is_empty() {
         return send(tg, chat, lang.no_games().into(), None).await;
     }
-    games.sort_by_key(|g| std::cmp::Reverse(g.paused_at));
+    // His turn first (the nearest deadline first), then the newest.
+    games.sort_by_key(|g| {
+        let his = g.bot.is_some() || g.turn == Some(g.your_seat);
+        (
+            !his,
+            g.deadline.unwrap_or(u64::MAX),
+            std::cmp::Reverse(g.paused_at),
+        )
+    });
+    let now = crate::room_actor::now_ms();
     let mut text = lang.your_games().to_string();
     let mut rows = Vec::new();
     for g in &games {
-        // A game waiting for him is always his to continue.
+        let (opponent, yours, left) = if g.bot.is_some() {
+            // A game against the computer waiting for him is always his.
+            (lang.computer().to_string(), Some(true), None)
+        } else {
+            let name = match &g.opponent {
+                Some(id) => {
+                    let p = state.backplane.profile(id).await.unwrap_or_default();
+                    crate::http::profiles::public(id, &p).name
+                }
+                None => lang.nobody_yet().to_string(),
+            };
+            let yours = g.turn.map(|t| t == g.your_seat);
+            (name, yours, g.deadline.map(|d| d.saturating_sub(now)))
+        };
         text.push('\n');
-        text.push_str(&lang.game_line(g.game, lang.computer(), true));
+        text.push_str(&lang.game_line(g.game, &opponent, yours, left));
         if let Some(b) = tg.app_button(
             &format!("{} · {}", lang.open_game(), lang.game(g.game)),
             &AppPlace::Room(g.room_id.clone()),

@@ -84,6 +84,16 @@ WHERE rated AND ratings_applied_ms IS NULL AND a_player IS NOT NULL AND b_player
 ORDER BY finished_ms, room_id, game_number
 LIMIT $1";
 
+const PENDING_GAMES: &str = concat!(
+    "SELECT ",
+    summary_cols!(),
+    " FROM games g \
+     WHERE g.rated AND g.ratings_applied_ms IS NULL \
+       AND g.a_player IS NOT NULL AND g.b_player IS NOT NULL \
+     ORDER BY g.finished_ms, g.room_id, g.game_number \
+     LIMIT $1"
+);
+
 /// Stored statistics.
 fn stats_of(player: &str, json: &str) -> Result<PlayerStats> {
     serde_json::from_str(json)
@@ -195,93 +205,327 @@ fn check_limit(limit: u32) -> Result<i64> {
     Ok(i64::from(limit))
 }
 
+/// A game to archive, checked, in its columns.
+struct Row<'a> {
+    game: &'a FinishedGame,
+    kind: String,
+    winner: Option<String>,
+    result_kind: String,
+    reason: String,
+    record: String,
+    finished: i64,
+    /// (player, seat, opponent) of each player seat.
+    players: Vec<(&'a str, String, &'static str)>,
+}
+
+impl<'a> Row<'a> {
+    fn of(game: &'a FinishedGame) -> Result<Row<'a>> {
+        game.check()?;
+        let mut players = Vec::with_capacity(2);
+        for (i, seat) in SeatId::BOTH.into_iter().enumerate() {
+            let Seat::Player(player) = &game.seats[i] else {
+                continue;
+            };
+            let opponent = match game.seats[1 - i] {
+                Seat::Bot(_) => Opponent::Computer,
+                _ => Opponent::Person,
+            };
+            players.push((player.as_str(), name_of(&seat)?, opponent.as_str()));
+        }
+        Ok(Row {
+            game,
+            kind: name_of(&game.kind)?,
+            winner: game.result.winner.map(|w| name_of(&w)).transpose()?,
+            result_kind: name_of(&game.result.kind)?,
+            reason: name_of(&game.result.reason)?,
+            record: serde_json::to_string(&game.record)
+                .map_err(|e| StoreError::Invalid(format!("the record does not serialise: {e}")))?,
+            finished: to_i64("finished_ms", game.finished_ms)?,
+            players,
+        })
+    }
+
+    fn key(&self) -> (&str, i64) {
+        (self.game.key.room.as_str(), i64::from(self.game.key.game))
+    }
+}
+
+/// Many games at once on PostgreSQL: each statement takes one array per
+/// column (`UNNEST`), so a batch is four statements whatever its size.
+const INSERT_GAMES_PG: &str = "\
+INSERT INTO games (room_id, game_number, game_kind, a_player, a_bot, b_player, b_bot, winner,
+    result_kind, end_reason, base_points, cube, points, thud_a, thud_b, match_length, rated,
+    finished_ms, record, archived_ms)
+SELECT u.*, $20::bigint
+FROM UNNEST($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[],
+    $7::bigint[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[],
+    $13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[], $17::boolean[], $18::bigint[],
+    $19::text[])
+    AS u(room_id, game_number, game_kind, a_player, a_bot, b_player, b_bot, winner,
+        result_kind, end_reason, base_points, cube, points, thud_a, thud_b, match_length,
+        rated, finished_ms, record)
+ORDER BY u.room_id, u.game_number
+ON CONFLICT (room_id, game_number) DO NOTHING
+RETURNING room_id, game_number";
+
+const INSERT_PLAYERS_PG: &str = "\
+INSERT INTO game_players (player_id, room_id, game_number, seat, game_kind, opponent, finished_ms)
+SELECT * FROM UNNEST($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[],
+    $7::bigint[])
+ON CONFLICT DO NOTHING";
+
+/// `LOCK_STATS` for many players, in id order (the lock order).
+const LOCK_STATS_PG: &str = "\
+INSERT INTO player_stats (player_id, stats, updated_ms)
+SELECT p, $3, $2 FROM UNNEST($1::text[]) AS u(p) ORDER BY p
+ON CONFLICT (player_id) DO UPDATE SET updated_ms = excluded.updated_ms
+RETURNING player_id, stats";
+
+const WRITE_STATS_PG: &str = "\
+UPDATE player_stats SET stats = u.stats, updated_ms = $3
+FROM UNNEST($1::text[], $2::text[]) AS u(player_id, stats)
+WHERE player_stats.player_id = u.player_id";
+
+/// Each game's answer and the statistics deltas of the games stored now,
+/// by player in id order: what the batch's last step adds.
+fn deltas_of<'a>(
+    rows: &'a [Row<'a>],
+    stored: &std::collections::HashSet<(String, i64)>,
+) -> (
+    Vec<Archived>,
+    std::collections::BTreeMap<&'a str, Vec<tabula_room::PlayerDelta>>,
+) {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(rows.len());
+    let mut deltas: std::collections::BTreeMap<&str, Vec<tabula_room::PlayerDelta>> =
+        std::collections::BTreeMap::new();
+    for r in rows {
+        let (room, number) = r.key();
+        // A key twice in one batch: the first is the one stored.
+        if stored.contains(&(room.to_string(), number)) && seen.insert((room, number)) {
+            out.push(Archived::Stored);
+            for (player, d) in r.game.player_deltas() {
+                deltas.entry(player).or_default().push(d);
+            }
+        } else {
+            out.push(Archived::AlreadyStored);
+        }
+    }
+    (out, deltas)
+}
+
+impl Store {
+    /// [`Games::archive_many`] on PostgreSQL: four statements.
+    async fn archive_many_pg(
+        &self,
+        pool: &sqlx::PgPool,
+        rows: &[Row<'_>],
+    ) -> Result<Vec<Archived>> {
+        let now = now_ms();
+        let col = |f: &dyn Fn(&Row<'_>) -> Option<String>| -> Vec<Option<String>> {
+            rows.iter().map(f).collect()
+        };
+        let int = |f: &dyn Fn(&Row<'_>) -> Option<i64>| -> Vec<Option<i64>> {
+            rows.iter().map(f).collect()
+        };
+        let mut tx = pool.begin_write().await?;
+        let inserted = sqlx::query(INSERT_GAMES_PG)
+            .bind(col(&|r| Some(r.game.key.room.clone())))
+            .bind(int(&|r| Some(i64::from(r.game.key.game))))
+            .bind(col(&|r| Some(r.kind.clone())))
+            .bind(col(&|r| seat_cols(&r.game.seats[0]).0.map(str::to_string)))
+            .bind(int(&|r| seat_cols(&r.game.seats[0]).1))
+            .bind(col(&|r| seat_cols(&r.game.seats[1]).0.map(str::to_string)))
+            .bind(int(&|r| seat_cols(&r.game.seats[1]).1))
+            .bind(col(&|r| r.winner.clone()))
+            .bind(col(&|r| Some(r.result_kind.clone())))
+            .bind(col(&|r| Some(r.reason.clone())))
+            .bind(int(&|r| Some(i64::from(r.game.result.base_points))))
+            .bind(int(&|r| Some(i64::from(r.game.result.cube))))
+            .bind(int(&|r| Some(i64::from(r.game.result.points))))
+            .bind(int(&|r| r.game.result.thud_totals.map(|t| i64::from(t[0]))))
+            .bind(int(&|r| r.game.result.thud_totals.map(|t| i64::from(t[1]))))
+            .bind(int(&|r| Some(i64::from(r.game.match_length))))
+            .bind(rows.iter().map(|r| r.game.rated).collect::<Vec<bool>>())
+            .bind(int(&|r| Some(r.finished)))
+            .bind(
+                rows.iter()
+                    .map(|r| r.record.clone())
+                    .collect::<Vec<String>>(),
+            )
+            .bind(now)
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut stored = std::collections::HashSet::with_capacity(inserted.len());
+        for row in &inserted {
+            stored.insert((row.text("room_id")?, row.i64("game_number")?));
+        }
+        let (out, deltas) = deltas_of(rows, &stored);
+        // One history row per player seat of each game stored now.
+        let mut seen = std::collections::HashSet::new();
+        let (mut ids, mut rooms, mut numbers, mut seats) = (vec![], vec![], vec![], vec![]);
+        let (mut kinds, mut opponents, mut ends) = (vec![], vec![], vec![]);
+        for r in rows {
+            let (room, number) = r.key();
+            if !stored.contains(&(room.to_string(), number)) || !seen.insert((room, number)) {
+                continue;
+            }
+            for (player, seat, opponent) in &r.players {
+                ids.push((*player).to_string());
+                rooms.push(room.to_string());
+                numbers.push(number);
+                seats.push(seat.clone());
+                kinds.push(r.kind.clone());
+                opponents.push((*opponent).to_string());
+                ends.push(r.finished);
+            }
+        }
+        if !ids.is_empty() {
+            sqlx::query(INSERT_PLAYERS_PG)
+                .bind(ids)
+                .bind(rooms)
+                .bind(numbers)
+                .bind(seats)
+                .bind(kinds)
+                .bind(opponents)
+                .bind(ends)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if !deltas.is_empty() {
+            let ids: Vec<String> = deltas.keys().map(|p| (*p).to_string()).collect();
+            let empty = stats_json(&PlayerStats::default())?;
+            let locked = sqlx::query(LOCK_STATS_PG)
+                .bind(&ids)
+                .bind(now)
+                .bind(empty.as_str())
+                .fetch_all(&mut *tx)
+                .await?;
+            let mut written = Vec::with_capacity(locked.len());
+            let mut json = Vec::with_capacity(locked.len());
+            for row in &locked {
+                let player = row.text("player_id")?;
+                let mut stats = stats_of(&player, &row.text("stats")?)?;
+                for d in deltas.get(player.as_str()).into_iter().flatten() {
+                    stats.record(d);
+                }
+                json.push(stats_json(&stats)?);
+                written.push(player);
+            }
+            sqlx::query(WRITE_STATS_PG)
+                .bind(written)
+                .bind(json)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// [`Games::archive_many`] on SQLite: the statements of one archive
+    /// per game, in one transaction (no round trip: the file is local).
+    async fn archive_many_sqlite(
+        &self,
+        pool: &sqlx::SqlitePool,
+        rows: &[Row<'_>],
+    ) -> Result<Vec<Archived>> {
+        let now = now_ms();
+        let mut tx = pool.begin_write().await?;
+        let mut stored = std::collections::HashSet::new();
+        for r in rows {
+            let (a_player, a_bot) = seat_cols(&r.game.seats[0]);
+            let (b_player, b_bot) = seat_cols(&r.game.seats[1]);
+            let thud = r.game.result.thud_totals;
+            let inserted = sqlx::query(INSERT_GAME)
+                .bind(r.game.key.room.as_str())
+                .bind(i64::from(r.game.key.game))
+                .bind(r.kind.as_str())
+                .bind(a_player)
+                .bind(a_bot)
+                .bind(b_player)
+                .bind(b_bot)
+                .bind(r.winner.as_deref())
+                .bind(r.result_kind.as_str())
+                .bind(r.reason.as_str())
+                .bind(i64::from(r.game.result.base_points))
+                .bind(i64::from(r.game.result.cube))
+                .bind(i64::from(r.game.result.points))
+                .bind(thud.map(|t| i64::from(t[0])))
+                .bind(thud.map(|t| i64::from(t[1])))
+                .bind(i64::from(r.game.match_length))
+                .bind(r.game.rated)
+                .bind(r.finished)
+                .bind(now)
+                .bind(r.record.as_str())
+                .execute(&mut *tx)
+                .await?;
+            if inserted.rows_affected() == 0 {
+                continue;
+            }
+            let (room, number) = r.key();
+            stored.insert((room.to_string(), number));
+            for (player, seat, opponent) in &r.players {
+                sqlx::query(INSERT_PLAYER)
+                    .bind(*player)
+                    .bind(room)
+                    .bind(number)
+                    .bind(seat.as_str())
+                    .bind(r.kind.as_str())
+                    .bind(*opponent)
+                    .bind(r.finished)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        let (out, deltas) = deltas_of(rows, &stored);
+        let empty = stats_json(&PlayerStats::default())?;
+        // Statistics, player by player in id order (the lock order).
+        for (player, his) in &deltas {
+            let row = sqlx::query(LOCK_STATS)
+                .bind(*player)
+                .bind(now)
+                .bind(empty.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+            let mut stats = stats_of(player, &row.text("stats")?)?;
+            for d in his {
+                stats.record(d);
+            }
+            sqlx::query(WRITE_STATS)
+                .bind(*player)
+                .bind(stats_json(&stats)?)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+}
+
 impl Games for Store {
     fn archive<'a>(&'a self, game: &'a FinishedGame) -> StoreFuture<'a, Archived> {
         Box::pin(async move {
-            game.check()?;
-            let kind = name_of(&game.kind)?;
-            let winner = game.result.winner.map(|w| name_of(&w)).transpose()?;
-            let result_kind = name_of(&game.result.kind)?;
-            let reason = name_of(&game.result.reason)?;
-            let record = serde_json::to_string(&game.record)
-                .map_err(|e| StoreError::Invalid(format!("the record does not serialise: {e}")))?;
-            let finished = to_i64("finished_ms", game.finished_ms)?;
-            let (a_player, a_bot) = seat_cols(&game.seats[0]);
-            let (b_player, b_bot) = seat_cols(&game.seats[1]);
-            let thud = game.result.thud_totals;
-            let deltas = game.player_deltas();
-            let empty = stats_json(&PlayerStats::default())?;
-            let now = now_ms();
-            on_pool!(self, pool => {
-                let mut tx = pool.begin_write().await?;
-                let inserted = sqlx::query(INSERT_GAME)
-                    .bind(game.key.room.as_str())
-                    .bind(i64::from(game.key.game))
-                    .bind(kind.as_str())
-                    .bind(a_player)
-                    .bind(a_bot)
-                    .bind(b_player)
-                    .bind(b_bot)
-                    .bind(winner.as_deref())
-                    .bind(result_kind.as_str())
-                    .bind(reason.as_str())
-                    .bind(i64::from(game.result.base_points))
-                    .bind(i64::from(game.result.cube))
-                    .bind(i64::from(game.result.points))
-                    .bind(thud.map(|t| i64::from(t[0])))
-                    .bind(thud.map(|t| i64::from(t[1])))
-                    .bind(i64::from(game.match_length))
-                    .bind(game.rated)
-                    .bind(finished)
-                    .bind(now)
-                    .bind(record.as_str())
-                    .execute(&mut *tx)
-                    .await?;
-                if inserted.rows_affected() == 0 {
-                    tx.rollback().await?;
-                    return Ok(Archived::AlreadyStored);
-                }
-                for (i, seat) in SeatId::BOTH.into_iter().enumerate() {
-                    let Seat::Player(player) = &game.seats[i] else { continue };
-                    let opponent = match game.seats[1 - i] {
-                        Seat::Bot(_) => Opponent::Computer,
-                        _ => Opponent::Person,
-                    };
-                    sqlx::query(INSERT_PLAYER)
-                        .bind(player.as_str())
-                        .bind(game.key.room.as_str())
-                        .bind(i64::from(game.key.game))
-                        .bind(name_of(&seat)?)
-                        .bind(kind.as_str())
-                        .bind(opponent.as_str())
-                        .bind(finished)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                // Statistics, player by player in id order (the lock
-                // order), only for a game stored now.
-                for his in deltas.chunk_by(|a, b| a.0 == b.0) {
-                    let player = his[0].0;
-                    let row = sqlx::query(LOCK_STATS)
-                        .bind(player)
-                        .bind(now)
-                        .bind(empty.as_str())
-                        .fetch_one(&mut *tx)
-                        .await?;
-                    let mut stats = stats_of(player, &row.text("stats")?)?;
-                    for (_, d) in his {
-                        stats.record(d);
-                    }
-                    sqlx::query(WRITE_STATS)
-                        .bind(player)
-                        .bind(stats_json(&stats)?)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                tx.commit().await?;
-                Ok(Archived::Stored)
-            })
+            let rows = [Row::of(game)?];
+            let done = match &self.pools {
+                super::Pools::Sqlite(pool) => self.archive_many_sqlite(pool, &rows).await?,
+                super::Pools::Postgres(pool) => self.archive_many_pg(pool, &rows).await?,
+            };
+            Ok(done.first().copied().unwrap_or(Archived::AlreadyStored))
+        })
+    }
+
+    fn archive_many<'a>(&'a self, games: &'a [FinishedGame]) -> StoreFuture<'a, Vec<Archived>> {
+        Box::pin(async move {
+            let rows = games.iter().map(Row::of).collect::<Result<Vec<_>>>()?;
+            if rows.is_empty() {
+                return Ok(Vec::new());
+            }
+            match &self.pools {
+                super::Pools::Sqlite(pool) => self.archive_many_sqlite(pool, &rows).await,
+                super::Pools::Postgres(pool) => self.archive_many_pg(pool, &rows).await,
+            }
         })
     }
 
@@ -350,6 +594,22 @@ impl Games for Store {
                         })
                     })
                     .collect()
+            })
+        })
+    }
+
+    fn pending_rated_games(&self, limit: u32) -> StoreFuture<'_, Vec<FinishedGame>> {
+        Box::pin(async move {
+            if limit == 0 || limit > crate::MAX_PENDING {
+                return Err(StoreError::Invalid(format!(
+                    "a batch of pending games has 1 to {} games",
+                    crate::MAX_PENDING
+                )));
+            }
+            let limit = i64::from(limit);
+            on_pool!(self, pool => {
+                let rows = sqlx::query(PENDING_GAMES).bind(limit).fetch_all(pool).await?;
+                rows.iter().map(summary_of).collect()
             })
         })
     }

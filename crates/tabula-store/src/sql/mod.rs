@@ -94,7 +94,15 @@
 //!   are taken in one order (the game, its players' rows, their statistics
 //!   by player id), so two archives cannot deadlock; a deletion shares only
 //!   the statistics row with an archive and takes it after every row an
-//!   archive could wait on. Get: by key. History: a range of
+//!   archive could wait on. A batch (`archive_many`, issue 47): the same in
+//!   one write transaction for all its games — on PostgreSQL four statements
+//!   over arrays (`UNNEST`): the games inserted in key order `ON CONFLICT DO
+//!   NOTHING RETURNING` their keys, the history rows of the games inserted,
+//!   the statistics rows of their players taken in id order (`INSERT … SELECT
+//!   … ORDER BY … ON CONFLICT DO UPDATE … RETURNING stats`), each player's
+//!   deltas of the whole batch added, and the rows written back by one
+//!   `UPDATE … FROM UNNEST`; on SQLite each game's statements in turn, then
+//!   the statistics player by player. Get: by key. History: a range of
 //!   `game_players_history` below the cursor (`(finished_ms, room_id,
 //!   game_number) < (…)`, the first page below `(i64::MAX, '', 0)`, which
 //!   no archived game reaches), the filters as `($n IS NULL OR col = $n)`,
@@ -118,6 +126,20 @@
 //!   ratings by player, the buckets by number, the kind's `period_weeks`
 //!   row, its `period_buckets` by (period, bucket)), so two applies cannot
 //!   deadlock on PostgreSQL; on SQLite the write lock is taken first.
+//!   A batch (`apply_rated_games`, issue 47), one write transaction: on
+//!   SQLite each game's statements in turn; on PostgreSQL the games marked by
+//!   one `UPDATE … FROM UNNEST … RETURNING` (any game not marked — unknown,
+//!   casual, applied already — and the batch is applied game by game
+//!   instead, which tells each apart), each (player, kind) of the batch read
+//!   `FOR UPDATE` in that order and checked against the games count his
+//!   first update in the batch was computed from (his later ones must follow
+//!   on: each `previous_games` one more), written once with his last update
+//!   and his games count plus his games in the batch, a history row per game
+//!   and player with the rating before it, the buckets moved by their sums
+//!   in (kind, bucket) order, and each kind's period counts moved once (the
+//!   batch's latest week advancing the tracked one as its last game would):
+//!   what the games applied one by one leave (the contract tests compare).
+//!   Any refusal rolls the whole batch back.
 //! - **Leaderboards** (`leaderboard.rs`). Top: `ratings_board` read in
 //!   order, `LIMIT n`, joined to `players` for names. Standing: one
 //!   statement — the player's rating and bucket; 1 + the sum of

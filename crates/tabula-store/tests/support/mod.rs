@@ -28,6 +28,15 @@ impl Db {
     pub async fn reconnect(&self) -> Store {
         connect(&self.url).await
     }
+
+    /// A new, empty database of the same backend.
+    pub async fn other(&self) -> Db {
+        if self.url.starts_with("sqlite:") {
+            sqlite().await
+        } else {
+            postgres().await
+        }
+    }
 }
 
 async fn connect(url: &str) -> Store {

@@ -30,6 +30,7 @@ pub(super) fn entry() -> RoomEntry {
         invite: "ABCDEF".into(),
         options: Default::default(),
         created_ms: 0,
+        open: false,
     }
 }
 
@@ -286,10 +287,19 @@ fn lines(fx: &[Effect<u64>]) -> Vec<String> {
                 "handoff {} owner={needs_owner}",
                 stored.snapshot.inputs.len()
             ),
-            Effect::ReleaseIdle { paused: false } => "release idle".into(),
-            Effect::ReleaseIdle { paused: true } => "release idle paused".into(),
+            Effect::ReleaseIdle { waits, wake } => format!(
+                "release idle{}{}",
+                if *waits { " paused" } else { "" },
+                wake.map(|w| format!(" wake {w}")).unwrap_or_default()
+            ),
             Effect::Unfinished { player, game } => match game {
-                Some(g) => format!("unfinished {} {} {:?}", player.0, g.room_id, g.score),
+                Some(g) => match (g.time_control, g.turn) {
+                    (Some(_), turn) => format!(
+                        "unfinished {} {} {:?} turn {turn:?} deadline {:?} vs {:?}",
+                        player.0, g.room_id, g.score, g.deadline, g.opponent
+                    ),
+                    (None, _) => format!("unfinished {} {} {:?}", player.0, g.room_id, g.score),
+                },
                 None => format!("finished {}", player.0),
             },
             Effect::Set { timer, at } => format!("set {timer:?} {at}"),
@@ -306,11 +316,15 @@ fn lines(fx: &[Effect<u64>]) -> Vec<String> {
             Effect::SaveRecord { game_number, .. } => format!("record {game_number}"),
             Effect::Archive { key, .. } => format!("archive {key}"),
             Effect::Notify(q) => format!(
-                "notify {} {} {} due {}",
+                "notify {} {} {} due {}{}",
                 q.notice.kind.name(),
                 q.notice.player,
                 q.id,
-                q.notice.due_ms
+                q.notice.due_ms,
+                q.notice
+                    .deadline_ms
+                    .map(|d| format!(" until {d}"))
+                    .unwrap_or_default()
             ),
             Effect::Count(Count::Command { kind, outcome }) => format!("#{kind}/{outcome}"),
             Effect::Count(Count::Fenced(op)) => format!("#fenced {op}"),

@@ -222,3 +222,95 @@ fn a_game_against_the_computer_left_by_its_player_is_announced_a_day_later() {
     );
     let _ = PlayerId::new("unused");
 }
+
+/// A correspondence room (a day a move) between `tg:11` and `tg:22`.
+fn correspondence() -> Room {
+    Room::new(tabula_room::RoomConfig {
+        master_seed: "host-tests".into(),
+        time_control: Some(tabula_room::TimeControl::DAYS_1),
+        ..tabula_room::RoomConfig::default()
+    })
+}
+
+#[test]
+fn a_correspondence_game_is_listed_for_both_reminds_the_mover_and_unloads_with_its_deadline() {
+    let mut r = Run::with(RoomHost::new(
+        entry(),
+        correspondence(),
+        BTreeMap::new(),
+        false,
+        NOTIFY,
+    ));
+    // The first seat taken lists the room for its player, waiting.
+    r.feed(In::JoinTg(1, 11));
+    let got = r.feed(In::Ok);
+    assert!(
+        got.contains(&"unfinished tg:11 r1 [0, 0] turn None deadline None vs None".to_string()),
+        "{got:?}"
+    );
+    let mut seen = Vec::new();
+    for i in [
+        In::JoinTg(2, 22),
+        In::Ok,
+        In::Cmd(1, 2, Command::Ready),
+        In::Ok,
+    ] {
+        seen.extend(r.feed(i));
+    }
+    seen.extend(r.feed(In::Cmd(2, 2, Command::Ready)));
+    seen.extend(r.feed(In::Ok));
+    let (seat, mover, _, v) = turn(&r);
+    let deadline = r.h.room().next_deadline().expect("the mover's day");
+    // Both are listed with whose turn and until when, naming each other.
+    let other = if mover == "tg:11" { "tg:22" } else { "tg:11" };
+    for (p, o) in [(&*mover, other), (other, &*mover)] {
+        let line = format!(
+            "unfinished {p} r1 [0, 0] turn Some({seat:?}) deadline Some({deadline}) vs Some(\"{o}\")"
+        );
+        assert!(seen.contains(&line), "{line} not in {seen:?}");
+    }
+    // The mover is reminded 6 hours before his deadline, in the app or not.
+    let low = format!(
+        "notify time_low {mover} low:r1:{v} due {} until {deadline}",
+        deadline - 6 * 3_600_000
+    );
+    assert!(seen.contains(&low), "{low} not in {seen:?}");
+    // Both leave the app: no disconnection (nothing written), and the
+    // mover gets his "your turn".
+    let left: Vec<String> = [In::Detach(1), In::Detach(2)]
+        .into_iter()
+        .flat_map(|i| r.feed(i))
+        .collect();
+    assert!(!left.iter().any(|l| l.starts_with("write")), "{left:?}");
+    // It says until when he may move, and the queue keeps its id until
+    // then: the same turn is not told twice however often he comes and
+    // goes (the id is the turn's; see `Outbox::queue`).
+    let told: Vec<_> = notices(&left)
+        .into_iter()
+        .filter(|l| l.starts_with(&format!("notify your_turn {mover} ")))
+        .collect();
+    assert_eq!(told.len(), 1, "{left:?}");
+    assert!(
+        told[0].starts_with(&format!("notify your_turn {mover} turn:r1:{v} due "))
+            && told[0].ends_with(&format!(" until {deadline}")),
+        "{told:?}"
+    );
+    // Idle: the game in play unloads, with its deadline as the store's wake.
+    assert_eq!(
+        r.feed(In::Idle),
+        [format!("release idle paused wake {deadline}")]
+    );
+    // Woken at its deadline on another node, which knows nothing of what
+    // was listed: the mover loses on time, and the game leaves both lists.
+    let room = Room::restore(&r.h.room().snapshot()).unwrap();
+    let mut t = Run::with(RoomHost::new(entry(), room, BTreeMap::new(), true, NOTIFY));
+    let mut fx = Vec::new();
+    t.h.start(deadline, &mut fx);
+    t.h.tick(deadline, deadline, &mut fx);
+    let mut got = show(&fx);
+    got.extend(t.feed(In::Ok));
+    assert_eq!(t.h.room().phase(), tabula_room::Phase::Finished, "{got:?}");
+    for p in ["tg:11", "tg:22"] {
+        assert!(got.contains(&format!("finished {p}")), "{p}: {got:?}");
+    }
+}

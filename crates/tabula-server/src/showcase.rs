@@ -1,0 +1,354 @@
+//! The lobby's showcase: the games between people being played now, the
+//! open challenges, and how many sockets are open across the cluster
+//! (`GET /api/live`).
+//!
+//! Each node lists the rooms it holds: every [`SHOW_EVERY`] its
+//! [`show_loop`] asks each of its room actors what the lobby shows of it
+//! ([`listing`], a few field reads), and writes the lot to the backplane's
+//! shelves with an expiry of [`SHOW_FOR_MS`]
+//! ([`Lobby::show`](tabula_backplane::Lobby::show)); the rooms it listed
+//! before and no longer lists (finished, taken, unloaded) it takes off at
+//! once. So any node reads the same lists, a room taken over by another
+//! node is listed again by its new owner within a period, and the rooms of
+//! a node that died leave when their entries expire. The ratings and names
+//! of a room's players are read once, when it is first listed (or its
+//! players change).
+//!
+//! What is listed: a game between two people (no bot in either seat),
+//! not correspondence (days a move is not "live"), once both are seated
+//! and until the match is finished ([`Shelf::Live`]); a room created open
+//! (`"open": true`) with one person seated and nobody in the other seat
+//! ([`Shelf::Open`]). Games against the computer are never listed: the
+//! lobby shows people playing people. The score: the mean of the two
+//! players' ratings in the room's game, an unrated player (a guest, or a
+//! player whose rating is not read) counting 0, so games of unrated
+//! players come last; an open challenge, its player's rating.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tabula_backplane::{MAX_SHOWN, RoomEntry, Shelf, Shown};
+use tabula_room::{GameKind, Phase, PlayerId, Room, SeatId, TimeControl};
+
+use crate::AppState;
+use crate::room_actor::{GetListing, now_ms};
+
+/// How often a node lists its rooms and counts its sockets.
+pub const SHOW_EVERY: Duration = Duration::from_secs(3);
+
+/// How long a listing holds without being renewed (five periods: a node
+/// that stopped listing, dead or cut off, loses its entries after it).
+pub const SHOW_FOR_MS: u64 = 15_000;
+
+/// How many games and challenges `GET /api/live` answers at most.
+pub const LIVE_LIMIT: usize = 50;
+
+/// How long a node reuses its answer to `GET /api/live`: the backplane is
+/// read at most this often per node, however many clients ask.
+pub const ANSWER_FOR: Duration = Duration::from_secs(1);
+
+/// What the lobby shows of a room, read from the room by its actor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    /// Its shelf.
+    pub shelf: Shelf,
+    /// The room.
+    pub room: String,
+    /// The game.
+    pub game: GameKind,
+    /// The people in seats A and B (an open challenge: one of them).
+    pub players: [Option<PlayerId>; 2],
+    /// Match length in points.
+    pub match_length: u32,
+    /// Match score of seats A and B.
+    pub score: [u32; 2],
+    /// The clocks, if any.
+    pub time_control: Option<TimeControl>,
+    /// Whether its games count for ratings.
+    pub rated: bool,
+    /// How many watch it.
+    pub spectators: usize,
+    /// When the room was created (ms since the epoch).
+    pub created_ms: u64,
+}
+
+/// What the lobby shows of `room` (whose directory entry is `entry`), if
+/// anything: see the [module docs](self).
+pub fn listing(entry: &RoomEntry, room: &Room) -> Option<Listing> {
+    let seats = [SeatId::A, SeatId::B];
+    if room.config().bot.is_some() || seats.iter().any(|s| room.bot_in(*s).is_some()) {
+        return None;
+    }
+    let players = seats.map(|s| room.player_in(s).cloned());
+    let seated = players.iter().flatten().count();
+    let shelf = match room.phase() {
+        Phase::Playing if seated == 2 && !room.correspondence() => Shelf::Live,
+        Phase::WaitingForPlayer if entry.open && seated == 1 => Shelf::Open,
+        _ => return None,
+    };
+    let config = room.config();
+    Some(Listing {
+        shelf,
+        room: entry.id.clone(),
+        game: config.options.game,
+        players,
+        match_length: config.match_length,
+        score: room.score(),
+        time_control: config.time_control,
+        rated: config.rated,
+        spectators: room.spectators().len(),
+        created_ms: entry.created_ms,
+    })
+}
+
+/// A player as listed: id, name and rating (when he has one).
+#[derive(Debug, Clone, PartialEq)]
+struct Who {
+    id: String,
+    name: String,
+    rating: Option<f64>,
+}
+
+/// The rank of a listing whose seated players are `who`: see the
+/// [module docs](self).
+fn rank(shelf: Shelf, who: &[Who]) -> f64 {
+    let sum: f64 = who.iter().map(|w| w.rating.unwrap_or(0.0)).sum();
+    match shelf {
+        Shelf::Live => sum / 2.0,
+        Shelf::Open => sum,
+    }
+}
+
+/// The JSON the lobby shows of `l` (documented in docs/protocol.md).
+fn entry_json(l: &Listing, who: &[Who]) -> Value {
+    let players: Vec<Value> = who
+        .iter()
+        .map(|w| match w.rating {
+            Some(r) => json!({"id": w.id, "name": w.name, "rating": r.round() as i64}),
+            None => json!({"id": w.id, "name": w.name}),
+        })
+        .collect();
+    let mut v = json!({
+        "roomId": l.room,
+        "game": l.game,
+        "players": players,
+        "matchLength": l.match_length,
+        "score": l.score,
+        "rated": l.rated,
+        "spectators": l.spectators,
+        "createdAt": l.created_ms,
+    });
+    if let (Some(tc), Some(o)) = (l.time_control, v.as_object_mut()) {
+        o.insert(
+            "timeControl".into(),
+            json!({"delayMs": tc.delay_ms, "reserveMs": tc.reserve_ms}),
+        );
+    }
+    v
+}
+
+/// A player's rating in `game` from the durable store; `None` without
+/// one, without a store, or when it fails or is slow.
+async fn rating_of(state: &AppState, player: &str, game: GameKind) -> Option<f64> {
+    let store = state.durable.get().ok()?;
+    let wait = Duration::from_millis(crate::matchmaking::RATING_WAIT_MS);
+    match tokio::time::timeout(wait, store.rating(player, game)).await {
+        Ok(Ok(r)) => r.map(|r| r.rating),
+        _ => None,
+    }
+}
+
+/// The players of a listing, with their names and ratings.
+async fn players_of(state: &AppState, l: &Listing) -> Vec<Who> {
+    let ids: Vec<String> = l.players.iter().flatten().map(|p| p.0.clone()).collect();
+    let profiles = state.backplane.profiles(&ids).await.ok();
+    let mut out = Vec::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        let name = match profiles.as_ref().and_then(|p| p.get(i)) {
+            Some(s) => crate::http::profiles::public(id, s).name,
+            None => crate::http::profiles::public(id, &Default::default()).name,
+        };
+        out.push(Who {
+            id: id.clone(),
+            name,
+            rating: rating_of(state, id, l.game).await,
+        });
+    }
+    out
+}
+
+/// What a node listed of one room: its shelf, its players (the key of the
+/// cache) and what it showed of them.
+type Kept = (Shelf, [Option<PlayerId>; 2], Vec<Who>);
+
+/// What a node listed last period, by room.
+#[derive(Debug, Default)]
+struct Listed {
+    rooms: HashMap<String, Kept>,
+}
+
+/// One period: list this node's rooms, take off those it no longer
+/// lists, count its sockets.
+async fn show_once(state: &AppState, listed: &mut Listed) {
+    let mut now_listed: Vec<Listing> = Vec::new();
+    for (_, addr) in state.rooms.owned() {
+        if let Ok(Some(l)) = addr.send(GetListing).await {
+            now_listed.push(l);
+        }
+    }
+    let mut items: HashMap<Shelf, Vec<Shown>> = HashMap::new();
+    let mut next = Listed::default();
+    let old = std::mem::take(&mut listed.rooms);
+    for l in &now_listed {
+        let who = match old.get(&l.room) {
+            Some((shelf, players, who)) if *shelf == l.shelf && *players == l.players => {
+                who.clone()
+            }
+            _ => players_of(state, l).await,
+        };
+        items.entry(l.shelf).or_default().push(Shown {
+            room: l.room.clone(),
+            score: rank(l.shelf, &who),
+            json: entry_json(l, &who).to_string(),
+        });
+        next.rooms
+            .insert(l.room.clone(), (l.shelf, l.players.clone(), who));
+    }
+    // What was listed and is not now (or moved shelves) goes at once.
+    let mut gone: HashMap<Shelf, Vec<String>> = HashMap::new();
+    for (room, (shelf, ..)) in old {
+        if next.rooms.get(&room).is_none_or(|(s, ..)| *s != shelf) {
+            gone.entry(shelf).or_default().push(room);
+        }
+    }
+    *listed = next;
+    let now = now_ms();
+    let until = now + SHOW_FOR_MS;
+    let bp = &state.backplane;
+    for shelf in [Shelf::Live, Shelf::Open] {
+        if let Some(rooms) = gone.remove(&shelf)
+            && let Err(e) = bp.unshow(shelf, rooms).await
+        {
+            tracing::warn!(error = %e, shelf = shelf.name(), "showcase: unshow failed");
+        }
+        let mut all = items.remove(&shelf).unwrap_or_default();
+        // At least one call a period, empty or not: it drops expired
+        // entries of dead nodes.
+        loop {
+            let rest = all.split_off(all.len().min(MAX_SHOWN));
+            if let Err(e) = bp.show(shelf, all, until, now).await {
+                tracing::warn!(error = %e, shelf = shelf.name(), "showcase: show failed");
+            }
+            if rest.is_empty() {
+                break;
+            }
+            all = rest;
+        }
+    }
+    let open = state.sockets.open() as u64;
+    if let Err(e) = bp.count_online(open, until).await {
+        tracing::warn!(error = %e, "showcase: online count not written");
+    }
+}
+
+/// Lists this node's rooms every [`SHOW_EVERY`] until the node drains.
+pub async fn show_loop(state: Arc<AppState>) {
+    let mut listed = Listed::default();
+    let mut shutdown = state.shutdown_rx.clone();
+    loop {
+        show_once(&state, &mut listed).await;
+        tokio::select! {
+            () = tokio::time::sleep(SHOW_EVERY) => {}
+            _ = shutdown.changed() => return,
+        }
+    }
+}
+
+/// A node's latest answer to `GET /api/live` and when it was read.
+#[derive(Debug, Default)]
+pub struct Answer(Mutex<Option<(Instant, Value)>>);
+
+impl Answer {
+    /// The answer, read from the backplane at most every [`ANSWER_FOR`].
+    pub async fn get(&self, state: &AppState) -> Result<Value, tabula_backplane::BackplaneError> {
+        if let Some((at, v)) = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            && at.elapsed() < ANSWER_FOR
+        {
+            return Ok(v.clone());
+        }
+        let now = now_ms();
+        let bp = &state.backplane;
+        let parse = |v: Vec<String>| -> Vec<Value> {
+            v.iter()
+                .filter_map(|s| serde_json::from_str(s).ok())
+                .collect()
+        };
+        let games = parse(bp.shown(Shelf::Live, LIVE_LIMIT, now).await?);
+        let challenges = parse(bp.shown(Shelf::Open, LIVE_LIMIT, now).await?);
+        let online = bp.online(now).await?;
+        let v = json!({"games": games, "challenges": challenges, "online": online});
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some((Instant::now(), v.clone()));
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who(id: &str, rating: Option<f64>) -> Who {
+        Who {
+            id: id.into(),
+            name: id.into(),
+            rating,
+        }
+    }
+
+    #[test]
+    fn rated_games_rank_above_unrated_and_by_their_mean() {
+        let strong = rank(
+            Shelf::Live,
+            &[who("a", Some(1900.0)), who("b", Some(1700.0))],
+        );
+        let plain = rank(
+            Shelf::Live,
+            &[who("c", Some(1500.0)), who("d", Some(1500.0))],
+        );
+        let half = rank(Shelf::Live, &[who("e", Some(2000.0)), who("g", None)]);
+        let guests = rank(Shelf::Live, &[who("g1", None), who("g2", None)]);
+        assert!(strong > plain && plain > half && half > guests);
+        assert_eq!(guests, 0.0);
+        assert_eq!(rank(Shelf::Open, &[who("a", Some(1600.0))]), 1600.0);
+    }
+
+    #[test]
+    fn the_json_names_the_players_and_omits_a_missing_rating() {
+        let l = Listing {
+            shelf: Shelf::Live,
+            room: "r1".into(),
+            game: GameKind::Backgammon,
+            players: [Some(PlayerId("a".into())), Some(PlayerId("b".into()))],
+            match_length: 3,
+            score: [1, 0],
+            time_control: Some(TimeControl::BLITZ),
+            rated: true,
+            spectators: 2,
+            created_ms: 7,
+        };
+        let v = entry_json(&l, &[who("a", Some(1712.4)), who("b", None)]);
+        assert_eq!(v["roomId"], "r1");
+        assert_eq!(v["game"], "backgammon");
+        assert_eq!(v["players"][0]["rating"], 1712);
+        assert!(v["players"][1].get("rating").is_none());
+        assert_eq!(v["players"][1]["name"], "b");
+        assert_eq!(v["score"], json!([1, 0]));
+        assert_eq!(v["timeControl"]["delayMs"], 12_000);
+        assert_eq!(v["spectators"], 2);
+    }
+}
