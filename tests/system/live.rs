@@ -212,3 +212,79 @@ async fn live_games_are_listed_by_rating_on_every_node_and_open_challenges_taken
     live_until(n3, "the count after sockets closed", |v| v["online"] == 2).await;
     drop(store);
 }
+
+/// A correspondence challenge waits for a taker in the lobby while its
+/// maker is away, past the room's unload, for `rooms.forget_after_ms`
+/// after he left; a challenge played at once leaves the list as soon as
+/// its maker leaves (nobody would be there to play it).
+#[tokio::test]
+async fn a_correspondence_challenge_stays_listed_while_its_maker_is_away() {
+    let _one = common::one().await;
+    let mut s = test_settings();
+    s.rooms.unload_after_ms = 1000;
+    s.rooms.forget_after_ms = 8000;
+    let node = start(s);
+    let n = node.addr;
+    let open = |tc: &str| json!({"game": "backgammon", "open": true, "timeControl": tc});
+    let mut made = Vec::new();
+    for (who, tc) in [("corr-maker", "1d"), ("live-maker", "normal")] {
+        let mut maker = Client::connect(n, who).await;
+        let (status, v) = http_async(n, "POST", "/api/rooms", Some(open(tc))).await;
+        assert_eq!(status, 201, "{v}");
+        let room = v["roomId"].as_str().unwrap().to_string();
+        let st = maker.join(&room).await;
+        assert_eq!(st["type"], "state", "{st}");
+        made.push((maker, room));
+    }
+    let (corr, live) = (made[0].1.clone(), made[1].1.clone());
+    live_until(n, "both challenges", |v| {
+        let c = rooms(v, "challenges");
+        c.contains(&corr) && c.contains(&live)
+    })
+    .await;
+    // Both makers close the app.
+    let left = Instant::now();
+    drop(made);
+    live_until(n, "the live challenge gone", |v| {
+        rooms(v, "challenges") == [corr.clone()]
+    })
+    .await;
+    // Past the unload (1 s) and two listings: the correspondence one is
+    // still listed, so its room is still held.
+    tokio::time::sleep(Duration::from_millis(6500).saturating_sub(left.elapsed())).await;
+    let (_, v) = http_async(n, "GET", "/api/live", None).await;
+    assert_eq!(rooms(&v, "challenges"), [corr.clone()], "{v}");
+    // Its wait is over 8 s after he left: it unloads and leaves the list.
+    live_until(n, "the correspondence challenge's wait over", |v| {
+        rooms(v, "challenges").is_empty()
+    })
+    .await;
+    assert!(
+        left.elapsed() >= Duration::from_millis(8000),
+        "{:?}",
+        left.elapsed()
+    );
+
+    // Another one, taken while its maker is away: a taker joins it from
+    // the list and it leaves the list.
+    let mut maker = Client::connect(n, "corr-maker-2").await;
+    let (status, v) = http_async(n, "POST", "/api/rooms", Some(open("3d"))).await;
+    assert_eq!(status, 201, "{v}");
+    let room = v["roomId"].as_str().unwrap().to_string();
+    assert_eq!(maker.join(&room).await["type"], "state");
+    drop(maker);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    live_until(n, "listed while away", |v| {
+        rooms(v, "challenges") == [room.clone()]
+    })
+    .await;
+    let mut taker = Client::connect(n, "corr-taker").await;
+    let st = taker.join(&room).await;
+    assert_eq!(st["type"], "state", "{st}");
+    assert_eq!(
+        st["state"]["seats"][1]["player"],
+        taker.player.as_str(),
+        "{st}"
+    );
+    live_until(n, "taken", |v| rooms(v, "challenges").is_empty()).await;
+}

@@ -82,6 +82,7 @@ impl Play {
         };
         let config = HostConfig {
             unload_after: Duration::from_secs(3600),
+            open_wait: Duration::from_secs(3600),
             takeover_grace: Duration::from_millis(500),
             hint_rollouts_per_minute: 0,
             archive: false,

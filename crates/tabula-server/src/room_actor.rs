@@ -147,6 +147,7 @@ impl RoomActor {
         );
         let config = HostConfig {
             unload_after: deps.unload_after,
+            open_wait: deps.forget_after,
             takeover_grace: deps.takeover_grace,
             hint_rollouts_per_minute: deps.hint_rollouts_per_minute,
             archive: deps.durable.configured(),
@@ -353,6 +354,7 @@ impl Handler<GetListing> for RoomActor {
         MessageResult(crate::showcase::listing(
             self.host.entry(),
             self.host.room(),
+            |p| self.host.connected(p),
         ))
     }
 }

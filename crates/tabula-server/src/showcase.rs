@@ -18,7 +18,11 @@
 //! not correspondence (days a move is not "live"), once both are seated
 //! and until the match is finished ([`Shelf::Live`]); a room created open
 //! (`"open": true`) with one person seated and nobody in the other seat
-//! ([`Shelf::Open`]). Games against the computer are never listed: the
+//! ([`Shelf::Open`]) while its maker has a socket in it, or, for a
+//! correspondence challenge, whether he is there or not (its room stays
+//! loaded for `rooms.forget_after_ms` after he left,
+//! [`HostConfig::open_wait`](crate::host::HostConfig::open_wait), and
+//! is listed again by the node that takes it over). Games against the computer are never listed: the
 //! lobby shows people playing people. The score: the mean of the two
 //! players' ratings in the room's game, an unrated player (a guest, or a
 //! player whose rating is not read) counting 0, so games of unrated
@@ -75,8 +79,14 @@ pub struct Listing {
 }
 
 /// What the lobby shows of `room` (whose directory entry is `entry`), if
-/// anything: see the [module docs](self).
-pub fn listing(entry: &RoomEntry, room: &Room) -> Option<Listing> {
+/// anything: see the [module docs](self). `here` says whether a player
+/// has a socket in the room: an open challenge of a game played at once
+/// is listed only while its maker is there to play it.
+pub fn listing(
+    entry: &RoomEntry,
+    room: &Room,
+    here: impl Fn(&PlayerId) -> bool,
+) -> Option<Listing> {
     let seats = [SeatId::A, SeatId::B];
     if room.config().bot.is_some() || seats.iter().any(|s| room.bot_in(*s).is_some()) {
         return None;
@@ -85,7 +95,13 @@ pub fn listing(entry: &RoomEntry, room: &Room) -> Option<Listing> {
     let seated = players.iter().flatten().count();
     let shelf = match room.phase() {
         Phase::Playing if seated == 2 && !room.correspondence() => Shelf::Live,
-        Phase::WaitingForPlayer if entry.open && seated == 1 => Shelf::Open,
+        Phase::WaitingForPlayer
+            if entry.open
+                && seated == 1
+                && (room.correspondence() || players.iter().flatten().any(&here)) =>
+        {
+            Shelf::Open
+        }
         _ => return None,
     };
     let config = room.config();
@@ -301,6 +317,58 @@ impl Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tabula_room::{Actor, Command, RoomConfig};
+
+    /// An open challenge's listing: a game played at once only while its
+    /// maker is in the room, a correspondence one whether he is or not;
+    /// a room not made open, or with both seats taken, never on `Open`.
+    #[test]
+    fn an_open_challenge_is_listed_while_its_maker_waits_or_by_correspondence() {
+        let maker = PlayerId("m".into());
+        let room = |tc: Option<TimeControl>, seated: &[&str]| {
+            let mut r = Room::new(RoomConfig {
+                time_control: tc,
+                ..RoomConfig::default()
+            });
+            for p in seated {
+                r.apply(
+                    Command::Sit { seat: None },
+                    Actor::Player(PlayerId((*p).into())),
+                    0,
+                )
+                .expect("seated");
+            }
+            r
+        };
+        let entry = |open| RoomEntry {
+            id: "r".into(),
+            invite: "ABCDEF".into(),
+            options: Default::default(),
+            created_ms: 0,
+            open,
+        };
+        let shelf = |open, tc, seated: &[&str], here: bool| {
+            listing(&entry(open), &room(tc, seated), |p| here && *p == maker).map(|l| l.shelf)
+        };
+        let days = Some(TimeControl::DAYS_1);
+        // (open, clocks, seated, maker here) → shelf.
+        let table = [
+            (true, None, &["m"][..], true, Some(Shelf::Open)),
+            (true, None, &["m"][..], false, None),
+            (true, days, &["m"][..], false, Some(Shelf::Open)),
+            (true, days, &["m"][..], true, Some(Shelf::Open)),
+            (false, days, &["m"][..], false, None),
+            (false, None, &["m"][..], true, None),
+            (true, days, &["m", "t"][..], true, None),
+        ];
+        for (open, tc, seated, here, want) in table {
+            assert_eq!(
+                shelf(open, tc, seated, here),
+                want,
+                "{open} {tc:?} {seated:?} {here}"
+            );
+        }
+    }
 
     fn who(id: &str, rating: Option<f64>) -> Who {
         Who {

@@ -87,6 +87,7 @@ impl<T> RoomHost<T> {
                 tx: j.tx,
             },
         );
+        self.idle_since = None;
         if self.idle_armed {
             self.idle_armed = false;
             fx.push(Effect::Cancel(super::Timer::Idle));

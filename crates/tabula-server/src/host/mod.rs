@@ -295,6 +295,11 @@ pub enum Effect<T> {
 pub struct HostConfig {
     /// A room without sockets this long (and nothing running) is unloaded.
     pub unload_after: Duration,
+    /// An open correspondence challenge (created `open`, its maker seated,
+    /// the other seat free) stays loaded this long after its last socket
+    /// left, so the lobby keeps listing it while its maker is away
+    /// (`rooms.forget_after_ms`); then it unloads as any idle room.
+    pub open_wait: Duration,
     /// After a takeover, seated players not back within this are marked
     /// disconnected (their grace timers start).
     pub takeover_grace: Duration,
@@ -378,6 +383,8 @@ pub struct RoomHost<T> {
     write_again: bool,
     retry_pending: bool,
     idle_armed: bool,
+    /// When the room's last socket left (`None` while one is attached).
+    idle_since: Option<u64>,
     /// What the players of a correspondence room last had listed
     /// ([`Effect::Unfinished`]), so it is written again only on a change.
     listed: Option<notify::Listed>,
@@ -422,6 +429,7 @@ impl<T> RoomHost<T> {
             write_again: false,
             retry_pending: false,
             idle_armed: false,
+            idle_since: None,
             listed: None,
             bot_busy: false,
             bot_failures: 0,
@@ -432,6 +440,11 @@ impl<T> RoomHost<T> {
     /// The room's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Whether `player` has a socket in the room.
+    pub fn connected(&self, player: &PlayerId) -> bool {
+        self.by_player.contains_key(player)
     }
 
     /// The room's directory entry.

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use tabula_backplane::{BackplaneError, RoomAppend, StoredRoom};
 use tabula_protocol::{ErrorCode, ServerMsg};
-use tabula_room::{Envelope, Phase};
+use tabula_room::{Envelope, Phase, SeatId};
 
 use super::{
     COMPACT_EVERY, Count, Effect, InFlight, Lifecycle, Origin, RETRY_AFTER_MS, RoomHost, Timer,
@@ -267,6 +267,7 @@ impl<T> RoomHost<T> {
     pub(super) fn watch_idle(&mut self, now: u64, fx: &mut Vec<Effect<T>>) {
         if self.conns.is_empty() && !self.idle_armed && self.life.owns() {
             self.idle_armed = true;
+            self.idle_since.get_or_insert(now);
             fx.push(Effect::Set {
                 timer: Timer::Idle,
                 at: now + ms(self.config.unload_after),
@@ -299,6 +300,21 @@ impl<T> RoomHost<T> {
             self.watch_idle(now, fx);
             return;
         }
+        // An open correspondence challenge waits for a taker in memory, so
+        // the lobby lists it while its maker is away (a node that dies
+        // leaves it to the node that takes it over, which lists it again),
+        // for `open_wait` after its last socket left.
+        if corr && self.waits_open() {
+            let until = self.idle_since.unwrap_or(now) + ms(self.config.open_wait);
+            if now < until {
+                self.idle_armed = true;
+                fx.push(Effect::Set {
+                    timer: Timer::Idle,
+                    at: until,
+                });
+                return;
+            }
+        }
         // Every accepted input is in the store already: releasing the
         // lease is all that is left. A join arriving meanwhile re-routes
         // and, once the actor has stopped, restores the room from its
@@ -310,6 +326,18 @@ impl<T> RoomHost<T> {
             waits: self.room.paused() || corr,
             wake: self.room.next_deadline().filter(|_| corr),
         });
+    }
+
+    /// Whether the room is an open challenge still waiting for a taker:
+    /// created `open`, one person seated and the other seat free.
+    pub(super) fn waits_open(&self) -> bool {
+        self.entry.open
+            && self.room.phase() == Phase::WaitingForPlayer
+            && [SeatId::A, SeatId::B]
+                .iter()
+                .filter(|s| self.room.player_in(**s).is_some())
+                .count()
+                == 1
     }
 
     /// The result of [`Effect::ReleaseIdle`].

@@ -19,6 +19,7 @@ mod persistence;
 pub(super) const CFG: HostConfig = HostConfig {
     archive: false,
     unload_after: Duration::from_millis(1000),
+    open_wait: Duration::from_millis(10_000),
     takeover_grace: Duration::from_millis(500),
     hint_rollouts_per_minute: 256,
     notify: false,

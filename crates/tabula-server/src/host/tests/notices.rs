@@ -314,3 +314,55 @@ fn a_correspondence_game_is_listed_for_both_reminds_the_mover_and_unloads_with_i
         assert!(got.contains(&format!("finished {p}")), "{p}: {got:?}");
     }
 }
+
+#[test]
+fn the_next_game_of_a_correspondence_match_tells_its_first_mover_if_he_is_away() {
+    // Played twice: one player away and the other resigning game 1, then
+    // the other way round. Game 2 starts at once (no Ready) with the same
+    // first mover both times (the dice are the room's): in the run where
+    // he is away he is told "your turn" under game 2's turn event, once it
+    // is written; in the other he is there and told nothing.
+    let mut told_away = 0;
+    for (away, resigner) in [(2u64, 1u64), (1, 2)] {
+        let room = Room::new(tabula_room::RoomConfig {
+            master_seed: "host-tests".into(),
+            match_length: 3,
+            time_control: Some(tabula_room::TimeControl::DAYS_1),
+            next_game_at_once: true,
+            ..tabula_room::RoomConfig::default()
+        });
+        let mut r = Run::with(RoomHost::new(entry(), room, BTreeMap::new(), false, NOTIFY));
+        r.setup(&[
+            In::JoinTg(1, 11),
+            In::Ok,
+            In::JoinTg(2, 22),
+            In::Ok,
+            In::Cmd(1, 2, Command::Ready),
+            In::Ok,
+            In::Cmd(2, 2, Command::Ready),
+            In::Ok,
+            In::Detach(away),
+        ]);
+        assert_eq!(r.h.room().game_number(), 1);
+        let mut got = r.feed(In::Cmd(resigner, 3, Command::Resign));
+        got.extend(r.feed(In::Ok));
+        assert_eq!(r.h.room().game_number(), 2, "{got:?}");
+        assert_eq!(r.h.room().phase(), tabula_room::Phase::Playing);
+        let (_, mover, conn, v) = turn(&r);
+        let yours: Vec<_> = notices(&got)
+            .into_iter()
+            .filter(|l| l.starts_with("notify your_turn"))
+            .collect();
+        if conn == away {
+            told_away += 1;
+            assert_eq!(yours.len(), 1, "{got:?}");
+            assert!(
+                yours[0].starts_with(&format!("notify your_turn {mover} turn:r1:{v} due ")),
+                "{yours:?}"
+            );
+        } else {
+            assert!(yours.is_empty(), "{got:?}");
+        }
+    }
+    assert_eq!(told_away, 1, "the first mover was away in exactly one run");
+}

@@ -390,3 +390,57 @@ fn a_game_against_a_bot_left_by_its_player_pauses_is_listed_and_unloads() {
     assert_eq!(r.feed(In::Idle), ["release idle paused"]);
     assert_eq!(r.feed(In::Released(Ok(()))), ["#release/idle", "stop"]);
 }
+
+#[test]
+fn an_open_correspondence_challenge_waits_loaded_for_a_taker_then_unloads() {
+    let open = RoomEntry {
+        open: true,
+        ..entry()
+    };
+    let corr = || {
+        Room::new(tabula_room::RoomConfig {
+            master_seed: "host-tests".into(),
+            time_control: Some(tabula_room::TimeControl::DAYS_1),
+            ..tabula_room::RoomConfig::default()
+        })
+    };
+    let mut r = Run::with(RoomHost::new(
+        open.clone(),
+        corr(),
+        BTreeMap::new(),
+        false,
+        CFG,
+    ));
+    r.setup(&[In::Join(1), In::Ok]);
+    // Its maker leaves: the room is not unloaded at `unload_after` but
+    // waits `open_wait` (10 s here) from when he left, listed meanwhile.
+    r.feed(In::Detach(1));
+    let left = r.now;
+    r.now = left + 1000;
+    assert_eq!(r.feed(In::Idle), [format!("set Idle {}", left + 10_000)]);
+    // He comes back and leaves again: the wait counts from then.
+    r.setup(&[In::Join(1), In::Detach(1)]);
+    let left = r.now;
+    r.now = left + 1000;
+    assert_eq!(r.feed(In::Idle), [format!("set Idle {}", left + 10_000)]);
+    r.now = left + 10_000;
+    assert_eq!(r.feed(In::Idle), ["release idle paused"]);
+
+    // Taken: a correspondence game between moves unloads as before.
+    let mut r = Run::with(RoomHost::new(open, corr(), BTreeMap::new(), false, CFG));
+    r.setup(&[
+        In::Join(1),
+        In::Ok,
+        In::Join(2),
+        In::Ok,
+        In::Detach(1),
+        In::Detach(2),
+    ]);
+    r.now += 1000;
+    assert_eq!(r.feed(In::Idle), ["release idle paused"]);
+    // A room not created open, one player seated: no wait either.
+    let mut r = Run::new(corr());
+    r.setup(&[In::Join(1), In::Ok, In::Detach(1)]);
+    r.now += 1000;
+    assert_eq!(r.feed(In::Idle), ["release idle paused"]);
+}
