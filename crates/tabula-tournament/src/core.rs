@@ -1,0 +1,591 @@
+//! The tournament's state and what every format shares: registration, the
+//! start, the games and their no-show deadlines, counting results, the end.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::arena::ArenaState;
+use crate::knockout::Bracket;
+use crate::standings::{Record, Res, Standings, Tally};
+use crate::{
+    Announcement, CancelReason, Colour, ConfigError, Effect, Format, GameId, Input, Outcome,
+    PlayerId, Rejection, Status, TournamentConfig,
+};
+
+/// A registered player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entrant {
+    /// Who.
+    pub player: PlayerId,
+    /// His rating at joining.
+    pub rating: i32,
+    /// When he joined.
+    pub joined_at_ms: u64,
+    /// He left: no more pairings; his results stay.
+    pub withdrawn: bool,
+    /// He asked for (or was given, by a no-show) a pause: no pairings.
+    pub paused: bool,
+    /// His score so far.
+    pub tally: Tally,
+    /// Games with white less games with black.
+    pub colour_diff: i32,
+    /// His colour in his last game.
+    pub last_colour: Option<Colour>,
+    /// The game he is playing now.
+    pub game: Option<GameId>,
+    /// Whom he played last.
+    pub last_opponent: Option<PlayerId>,
+}
+
+/// A paired game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Game {
+    /// Its id.
+    pub id: GameId,
+    /// Its round (0 in an arena).
+    pub round: u32,
+    /// Its board in the round (an arena: its number).
+    pub board: u32,
+    /// White.
+    pub white: PlayerId,
+    /// Black.
+    pub black: PlayerId,
+    /// When it was paired (its room created).
+    pub paired_at_ms: u64,
+    /// Whether white and black have come.
+    pub arrived: [bool; 2],
+    /// Its result, once counted.
+    pub outcome: Option<Outcome>,
+}
+
+/// A tournament: registrations, pairings, results, standings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tournament {
+    pub(crate) id: String,
+    pub(crate) config: TournamentConfig,
+    pub(crate) status: Status,
+    pub(crate) entrants: Vec<Entrant>,
+    pub(crate) index: BTreeMap<PlayerId, usize>,
+    pub(crate) games: BTreeMap<GameId, Game>,
+    pub(crate) running: BTreeSet<GameId>,
+    pub(crate) records: Vec<Record>,
+    pub(crate) round: u32,
+    pub(crate) bracket: Option<Bracket>,
+    pub(crate) arena: Option<ArenaState>,
+}
+
+/// The effects of one input, with the standings change folded into one.
+#[derive(Debug, Default)]
+pub(crate) struct Out {
+    pub(crate) fx: Vec<Effect>,
+    pub(crate) standings: bool,
+}
+
+impl Out {
+    pub(crate) fn flush(&mut self) {
+        if std::mem::take(&mut self.standings) {
+            self.fx.push(Effect::StandingsChanged);
+        }
+    }
+}
+
+impl Tournament {
+    /// A tournament open for registration.
+    pub fn new(id: impl Into<String>, config: TournamentConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        Ok(Tournament {
+            id: id.into(),
+            config,
+            status: Status::Registering,
+            entrants: Vec::new(),
+            index: BTreeMap::new(),
+            games: BTreeMap::new(),
+            running: BTreeSet::new(),
+            records: Vec::new(),
+            round: 0,
+            bracket: None,
+            arena: None,
+        })
+    }
+
+    /// Its id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Its settings.
+    pub fn config(&self) -> &TournamentConfig {
+        &self.config
+    }
+
+    /// Where it is in its life.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The current round (knockout and Swiss; 0 before the first).
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// The players, in joining order.
+    pub fn entrants(&self) -> &[Entrant] {
+        &self.entrants
+    }
+
+    /// One player.
+    pub fn entrant(&self, player: &PlayerId) -> Option<&Entrant> {
+        self.index.get(player).map(|&i| &self.entrants[i])
+    }
+
+    /// Every game paired so far.
+    pub fn games(&self) -> impl Iterator<Item = &Game> {
+        self.games.values()
+    }
+
+    /// One game.
+    pub fn game(&self, id: &GameId) -> Option<&Game> {
+        self.games.get(id)
+    }
+
+    /// The games being played.
+    pub fn running(&self) -> impl Iterator<Item = &Game> {
+        self.running.iter().map(|id| &self.games[id])
+    }
+
+    /// The counted results, in order: what [`crate::recount`] takes.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The players with their ratings, in joining order: what
+    /// [`crate::recount`] takes.
+    pub fn players(&self) -> Vec<(PlayerId, i32)> {
+        self.entrants
+            .iter()
+            .map(|e| (e.player.clone(), e.rating))
+            .collect()
+    }
+
+    /// The standings now.
+    pub fn standings(&self) -> Standings {
+        Standings::rank(
+            &self.config.format,
+            self.entrants
+                .iter()
+                .map(|e| (&e.player, e.rating, &e.tally)),
+        )
+    }
+
+    /// The knockout's bracket, once started.
+    pub fn bracket(&self) -> Option<&Bracket> {
+        self.bracket.as_ref()
+    }
+
+    /// The arena's players waiting for a game, longest first.
+    pub fn waiting(&self) -> Vec<(PlayerId, u64)> {
+        self.arena.as_ref().map_or_else(Vec::new, |a| {
+            a.queue
+                .iter()
+                .map(|w| (self.entrants[w.entrant].player.clone(), w.since_ms))
+                .collect()
+        })
+    }
+
+    /// When [`Input::Tick`] is next due, if ever.
+    pub fn next_deadline(&self) -> Option<u64> {
+        match self.status {
+            Status::Registering => Some(self.config.start_at_ms),
+            Status::Running => {
+                let no_show = self.no_show_deadline().map(|(at, _)| at);
+                let arena = self.arena_deadline();
+                no_show.into_iter().chain(arena).min()
+            }
+            Status::Finished | Status::Cancelled => None,
+        }
+    }
+
+    /// Applies an input at `now_ms`, after firing what is due by then.
+    pub fn apply(&mut self, input: Input, now_ms: u64) -> Vec<Effect> {
+        let mut out = Out::default();
+        self.fire(now_ms, &mut out);
+        if let Err(rejection) = self.handle(input, now_ms, &mut out) {
+            out.flush();
+            out.fx.push(Effect::Rejected(rejection));
+        }
+        out.flush();
+        out.fx
+    }
+
+    fn fire(&mut self, now: u64, out: &mut Out) {
+        if self.status == Status::Registering && now >= self.config.start_at_ms {
+            self.start(now, out);
+        }
+        while self.status == Status::Running {
+            match self.no_show_deadline() {
+                Some((at, id)) if at <= now => self.no_show(&id, now, out),
+                _ => break,
+            }
+        }
+        if self.status == Status::Running {
+            self.arena_fire(now, out);
+        }
+    }
+
+    fn handle(&mut self, input: Input, now: u64, out: &mut Out) -> Result<(), Rejection> {
+        let open = matches!(self.status, Status::Registering | Status::Running);
+        match input {
+            Input::Tick => Ok(()),
+            Input::Join { player, rating } => {
+                if !open {
+                    return Err(Rejection::Closed);
+                }
+                self.join(player, rating, now, out)
+            }
+            Input::Withdraw { player } => {
+                if !open {
+                    return Err(Rejection::Closed);
+                }
+                let i = self.active(&player)?;
+                self.withdraw(i, now, out);
+                Ok(())
+            }
+            Input::Pause { player } => {
+                if !open {
+                    return Err(Rejection::Closed);
+                }
+                if self.config.format == Format::Knockout {
+                    return Err(Rejection::NoPause);
+                }
+                let i = self.active(&player)?;
+                if self.entrants[i].paused {
+                    return Err(Rejection::AlreadyPaused);
+                }
+                self.entrants[i].paused = true;
+                self.arena_dequeue(i);
+                Ok(())
+            }
+            Input::Resume { player } => {
+                if !open {
+                    return Err(Rejection::Closed);
+                }
+                let i = self.active(&player)?;
+                if !self.entrants[i].paused {
+                    return Err(Rejection::NotPaused);
+                }
+                self.entrants[i].paused = false;
+                self.arena_enqueue(i, now, out);
+                Ok(())
+            }
+            Input::GameStarted { game_id } => {
+                let game = self.live_game(&game_id)?;
+                game.arrived = [true, true];
+                Ok(())
+            }
+            Input::PlayerArrived { game_id, player } => {
+                let game = self.live_game(&game_id)?;
+                let seat = if game.white == player {
+                    0
+                } else if game.black == player {
+                    1
+                } else {
+                    return Err(Rejection::NotInGame);
+                };
+                game.arrived[seat] = true;
+                Ok(())
+            }
+            Input::GameResult { game_id, outcome } => {
+                let game = self.games.get(&game_id).ok_or(Rejection::UnknownGame)?;
+                if game.outcome.is_some() {
+                    return Err(Rejection::DuplicateResult { game_id });
+                }
+                self.count(&game_id, outcome, false, now, out);
+                Ok(())
+            }
+        }
+    }
+
+    fn live_game(&mut self, id: &GameId) -> Result<&mut Game, Rejection> {
+        let game = self.games.get_mut(id).ok_or(Rejection::UnknownGame)?;
+        if game.outcome.is_some() {
+            return Err(Rejection::GameOver {
+                game_id: id.clone(),
+            });
+        }
+        Ok(game)
+    }
+
+    /// A registered player who has not withdrawn.
+    fn active(&self, player: &PlayerId) -> Result<usize, Rejection> {
+        let &i = self.index.get(player).ok_or(Rejection::UnknownPlayer)?;
+        if self.entrants[i].withdrawn {
+            return Err(Rejection::Withdrawn);
+        }
+        Ok(i)
+    }
+
+    fn late_join_open(&self, now: u64) -> bool {
+        match self.status {
+            Status::Registering => true,
+            Status::Running => match self.config.format {
+                Format::Knockout => false,
+                Format::Swiss {
+                    late_join_until_round,
+                    ..
+                } => self.round < late_join_until_round,
+                Format::Arena { .. } => self.arena.as_ref().is_some_and(|a| now < a.end_ms),
+            },
+            Status::Finished | Status::Cancelled => false,
+        }
+    }
+
+    fn join(
+        &mut self,
+        player: PlayerId,
+        rating: i32,
+        now: u64,
+        out: &mut Out,
+    ) -> Result<(), Rejection> {
+        if let Some(&i) = self.index.get(&player)
+            && !self.entrants[i].withdrawn
+        {
+            return Err(Rejection::AlreadyJoined);
+        }
+        if !self.late_join_open(now) {
+            return Err(Rejection::LateJoinClosed);
+        }
+        let active = self.entrants.iter().filter(|e| !e.withdrawn).count();
+        if self
+            .config
+            .max_players
+            .is_some_and(|m| active >= m as usize)
+        {
+            return Err(Rejection::Full);
+        }
+        let i = match self.index.get(&player) {
+            Some(&i) => {
+                // Back after withdrawing: the same entry, its results kept.
+                self.entrants[i].withdrawn = false;
+                i
+            }
+            None => {
+                self.entrants.push(Entrant {
+                    player: player.clone(),
+                    rating,
+                    joined_at_ms: now,
+                    withdrawn: false,
+                    paused: false,
+                    tally: Tally::default(),
+                    colour_diff: 0,
+                    last_colour: None,
+                    game: None,
+                    last_opponent: None,
+                });
+                self.index.insert(player, self.entrants.len() - 1);
+                self.entrants.len() - 1
+            }
+        };
+        if self.status == Status::Running {
+            self.arena_enqueue(i, now, out);
+        }
+        Ok(())
+    }
+
+    fn withdraw(&mut self, i: usize, now: u64, out: &mut Out) {
+        if self.status == Status::Registering {
+            self.entrants.remove(i);
+            self.index = self
+                .entrants
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.player.clone(), i))
+                .collect();
+            return;
+        }
+        self.entrants[i].withdrawn = true;
+        self.arena_dequeue(i);
+        // In a knockout, leaving is losing the match being played.
+        if self.config.format == Format::Knockout
+            && let Some(id) = self.entrants[i].game.clone()
+        {
+            let game = &self.games[&id];
+            let outcome = if game.white == self.entrants[i].player {
+                Outcome::BlackWon
+            } else {
+                Outcome::WhiteWon
+            };
+            out.fx.push(Effect::Forfeit {
+                game_id: id.clone(),
+                loser: self.entrants[i].player.clone(),
+            });
+            self.count(&id, outcome, true, now, out);
+        }
+    }
+
+    fn start(&mut self, now: u64, out: &mut Out) {
+        let players = self.entrants.len() as u32;
+        if players < 2 {
+            self.status = Status::Cancelled;
+            let reason = CancelReason::TooFewPlayers;
+            out.fx.push(Effect::Cancelled { reason });
+            out.fx
+                .push(Effect::Announce(Announcement::Cancelled { reason }));
+            return;
+        }
+        self.status = Status::Running;
+        out.fx.push(Effect::Started { players });
+        out.fx
+            .push(Effect::Announce(Announcement::Started { players }));
+        match self.config.format {
+            Format::Knockout => self.knockout_start(now, out),
+            Format::Swiss { .. } => self.swiss_next_round(now, out),
+            Format::Arena { duration_ms, .. } => self.arena_start(now, duration_ms, out),
+        }
+    }
+
+    /// Ends the tournament with its final standings.
+    pub(crate) fn finish(&mut self, out: &mut Out) {
+        self.status = Status::Finished;
+        out.flush();
+        let standings = self.standings();
+        let podium = standings.players().take(3).cloned().collect();
+        out.fx.push(Effect::Finished { standings });
+        out.fx
+            .push(Effect::Announce(Announcement::Finished { podium }));
+    }
+
+    /// The earliest no-show deadline, with its game.
+    fn no_show_deadline(&self) -> Option<(u64, GameId)> {
+        if self.config.grace_ms == 0 {
+            return None;
+        }
+        self.running
+            .iter()
+            .map(|id| &self.games[id])
+            .filter(|g| g.arrived != [true, true])
+            .map(|g| (g.paired_at_ms + self.config.grace_ms, g.id.clone()))
+            .min()
+    }
+
+    fn no_show(&mut self, id: &GameId, now: u64, out: &mut Out) {
+        let game = &self.games[id];
+        let absent = [
+            (!game.arrived[0]).then(|| game.white.clone()),
+            (!game.arrived[1]).then(|| game.black.clone()),
+        ];
+        let outcome = match (&absent[0], &absent[1]) {
+            (Some(_), Some(_)) => Outcome::BothLost,
+            (Some(_), None) => Outcome::BlackWon,
+            _ => Outcome::WhiteWon,
+        };
+        for loser in absent.into_iter().flatten() {
+            if self.config.format != Format::Knockout {
+                let i = self.index[&loser];
+                self.entrants[i].paused = true;
+            }
+            out.fx.push(Effect::Forfeit {
+                game_id: id.clone(),
+                loser,
+            });
+        }
+        self.count(id, outcome, true, now, out);
+    }
+
+    /// Pairs two entrants in a new game.
+    pub(crate) fn pair(
+        &mut self,
+        id: GameId,
+        (round, board): (u32, u32),
+        (white, black): (usize, usize),
+        now: u64,
+        out: &mut Out,
+    ) {
+        let game = Game {
+            id: id.clone(),
+            round,
+            board,
+            white: self.entrants[white].player.clone(),
+            black: self.entrants[black].player.clone(),
+            paired_at_ms: now,
+            arrived: [false, false],
+            outcome: None,
+        };
+        for (i, colour, diff) in [(white, Colour::White, 1), (black, Colour::Black, -1)] {
+            let e = &mut self.entrants[i];
+            e.game = Some(id.clone());
+            e.colour_diff += diff;
+            e.last_colour = Some(colour);
+        }
+        out.fx.push(Effect::Pair {
+            game_id: id.clone(),
+            white: game.white.clone(),
+            black: game.black.clone(),
+            round,
+        });
+        self.running.insert(id.clone());
+        self.games.insert(id, game);
+    }
+
+    /// Counts a bye for an entrant.
+    pub(crate) fn bye(&mut self, i: usize, round: u32, out: &mut Out) {
+        let player = self.entrants[i].player.clone();
+        self.entrants[i].tally.add_bye(&self.config.format);
+        self.records.push(Record::Bye {
+            player: player.clone(),
+            round,
+        });
+        out.fx.push(Effect::Bye { player, round });
+        out.standings = true;
+    }
+
+    /// Counts a game's result, once, and lets the format move on.
+    pub(crate) fn count(
+        &mut self,
+        id: &GameId,
+        outcome: Outcome,
+        forfeit: bool,
+        now: u64,
+        out: &mut Out,
+    ) {
+        let Some(game) = self.games.get_mut(id) else {
+            return;
+        };
+        if game.outcome.is_some() {
+            return;
+        }
+        game.outcome = Some(outcome);
+        let game = game.clone();
+        self.running.remove(id);
+        self.records.push(Record::Game {
+            game_id: id.clone(),
+            round: game.round,
+            white: game.white.clone(),
+            black: game.black.clone(),
+            outcome,
+            forfeit,
+        });
+        let (w, b) = Res::of(outcome);
+        let format = self.config.format;
+        for (me, them, res) in [(&game.white, &game.black, w), (&game.black, &game.white, b)] {
+            let e = &mut self.entrants[self.index[me]];
+            e.tally.add_game(&format, them, res);
+            e.game = None;
+            e.last_opponent = Some(them.clone());
+        }
+        out.standings = true;
+        match format {
+            Format::Knockout => self.knockout_result(&game, now, out),
+            Format::Swiss { .. } => self.swiss_result(now, out),
+            Format::Arena { .. } => self.arena_result(&game, now, out),
+        }
+    }
+
+    /// The entrant index of a player known to be registered.
+    pub(crate) fn idx(&self, player: &PlayerId) -> usize {
+        self.index[player]
+    }
+}
