@@ -242,13 +242,13 @@ fn rounds_follow_results_and_the_tournament_ends_after_the_last() {
     assert_recount(&t);
 }
 
-fn thirty() -> Vec<(String, i32)> {
-    (0..30)
-        .map(|i| (format!("p{i:02}"), 1200 + 13 * ((i * 7) % 30)))
+fn field(n: usize) -> Vec<(String, i32)> {
+    (0..n)
+        .map(|i| (format!("p{i:02}"), 1200 + 13 * ((i as i32 * 7) % 30)))
         .collect()
 }
 
-/// 30 players, 5 rounds, seeded random results (with draws, no-shows and
+/// 30 players (and 29), 5 rounds, seeded random results (with draws, no-shows and
 /// results sent twice in some runs): no pair meets twice, at most one bye
 /// each, every active player paired or given the bye each round, colours
 /// balanced, and the standings equal a recount of the records.
@@ -269,7 +269,9 @@ fn thirty_players_over_five_rounds() {
     ];
     for seed in 0..20u64 {
         let how = &behaviours[seed as usize % behaviours.len()];
-        let players = thirty();
+        // 30 players, and 29 in every fourth run, for the byes.
+        let n = if seed % 4 == 3 { 29 } else { 30 };
+        let players = field(n);
         let names: Vec<(&str, i32)> = players.iter().map(|(n, r)| (n.as_str(), *r)).collect();
         let t = with_players(swiss(5), &names);
         let mut meetings = BTreeSet::new();
@@ -310,7 +312,8 @@ fn thirty_players_over_five_rounds() {
         assert_eq!(t.round(), 5);
         assert!(byes.values().all(|&n| n <= 1), "seed {seed}: {byes:?}");
         if how.no_show == 0 {
-            assert_eq!(t.records().len(), 5 * 15);
+            assert_eq!(t.records().len(), 5 * (n / 2 + n % 2));
+            assert_eq!(byes.len(), 5 * (n % 2));
             for e in t.entrants() {
                 assert!(
                     e.colour_diff.abs() <= 2,
@@ -374,4 +377,24 @@ fn a_late_joiner_starts_from_zero_until_the_documented_round() {
     );
     let c = t.entrant(&p("c")).unwrap();
     assert_eq!((c.tally.points, c.tally.games), (2, 1));
+}
+
+/// A big field over many rounds still pairs every round without repeats
+/// (the search stays within its budget).
+#[test]
+fn two_hundred_players_over_nine_rounds() {
+    let players = field(201);
+    let names: Vec<(&str, i32)> = players.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+    let t = with_players(swiss(9), &names);
+    let mut meetings = BTreeSet::new();
+    let played = play(t, 7, &Behaviour::default(), |_, _, fx, _| {
+        for e in fx {
+            if let Effect::Pair { white, black, .. } = e {
+                let m = (white.min(black).clone(), white.max(black).clone());
+                assert!(meetings.insert(m), "{white} and {black} met twice");
+            }
+        }
+    });
+    assert_eq!(played.tournament.records().len(), 9 * 101);
+    assert_recount(&played.tournament);
 }
