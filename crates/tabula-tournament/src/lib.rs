@@ -19,6 +19,61 @@
 //! as a new owner applies anything. A refused input changes nothing and
 //! answers a single [`Effect::Rejected`] with its [`Rejection`].
 //!
+//! ```
+//! use tabula_tournament::{
+//!     Effect, Format, GameKind, Input, Outcome, PlayerId, Status, Tournament, TournamentConfig,
+//! };
+//!
+//! let config = TournamentConfig {
+//!     format: Format::Knockout,
+//!     game: GameKind::Backgammon,
+//!     match_points: 5,
+//!     clock: None,
+//!     rated: true,
+//!     start_at_ms: 1_000,
+//!     grace_ms: 60_000,
+//!     max_players: None,
+//! };
+//! let mut t = Tournament::new("cup", config).unwrap();
+//! for (name, rating) in [("ann", 1700), ("bob", 1500)] {
+//!     t.apply(Input::Join { player: PlayerId::from(name), rating }, 0);
+//! }
+//! assert_eq!(t.next_deadline(), Some(1_000));
+//! // The owner persists `t` after each input, then carries out the effects.
+//! let fx = t.apply(Input::Tick, 1_000);
+//! let game_id = fx
+//!     .iter()
+//!     .find_map(|e| match e {
+//!         Effect::Pair { game_id, .. } => Some(game_id.clone()),
+//!         _ => None,
+//!     })
+//!     .unwrap();
+//! assert_eq!(game_id.0, "cup:1:1");
+//! t.apply(Input::GameStarted { game_id: game_id.clone() }, 2_000);
+//! let fx = t.apply(Input::GameResult { game_id, outcome: Outcome::WhiteWon }, 900_000);
+//! assert!(fx.iter().any(|e| matches!(e, Effect::Finished { .. })));
+//! assert_eq!(t.status(), Status::Finished);
+//! assert_eq!(t.bracket().unwrap().champion(), Some(&PlayerId::from("ann")));
+//! ```
+//!
+//! # Owning it
+//!
+//! The owner (the cluster's tournament actor) keeps one rule: **persist,
+//! then act**. It applies an input, writes the state (or appends the input
+//! to a log of inputs: `Input` is serde and the core is deterministic, so a
+//! replay of the log rebuilds the state), and only then creates the rooms,
+//! posts the announcements and sends the notices. A new owner restores the
+//! state and, since it cannot know which effects of the last input were
+//! carried out, makes sure a room exists for each game of
+//! [`Tournament::running`] (creating a room by its derived id is
+//! idempotent) and ticks at [`Tournament::next_deadline`]; a deadline that
+//! passed while nobody owned the tournament fires on its first input.
+//! Announcements that must not be lost belong in an outbox written with
+//! the state, in the same write, as the bot's notices are. An
+//! arena has no per-round announcement: the bot posts its live top from
+//! [`Tournament::standings`] on [`Effect::StandingsChanged`], at its own
+//! pace.
+//!
 //! # Choices
 //!
 //! * **Layering.** The crate depends on serde only. The game kind is a small
