@@ -55,6 +55,9 @@ pub struct Game {
     pub black: PlayerId,
     /// When it was paired (its room created).
     pub paired_at_ms: u64,
+    /// When the grace for arriving began: the pairing, moved on by the time
+    /// nobody owned the tournament ([`Input::Restored`]).
+    pub grace_from_ms: u64,
     /// Whether white and black have come.
     pub arrived: [bool; 2],
     /// Its result, once counted.
@@ -74,6 +77,8 @@ pub struct Tournament {
     pub(crate) running: BTreeSet<GameId>,
     pub(crate) records: Vec<Record>,
     pub(crate) round: u32,
+    /// The latest `now` applied: time never runs backwards here.
+    pub(crate) now_ms: u64,
     pub(crate) bracket: Option<Bracket>,
     pub(crate) arena: Option<ArenaState>,
 }
@@ -107,6 +112,7 @@ impl Tournament {
             running: BTreeSet::new(),
             records: Vec::new(),
             round: 0,
+            now_ms: 0,
             bracket: None,
             arena: None,
         })
@@ -209,9 +215,15 @@ impl Tournament {
         }
     }
 
-    /// Applies an input at `now_ms`, after firing what is due by then.
+    /// Applies an input at `now_ms`, after firing what is due by then. A
+    /// `now_ms` earlier than one already applied counts as that one.
     pub fn apply(&mut self, input: Input, now_ms: u64) -> Vec<Effect> {
+        let now_ms = now_ms.max(self.now_ms);
         let mut out = Out::default();
+        if input == Input::Restored {
+            self.forgive(now_ms);
+        }
+        self.now_ms = now_ms;
         self.fire(now_ms, &mut out);
         if let Err(rejection) = self.handle(input, now_ms, &mut out) {
             out.flush();
@@ -239,7 +251,7 @@ impl Tournament {
     fn handle(&mut self, input: Input, now: u64, out: &mut Out) -> Result<(), Rejection> {
         let open = matches!(self.status, Status::Registering | Status::Running);
         match input {
-            Input::Tick => Ok(()),
+            Input::Tick | Input::Restored => Ok(()),
             Input::Join { player, rating } => {
                 if !open {
                     return Err(Rejection::Closed);
@@ -458,6 +470,19 @@ impl Tournament {
             .push(Effect::Announce(Announcement::Finished { podium }));
     }
 
+    /// A new owner took over: the time since the last input, when nobody
+    /// could record an arrival, is not counted against the players of the
+    /// games still waiting for them.
+    fn forgive(&mut self, now: u64) {
+        let gap = now - self.now_ms;
+        for id in &self.running {
+            let game = self.games.get_mut(id).expect("running games are games");
+            if game.arrived != [true, true] {
+                game.grace_from_ms += gap;
+            }
+        }
+    }
+
     /// The earliest no-show deadline, with its game.
     fn no_show_deadline(&self) -> Option<(u64, GameId)> {
         if self.config.grace_ms == 0 {
@@ -467,7 +492,7 @@ impl Tournament {
             .iter()
             .map(|id| &self.games[id])
             .filter(|g| g.arrived != [true, true])
-            .map(|g| (g.paired_at_ms + self.config.grace_ms, g.id.clone()))
+            .map(|g| (g.grace_from_ms + self.config.grace_ms, g.id.clone()))
             .min()
     }
 
@@ -511,6 +536,7 @@ impl Tournament {
             white: self.entrants[white].player.clone(),
             black: self.entrants[black].player.clone(),
             paired_at_ms: now,
+            grace_from_ms: now,
             arrived: [false, false],
             outcome: None,
         };

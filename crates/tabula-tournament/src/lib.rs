@@ -63,7 +63,9 @@
 //! to a log of inputs: `Input` is serde and the core is deterministic, so a
 //! replay of the log rebuilds the state), and only then creates the rooms,
 //! posts the announcements and sends the notices. A new owner restores the
-//! state and, since it cannot know which effects of the last input were
+//! state, applies [`Input::Restored`] first (arrivals could not be recorded
+//! while nobody owned it, so no-show graces count on from the takeover)
+//! and, since it cannot know which effects of the last input were
 //! carried out, makes sure a room exists for each game of
 //! [`Tournament::running`] (creating a room by its derived id is
 //! idempotent) and ticks at [`Tournament::next_deadline`]; a deadline that
@@ -367,6 +369,11 @@ pub enum Input {
     },
     /// Time passed: fire what is due.
     Tick,
+    /// A new owner restored the tournament and applies this before anything
+    /// else: the time since the last input is not charged to the players a
+    /// game still waits for (their grace is moved on by it), as a room's
+    /// clock forgives the time it had no owner. The schedule (the start, an arena's end) is not moved.
+    Restored,
 }
 
 /// What the owner must do, in order, once the state is persisted.

@@ -48,6 +48,8 @@ fn continue_after(
             let json = serde_json::to_string(&t).unwrap();
             t = serde_json::from_str(&json).unwrap();
             assert_eq!(t.next_deadline(), deadline);
+            // The new owner's first input, at once: nothing to forgive.
+            assert_eq!(t.apply(Input::Restored, *now), []);
         }
     }
     assert_eq!(&t, end);

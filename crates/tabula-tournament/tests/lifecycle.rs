@@ -215,3 +215,57 @@ fn both_absent_both_lose() {
         [tabula_tournament::Effect::Rejected(Rejection::Withdrawn)]
     );
 }
+
+#[test]
+fn a_takeover_does_not_charge_the_ownerless_time_to_absent_players() {
+    let arrived = |who: &str| Input::PlayerArrived {
+        game_id: g("t:1:1"),
+        player: p(who),
+    };
+    for restored in [false, true] {
+        let mut t = with_players(swiss(1), &[("a", 1800), ("b", 1700)]);
+        t.apply(Input::Tick, START);
+        t.apply(arrived("a"), START + 10);
+        // The owner dies; a new one takes over long after the grace.
+        let back = START + 2 * GRACE;
+        let first = if restored {
+            Input::Restored
+        } else {
+            Input::Tick
+        };
+        let fx: Vec<String> = t.apply(first, back).iter().map(line).collect();
+        if restored {
+            assert!(fx.is_empty());
+            assert_eq!(t.next_deadline(), Some(back - 10 + GRACE));
+            // b's arrival, delivered after the takeover, is in time.
+            table(
+                &mut t,
+                &[
+                    (arrived("b"), back + 1, &[]),
+                    (Input::Tick, back + GRACE, &[]),
+                ],
+            );
+        } else {
+            assert_eq!(
+                fx,
+                [
+                    "forfeit t:1:1 b",
+                    "standings",
+                    "finished a,b",
+                    "announce podium a,b"
+                ]
+            );
+        }
+    }
+}
+
+#[test]
+fn time_never_runs_backwards() {
+    let mut t = with_players(swiss(1), &[("a", 1800), ("b", 1700)]);
+    t.apply(Input::Tick, START + 5);
+    // An input stamped earlier counts at the latest time seen.
+    let fx = t.apply(Input::Tick, 0);
+    assert!(fx.is_empty());
+    assert_eq!(t.next_deadline(), Some(START + 5 + GRACE));
+    assert_eq!(t.game(&g("t:1:1")).unwrap().paired_at_ms, START + 5);
+}
