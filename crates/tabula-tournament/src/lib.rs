@@ -123,6 +123,7 @@
 mod arena;
 mod core;
 pub mod knockout;
+mod lifecycle;
 pub mod standings;
 pub mod swiss;
 
