@@ -1,5 +1,5 @@
-//! The tournament's state and what every format shares: registration, the
-//! start, the games and their no-show deadlines, counting results, the end.
+//! The tournament's state, its inputs dispatched, and what every format
+//! shares: pairing a game, a bye, counting a result once.
 
 use std::collections::{BTreeMap, BTreeSet};
 
