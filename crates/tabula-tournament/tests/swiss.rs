@@ -398,3 +398,79 @@ fn two_hundred_players_over_nine_rounds() {
     assert_eq!(played.tournament.records().len(), 9 * 101);
     assert_recount(&played.tournament);
 }
+
+/// Whether the players left can be paired without a repeat (brute force).
+fn perfect(left: &[usize], played: &BTreeSet<(usize, usize)>) -> bool {
+    let Some((&p, rest)) = left.split_first() else {
+        return true;
+    };
+    rest.iter().enumerate().any(|(k, &q)| {
+        let others: Vec<usize> = rest
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != k)
+            .map(|(_, &x)| x)
+            .collect();
+        !played.contains(&(p.min(q), p.max(q))) && perfect(&others, played)
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    /// On small random fields: everyone is paired once or has the bye; the
+    /// bye only for an odd field and to a player without one when there is
+    /// such a player; and no repeat whenever a pairing without one exists
+    /// (the search is complete).
+    #[test]
+    fn the_search_finds_a_pairing_without_repeats_when_there_is_one(
+        raw in proptest::collection::vec((0u32..4, 1400i32..1600, proptest::bool::ANY, -2i32..=2), 2..10),
+        edges in proptest::collection::vec((0usize..10, 0usize..10), 0..25),
+    ) {
+        let n = raw.len();
+        let seats: Vec<Seat> = raw
+            .iter()
+            .map(|&(points, rating, had_bye, colour_diff)| Seat {
+                points,
+                rating,
+                had_bye,
+                colour_diff,
+                last_colour: None,
+            })
+            .collect();
+        let played: BTreeSet<(usize, usize)> = edges
+            .into_iter()
+            .filter(|&(a, b)| a < n && b < n && a != b)
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect();
+        let pairing = pair(&seats, &played);
+        let mut seen: Vec<usize> = pairing.boards.iter().flat_map(|&(w, b)| [w, b]).collect();
+        seen.extend(pairing.bye);
+        seen.sort_unstable();
+        assert_eq!(seen, (0..n).collect::<Vec<_>>());
+        assert_eq!(pairing.bye.is_some(), n % 2 == 1);
+        let all: Vec<usize> = (0..n).collect();
+        let fresh = |c: &usize| !seats[*c].had_bye;
+        if let Some(bye) = pairing.bye
+            && all.iter().any(fresh)
+        {
+            assert!(!seats[bye].had_bye, "a second bye though someone had none");
+        }
+        let possible = if n % 2 == 0 {
+            perfect(&all, &played)
+        } else {
+            all.iter().filter(|c| fresh(c)).any(|&c| {
+                let rest: Vec<usize> = all.iter().copied().filter(|&x| x != c).collect();
+                perfect(&rest, &played)
+            })
+        };
+        let repeats = pairing
+            .boards
+            .iter()
+            .filter(|&&(w, b)| played.contains(&(w.min(b), w.max(b))))
+            .count();
+        if possible {
+            assert_eq!(repeats, 0, "{pairing:?} repeats though a pairing without exists");
+        }
+    }
+}
