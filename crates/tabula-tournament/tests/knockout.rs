@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use support::*;
 use tabula_tournament::knockout::{Decided, first_round, seed_positions};
-use tabula_tournament::{Effect, Format, Input, Outcome, PlayerId, Status};
+use tabula_tournament::{Effect, Format, Input, Outcome, PlayerId, Record, Status};
 
 #[test]
 fn seed_positions_place_the_seeds_the_standard_way() {
@@ -294,6 +294,35 @@ fn a_knockout_of_64_is_played_to_one_champion() {
         let standings = t.standings();
         assert_eq!(standings.rows[0].player, champion);
         assert_eq!(standings.rows[0].points, 6);
+        // The bracket against a reference from the records alone: who went
+        // through each round is who won a game or had a bye in it.
+        for (r, round) in bracket.rounds.iter().enumerate().skip(1) {
+            let through: BTreeSet<PlayerId> = t
+                .records()
+                .iter()
+                .filter_map(|rec| match rec {
+                    Record::Game {
+                        round,
+                        white,
+                        black,
+                        outcome,
+                        ..
+                    } if *round as usize == r => match outcome {
+                        Outcome::WhiteWon => Some(white.clone()),
+                        Outcome::BlackWon => Some(black.clone()),
+                        _ => None,
+                    },
+                    Record::Bye { player, round } if *round as usize == r => Some(player.clone()),
+                    _ => None,
+                })
+                .collect();
+            let placed: BTreeSet<PlayerId> = round
+                .iter()
+                .flat_map(|m| [m.a.clone(), m.b.clone()])
+                .flatten()
+                .collect();
+            assert_eq!(placed, through, "round {}", r + 1);
+        }
         assert_recount(&t);
         if favourites_win {
             let seed = |s: usize| bracket.seeds[s - 1].clone();
