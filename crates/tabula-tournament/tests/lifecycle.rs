@@ -269,3 +269,19 @@ fn time_never_runs_backwards() {
     assert_eq!(t.next_deadline(), Some(START + 5 + GRACE));
     assert_eq!(t.game(&g("t:1:1")).unwrap().paired_at_ms, START + 5);
 }
+
+#[test]
+fn the_game_kind_is_spelled_as_the_rooms() {
+    use tabula_tournament::GameKind;
+    let pairs = [
+        (GameKind::LongNardy, tabula_room::GameKind::LongNardy),
+        (GameKind::Backgammon, tabula_room::GameKind::Backgammon),
+        (GameKind::Thud, tabula_room::GameKind::Thud),
+    ];
+    for (ours, rooms) in pairs {
+        let ours = serde_json::to_string(&ours).unwrap();
+        assert_eq!(ours, serde_json::to_string(&rooms).unwrap());
+        let back: tabula_room::GameKind = serde_json::from_str(&ours).unwrap();
+        assert_eq!(back, rooms);
+    }
+}
