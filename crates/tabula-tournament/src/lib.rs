@@ -64,7 +64,7 @@
 //! replay of the log rebuilds the state), and only then creates the rooms,
 //! posts the announcements and sends the notices. A new owner restores the
 //! state, applies [`Input::Restored`] first (arrivals could not be recorded
-//! while nobody owned it, so no-show graces count on from the takeover)
+//! while nobody owned it, so that time is added to the no-show graces)
 //! and, since it cannot know which effects of the last input were
 //! carried out, makes sure a room exists for each game of
 //! [`Tournament::running`] (creating a room by its derived id is
@@ -120,7 +120,7 @@
 //!   recomputed from the plain list of counted results by [`recount`]; the
 //!   tests check that both agree.
 
-mod arena;
+pub mod arena;
 mod core;
 pub mod knockout;
 mod lifecycle;
