@@ -100,10 +100,19 @@ impl Out {
 
 impl Tournament {
     /// A tournament open for registration.
+    ///
+    /// The id is 1 to 30 ASCII letters, digits, `-` or `_`: the game ids
+    /// are built from it with `:`, so no two tournaments' games can share
+    /// one, and every game id fits a room id (64 characters).
     pub fn new(id: impl Into<String>, config: TournamentConfig) -> Result<Self, ConfigError> {
+        let id = id.into();
+        let fine = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if id.is_empty() || id.len() > 30 || !id.chars().all(fine) {
+            return Err(ConfigError::Id);
+        }
         config.validate()?;
         Ok(Tournament {
-            id: id.into(),
+            id,
             config,
             status: Status::Registering,
             entrants: Vec::new(),

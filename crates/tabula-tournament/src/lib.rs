@@ -251,6 +251,9 @@ impl TournamentConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigError {
+    /// An id that is empty, too long, or not made of letters, digits, `-`
+    /// and `_`.
+    Id,
     /// A match of zero points.
     MatchPoints,
     /// Room for fewer than two players.
@@ -264,6 +267,7 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            ConfigError::Id => "a tournament id is 1 to 30 letters, digits, '-' or '_'",
             ConfigError::MatchPoints => "a match needs at least one point",
             ConfigError::MaxPlayers => "a tournament needs room for two players",
             ConfigError::Rounds => "a Swiss tournament needs at least one round",

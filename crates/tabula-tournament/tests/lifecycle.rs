@@ -30,6 +30,12 @@ fn bad_configurations_are_refused() {
     for (c, want) in cases {
         assert_eq!(Tournament::new("t", c.clone()).unwrap_err(), *want);
     }
+    let long = "x".repeat(31);
+    for id in ["", "a:1", "a b", "ü", long.as_str()] {
+        let err = Tournament::new(id, config(Format::Knockout)).unwrap_err();
+        assert_eq!(err, ConfigError::Id, "{id:?}");
+    }
+    assert!(Tournament::new("Cup_2026-12", config(Format::Knockout)).is_ok());
 }
 
 #[test]
