@@ -6,7 +6,7 @@ mod support;
 
 use proptest::prelude::*;
 use support::*;
-use tabula_tournament::{Effect, Format, Input, Tournament};
+use tabula_tournament::{Effect, Format, Input, Outcome, Rejection, Status, Tournament};
 
 fn field(n: usize) -> Vec<(String, i32)> {
     (0..n)
@@ -77,6 +77,50 @@ fn every_cut_of_three_tournaments_continues_identically() {
     }
 }
 
+/// Inputs every tournament refuses, whatever its state.
+fn refused(t: &Tournament) -> Vec<(Input, Rejection)> {
+    let mut out = vec![
+        (
+            Input::Withdraw {
+                player: p("nobody"),
+            },
+            if matches!(t.status(), Status::Finished | Status::Cancelled) {
+                Rejection::Closed
+            } else {
+                Rejection::UnknownPlayer
+            },
+        ),
+        (
+            Input::GameResult {
+                game_id: g("t:99:99"),
+                outcome: Outcome::Draw,
+            },
+            Rejection::UnknownGame,
+        ),
+    ];
+    if let Some(done) = t.games().find(|g| g.outcome.is_some()) {
+        out.push((
+            Input::GameResult {
+                game_id: done.id.clone(),
+                outcome: Outcome::WhiteWon,
+            },
+            Rejection::DuplicateResult {
+                game_id: done.id.clone(),
+            },
+        ));
+        out.push((
+            Input::PlayerArrived {
+                game_id: done.id.clone(),
+                player: done.white.clone(),
+            },
+            Rejection::GameOver {
+                game_id: done.id.clone(),
+            },
+        ));
+    }
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -92,5 +136,20 @@ proptest! {
         let cut = cut.index(played.inputs.len());
         continue_after(&initial, &played.inputs, &played.effects, &played.tournament, cut);
         assert_recount(&played.tournament);
+        // A refused input changes nothing: the state after it is the state
+        // after a tick at the same time.
+        let mut t = initial.clone();
+        for (input, now) in &played.inputs[..=cut] {
+            t.apply(input.clone(), *now);
+        }
+        let now = played.inputs[cut].1 + 1;
+        for (input, why) in refused(&t) {
+            let mut ticked = t.clone();
+            let mut fx = ticked.apply(Input::Tick, now);
+            fx.push(Effect::Rejected(why));
+            let mut other = t.clone();
+            prop_assert_eq!(other.apply(input, now), fx);
+            prop_assert_eq!(&other, &ticked);
+        }
     }
 }

@@ -217,6 +217,20 @@ pub fn play(
             ),
         };
         let fx = t.apply(input.clone(), now);
+        let ends = fx
+            .iter()
+            .filter(|e| matches!(e, Effect::Finished { .. } | Effect::Cancelled { .. }))
+            .count();
+        assert!(ends <= 1, "ended twice: {fx:?}");
+        let last = fx
+            .iter()
+            .rposition(|e| matches!(e, Effect::Finished { .. }));
+        if let Some(k) = last {
+            assert!(
+                fx[k + 1..].iter().all(|e| matches!(e, Effect::Announce(_))),
+                "effects after the end: {fx:?}"
+            );
+        }
         check(&t, &input, &fx, now);
         for e in &fx {
             if let Effect::Pair {
