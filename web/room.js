@@ -257,6 +257,18 @@ export function controls() {
     if (isDice() && vsComputer() && myTurn() && need() === 'move' && !localSteps().length) {
       c.push(h('button#hint', { onclick: askHint, disabled: Boolean(S.hint && !S.hint.plays) }, t('btn.hint')));
     }
+    // Takebacks: casual games between people, the turn just played.
+    if (!v.rated && !vsComputer()) {
+      const tb = S.takeback;
+      if (tb && tb.seat !== S.seat) {
+        c.push(h('button.primary#accept-takeback', { onclick: () => net.send({ type: 'acceptTakeback' }) }, t('btn.acceptTakeback')));
+        c.push(h('button#decline-takeback', { onclick: () => net.send({ type: 'declineTakeback' }) }, t('btn.declineTakeback')));
+      } else if (tb) {
+        c.push(h('button#withdraw-takeback', { onclick: () => net.send({ type: 'declineTakeback' }) }, t('btn.withdrawTakeback')));
+      } else if (S.takebackable && !myTurn()) {
+        c.push(h('button#takeback', { onclick: () => net.send({ type: 'takeback' }) }, t('btn.takeback')));
+      }
+    }
     c.push(h('button.danger#resign', { onclick: resign }, t('btn.resign')));
   }
   if (S.hint) c.push(hintBox());

@@ -25,7 +25,7 @@ import { noteRating } from './rating.js';
 // storage, the socket's version, asking for a fresh state.
 define(transitions);
 
-export const RESYNC = new Set(['rematchStarted', 'gameStarted', 'doubleOffered', 'doubleTaken', 'doubleDropped', 'endProposed', 'endDeclined', 'thudMoved', 'roundEnded', 'gameEnded', 'matchOver']);
+export const RESYNC = new Set(['takebackAccepted', 'rematchStarted', 'gameStarted', 'doubleOffered', 'doubleTaken', 'doubleDropped', 'endProposed', 'endDeclined', 'thudMoved', 'roundEnded', 'gameEnded', 'matchOver']);
 
 /** Asks for a fresh full `state` (the answer to `join`), in order with the events. */
 export function resync() {
@@ -302,6 +302,18 @@ export function applyEvent(e) {
       break;
     case 'rematchOffered':
       if (e.seat !== S.seat && S.seat) toast(t('toast.rematchAsked'), 'info', 4000);
+      break;
+    case 'takebackOffered':
+      if (e.seat !== S.seat && S.seat) {
+        toast(t('toast.takebackAsked'), 'info', 4000);
+        tg.haptic('warning');
+      }
+      break;
+    case 'takebackDeclined':
+      if (r) toast(t('toast.takebackDeclined'), 'warn', 3000);
+      break;
+    case 'takebackAccepted':
+      toast(t(e.seat === S.seat ? 'toast.takebackYours' : 'toast.takebackTheirs'), 'info', 3000);
       break;
     case 'rematchDeclined':
       if (r) toast(t('toast.rematchDeclined'), 'warn', 3000);

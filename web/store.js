@@ -82,6 +82,9 @@ export function roomState(invite) {
     log: [],
     hint: null,
     rematch: null,
+    // A takeback asked ({seat}), and whether ours may be asked now.
+    takeback: null,
+    takebackable: false,
     // Clocks: which period runs (counted up whenever a new one starts), the
     // one the player was warned in, Thud!'s rounds lost on time (round → seat).
     periodId: 0,

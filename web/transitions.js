@@ -69,6 +69,7 @@ export const fromServer = {
     // The whole game's log from its actions; the events after this state extend it.
     rebuildLog(S, m.state);
     S.rematch = m.state.rematch?.length ? Object.fromEntries(m.state.rematch.map((x) => [x, true])) : null;
+    S.takeback = m.state.takeback ? { seat: m.state.takeback } : null;
     // Steps still unanswered (resent after a reconnect) are still on their way.
     S.inflight = pendingMoves;
     if (S.view.commitment) S.commitment = S.view.commitment;
@@ -192,6 +193,9 @@ export const events = {
   openingRoll() {},
   turnStarted(S, e) {
     const v = S.view;
+    // The turn just played was ours, with steps: it may be taken back
+    // until the opponent acts (a casual game between people; the room says).
+    S.takebackable = e.seat !== S.seat && Boolean(S.seat) && S.lastTurn.length > 0 && S.lastTurn.every((m) => m.seat === S.seat);
     S.local = null;
     S.hint = null;
     S.noMoves = null;
@@ -204,6 +208,7 @@ export const events = {
     deselect(S);
   },
   diceRolled(S, e) {
+    S.takebackable = false;
     // Counted, so the board tumbles each new roll once (the same dice twice included).
     S.rolls = (S.rolls || 0) + 1;
     S.view.dice = e.dice;
@@ -239,6 +244,7 @@ export const events = {
     S.view.dice = e.dice;
   },
   thudMoved(S, e) {
+    S.takebackable = Boolean(S.seat) && e.seat === S.seat;
     S.lastMove = parseThud(e.notation);
     S.log.push({ seat: e.seat, thud: e.notation });
   },
@@ -256,6 +262,32 @@ export const events = {
   },
   playerReconnected(S, e) {
     S.view.seats[seatIdx(e.seat)].disconnectDeadline = null;
+  },
+  takebackOffered(S, e) {
+    S.takeback = { seat: e.seat };
+  },
+  /** Returns whether it was ours that is off (declined by the opponent, or lapsed). */
+  takebackDeclined(S, e) {
+    const ours = S.takeback?.seat === S.seat && e.seat !== S.seat;
+    S.takeback = null;
+    // Declined or withdrawn: not asked again for this turn.
+    S.takebackable = false;
+    return ours;
+  },
+  /** The turn of `e.seat` is undone: his roll to play again (a fresh state follows). */
+  takebackAccepted(S, e) {
+    const v = S.view;
+    S.takeback = null;
+    S.takebackable = false;
+    S.local = null;
+    S.hint = null;
+    S.lastTurn = [];
+    S.lastMove = null;
+    v.board = e.board;
+    v.moves = null;
+    if (e.dice) v.dice = e.dice;
+    v.toAct = { seat: e.seat, need: 'move' };
+    deselect(S);
   },
   rematchOffered(S, e) {
     S.rematch = { ...(S.rematch || {}), [e.seat]: true };

@@ -108,6 +108,13 @@ pub enum ClientMsg {
     Rematch,
     /// Decline the opponent's rematch offer, or withdraw one's own.
     DeclineRematch,
+    /// Ask to take back the turn just played (a casual game between two
+    /// people, before the opponent acts).
+    Takeback,
+    /// Accept the opponent's takeback.
+    AcceptTakeback,
+    /// Decline the opponent's takeback, or withdraw one's own.
+    DeclineTakeback,
     /// After a reconnect: the events after `version`, or a full state.
     Resume {
         /// The last version the client saw.
@@ -150,6 +157,9 @@ impl ClientMsg {
             ClientMsg::Chat { .. } => "chat",
             ClientMsg::Rematch => "rematch",
             ClientMsg::DeclineRematch => "declineRematch",
+            ClientMsg::Takeback => "takeback",
+            ClientMsg::AcceptTakeback => "acceptTakeback",
+            ClientMsg::DeclineTakeback => "declineTakeback",
             ClientMsg::Resume { .. } => "resume",
             ClientMsg::Ping => "ping",
             ClientMsg::Hint { .. } => "hint",
@@ -185,6 +195,9 @@ impl ClientMsg {
             ClientMsg::Chat { text } => Command::Chat { text: text.clone() },
             ClientMsg::Rematch => Command::Rematch,
             ClientMsg::DeclineRematch => Command::DeclineRematch,
+            ClientMsg::Takeback => Command::Takeback,
+            ClientMsg::AcceptTakeback => Command::AcceptTakeback,
+            ClientMsg::DeclineTakeback => Command::DeclineTakeback,
             ClientMsg::Join { .. }
             | ClientMsg::Resume { .. }
             | ClientMsg::Ping
@@ -224,6 +237,9 @@ impl ClientMsg {
             Command::Chat { text } => ClientMsg::Chat { text: text.clone() },
             Command::Rematch => ClientMsg::Rematch,
             Command::DeclineRematch => ClientMsg::DeclineRematch,
+            Command::Takeback => ClientMsg::Takeback,
+            Command::AcceptTakeback => ClientMsg::AcceptTakeback,
+            Command::DeclineTakeback => ClientMsg::DeclineTakeback,
             _ => return None,
         })
     }
@@ -251,6 +267,9 @@ pub const CLIENT_TYPES: &[&str] = &[
     "chat",
     "rematch",
     "declineRematch",
+    "takeback",
+    "acceptTakeback",
+    "declineTakeback",
     "resume",
     "ping",
     "hint",

@@ -50,6 +50,16 @@ pub enum ErrorCode {
     RematchAlreadyOffered,
     /// `declineRematch` with no rematch asked for.
     NoRematchOffered,
+    /// `takeback` in a rated game or against the computer.
+    TakebackNotAllowed,
+    /// `takeback` with no turn of the sender's to take back now.
+    NothingToTakeBack,
+    /// `takeback` while one is asked for.
+    TakebackPending,
+    /// `takeback` of a turn whose takeback was declined.
+    TakebackDeclined,
+    /// `acceptTakeback` / `declineTakeback` with none asked for.
+    NoTakebackOffered,
     /// It is not your turn.
     NotYourTurn,
     /// Roll first.
@@ -157,6 +167,11 @@ impl ErrorCode {
             ErrorCode::NoOpponent => "no_opponent",
             ErrorCode::RematchAlreadyOffered => "rematch_already_offered",
             ErrorCode::NoRematchOffered => "no_rematch_offered",
+            ErrorCode::TakebackNotAllowed => "takeback_not_allowed",
+            ErrorCode::NothingToTakeBack => "nothing_to_take_back",
+            ErrorCode::TakebackPending => "takeback_pending",
+            ErrorCode::TakebackDeclined => "takeback_declined",
+            ErrorCode::NoTakebackOffered => "no_takeback_offered",
             ErrorCode::NotYourTurn => "not_your_turn",
             ErrorCode::MustRollFirst => "must_roll_first",
             ErrorCode::AlreadyRolled => "already_rolled",
@@ -215,6 +230,11 @@ pub fn room_error_code(e: &RoomError) -> ErrorCode {
         RoomError::NoOpponent => ErrorCode::NoOpponent,
         RoomError::RematchAlreadyOffered => ErrorCode::RematchAlreadyOffered,
         RoomError::NoRematchOffered => ErrorCode::NoRematchOffered,
+        RoomError::TakebackNotAllowed => ErrorCode::TakebackNotAllowed,
+        RoomError::NothingToTakeBack => ErrorCode::NothingToTakeBack,
+        RoomError::TakebackPending => ErrorCode::TakebackPending,
+        RoomError::TakebackDeclined => ErrorCode::TakebackDeclined,
+        RoomError::NoTakebackOffered => ErrorCode::NoTakebackOffered,
         RoomError::NotYourTurn => ErrorCode::NotYourTurn,
         RoomError::MustRollFirst => ErrorCode::MustRollFirst,
         RoomError::AlreadyRolled => ErrorCode::AlreadyRolled,

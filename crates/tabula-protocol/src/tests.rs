@@ -144,6 +144,9 @@ fn every_room_command_has_one_wire_form_and_back() {
         Command::Chat { text: "hi".into() },
         Command::Rematch,
         Command::DeclineRematch,
+        Command::Takeback,
+        Command::AcceptTakeback,
+        Command::DeclineTakeback,
         Command::Connected,
         Command::Disconnected,
     ];
@@ -171,7 +174,10 @@ fn every_room_command_has_one_wire_form_and_back() {
             | Command::DeclineEnd
             | Command::Chat { .. }
             | Command::Rematch
-            | Command::DeclineRematch => false,
+            | Command::DeclineRematch
+            | Command::Takeback
+            | Command::AcceptTakeback
+            | Command::DeclineTakeback => false,
             _ => panic!("a room command the protocol does not place: {c:?}"),
         };
         let wire = ClientMsg::of_command(c);

@@ -137,6 +137,23 @@ pub enum RoomError {
         /// The limit in characters.
         max: usize,
     },
+    /// Takebacks are for casual games between two people.
+    #[error("takebacks are for casual games between two people")]
+    TakebackNotAllowed,
+    /// No turn of the sender's to take back now.
+    #[error(
+        "no turn of yours to take back now: only the turn you just played, before your opponent acts"
+    )]
+    NothingToTakeBack,
+    /// A takeback is already asked for.
+    #[error("a takeback is already asked for")]
+    TakebackPending,
+    /// The takeback of this turn was declined already.
+    #[error("your opponent declined taking back this turn")]
+    TakebackDeclined,
+    /// `acceptTakeback` or `declineTakeback` with none asked for.
+    #[error("no takeback has been asked for")]
+    NoTakebackOffered,
     /// The configured start position is not legal.
     #[error("bad start position: {0}")]
     BadStartPosition(String),

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::GameKind;
+use crate::game::{BoardView, GameKind};
 use crate::narration::Narration;
 use crate::types::{BotLevel, PlayerId, SeatId, Spot};
 
@@ -383,6 +383,31 @@ pub enum Event {
     DoubleDropped {
         /// Who dropped.
         seat: SeatId,
+    },
+    /// A takeback was asked for by this seat (of the turn it just played).
+    #[serde(rename_all = "camelCase")]
+    TakebackOffered {
+        /// Who asks.
+        seat: SeatId,
+    },
+    /// A takeback was declined by the opponent, withdrawn by the asker, or
+    /// lapsed (the opponent acted; the game ended): `seat` is who declined.
+    #[serde(rename_all = "camelCase")]
+    TakebackDeclined {
+        /// Who declined (or withdrew).
+        seat: SeatId,
+    },
+    /// A takeback was accepted: `seat`'s last turn is undone, and he plays
+    /// the same roll again (a dice game: `possibleMoves` follows).
+    #[serde(rename_all = "camelCase")]
+    TakebackAccepted {
+        /// Whose turn was taken back (to play again).
+        seat: SeatId,
+        /// The board as it is again (as `state`'s `board`).
+        board: BoardView,
+        /// The roll he plays again; absent in Thud!.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dice: Option<[u8; 2]>,
     },
     /// Thud!: a seat proposed to end the round.
     #[serde(rename_all = "camelCase")]

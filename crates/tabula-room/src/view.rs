@@ -93,6 +93,10 @@ pub struct RoomView {
     /// on the wire only when there are some).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chat: Vec<ChatLine>,
+    /// The seat that asks to take back its last turn, while it waits for
+    /// an answer (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub takeback: Option<SeatId>,
     /// The seats that have asked for a rematch of the finished match
     /// (on the wire only when some have).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -135,7 +139,7 @@ fn is_first_match(n: &u32) -> bool {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Recent {
     /// The dice of this turn: the latest `diceRolled` (or the opening roll
-    /// that is the first move); `[0, 0]` after `turnStarted` or
+    /// that is the first move, or the roll a takeback gives back); `[0, 0]` after `turnStarted` or
     /// `gameStarted`, before the roll.
     dice: Option<[u8; 2]>,
     /// The version of the latest `possibleMoves` after those dice.
@@ -180,6 +184,9 @@ impl Recent {
             | Event::OpeningRoll {
                 first_roll: Some(dice),
                 ..
+            }
+            | Event::TakebackAccepted {
+                dice: Some(dice), ..
             } => self.new_dice(*dice),
             Event::TurnStarted { .. } | Event::GameStarted { .. } => self.new_dice([0, 0]),
             Event::GameEnded { result, .. } => self.last_result = Some(result.clone()),
@@ -312,6 +319,7 @@ impl Room {
                     _ => None,
                 })
                 .collect(),
+            takeback: self.takeback_asked(),
             rematch: self.rematch_offers(),
             match_number: self.match_number(),
             actions: game.map(|g| g.actions().to_vec()).unwrap_or_default(),

@@ -114,6 +114,8 @@ pub struct Game {
     actions: Vec<Action>,
     summary: GameSummary,
     result: Option<GameResult>,
+    /// What it was started from: a takeback replays its actions from it.
+    setup: std::sync::Arc<GameSetup>,
 }
 
 fn pair(d: Dice) -> [u8; 2] {
@@ -154,6 +156,7 @@ impl Game {
             actions: Vec::new(),
             summary: GameSummary::default(),
             result: None,
+            setup: std::sync::Arc::new(setup.clone()),
         };
         if !uses_dice {
             g.stage = Stage::OwnTurns;
@@ -697,6 +700,72 @@ impl Game {
         engine!(&mut self.board, e => e.decline_end(seat))?;
         self.actions.push(Action::DeclineEnd { seat });
         out.push((Audience::All, Event::EndDeclined { seat }));
+        Ok(())
+    }
+
+    /// How many actions a takeback by `seat` keeps: those up to the roll
+    /// that began his last turn (or the opening roll that played as it),
+    /// so he plays that roll again. `None` unless his turn is the last
+    /// thing done: he played at least one step (a Thud! move), it ended
+    /// his turn, the game goes on, and the other side has done nothing
+    /// since (no roll, no double, no move, no proposal).
+    pub(crate) fn takeback_point(&self, seat: SeatId) -> Option<usize> {
+        if self.result.is_some() {
+            return None;
+        }
+        match self.stage {
+            Stage::AwaitRoll(s) if s == seat.other() => {
+                let steps = self
+                    .actions
+                    .iter()
+                    .rev()
+                    .take_while(|a| matches!(a, Action::Step { seat: s, .. } if *s == seat))
+                    .count();
+                let k = self.actions.len() - steps;
+                match self.actions.get(k.checked_sub(1)?) {
+                    _ if steps == 0 => None,
+                    Some(Action::Roll { seat: s, .. }) if *s == seat => Some(k),
+                    Some(Action::Opening {
+                        starter,
+                        first_roll: Some(_),
+                        ..
+                    }) if *starter == seat => Some(k),
+                    _ => None,
+                }
+            }
+            Stage::OwnTurns => match self.actions.last() {
+                Some(Action::ThudMove { seat: s, .. })
+                    if *s == seat && self.to_act().is_some_and(|(w, _)| w == seat.other()) =>
+                {
+                    Some(self.actions.len() - 1)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `seat` takes back his last turn ([`Game::takeback_point`]): the
+    /// game is played again from its setup up to that point, so the board,
+    /// the dice, the cube and the summary are exactly what they were then.
+    /// Pushes the `possibleMoves` of the roll he plays again (a dice game).
+    pub(crate) fn take_back(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
+        let k = self
+            .takeback_point(seat)
+            .ok_or(RoomError::NothingToTakeBack)?;
+        let mut scratch = Out::new();
+        let mut g = Game::start(&self.setup, &mut scratch)?;
+        for a in &self.actions[..k] {
+            g.replay(a, &mut scratch)?;
+        }
+        if let Some(m) = scratch
+            .into_iter()
+            .rev()
+            .find(|(_, e)| matches!(e, Event::PossibleMoves { .. }))
+        {
+            out.push(m);
+        }
+        *self = g;
         Ok(())
     }
 

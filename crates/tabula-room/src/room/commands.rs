@@ -175,6 +175,9 @@ impl Room {
                 let seat = self.actor_seat(actor)?;
                 self.playing()?.decline_end(seat, out)
             }
+            Command::Takeback => self.offer_takeback(actor, out),
+            Command::AcceptTakeback => self.accept_takeback(actor, out),
+            Command::DeclineTakeback => self.decline_takeback(actor, out),
             Command::Rematch => self.offer_rematch(actor, out),
             Command::DeclineRematch => self.decline_rematch(actor, out),
             Command::Chat { text } => {

@@ -80,6 +80,7 @@ impl Room {
         {
             self.end_game(result, out);
         }
+        self.lapse_takeback(out);
         let prompt = self.bot_prompt();
         if let Some(p) = prompt
             && Some(p) != self.last_prompt

@@ -168,6 +168,13 @@ pub enum Command {
         /// The text.
         text: String,
     },
+    /// Ask to take back the turn just played (casual games between two
+    /// people, before the opponent acts).
+    Takeback,
+    /// Accept the opponent's takeback.
+    AcceptTakeback,
+    /// Decline the opponent's takeback, or withdraw one's own.
+    DeclineTakeback,
     /// After a finished match between two people: ask for a rematch (the
     /// same options, colours swapped). It starts when both have asked.
     Rematch,

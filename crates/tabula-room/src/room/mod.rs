@@ -15,6 +15,7 @@ mod commands;
 mod games;
 mod input;
 mod rematch;
+mod takeback;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -117,6 +118,12 @@ pub struct Room {
     now: u64,
     /// The time of the last accepted input.
     last_input_at: u64,
+    /// A takeback asked for: by which seat, and the game's action count
+    /// then, with the game's number (any action since lapses it).
+    takeback: Option<(SeatId, (u32, usize))>,
+    /// The last takeback declined: by whom it was asked, at which action
+    /// count (not asked again for the same turn).
+    takeback_declined: Option<(SeatId, (u32, usize))>,
 }
 
 impl Room {
@@ -150,6 +157,8 @@ impl Room {
             }),
             now: 0,
             last_input_at: 0,
+            takeback: None,
+            takeback_declined: None,
         };
         if let Some(level) = room.config.bot {
             room.seats[1] = Some(Occupant::Bot {
