@@ -38,6 +38,8 @@ export function ensureRoomSkeleton(app) {
     h('div#status'),
     // The clock's warning, said once per period to a screen reader.
     h('div.sr-only#clock-live', { 'aria-live': 'assertive', role: 'status' }),
+    // Each roll, step and pass, said as it happens (server.js `say`).
+    h('div.sr-only#move-live', { 'aria-live': 'polite', role: 'log' }),
     h('div#controls'),
     h('div#info'),
     // Wide screens and landscape: the move list beside the board (the pips are in #players, beside it too).

@@ -136,6 +136,19 @@ export function onMessage(m) {
 }
 
 
+// ---- moves said to a screen reader ----------------------------------------------------
+// Every roll, step, pass and Thud! move, said in `#move-live` (polite): one
+// turn at a time, its parts joined ("Alice: rolled 6–3, 13-7, 7-4"), so the
+// quick steps of a whole turn are not cut off by one another.
+let said = null;
+function say(seat, part, fresh) {
+  const live = $('#move-live');
+  if (!live) return;
+  if (fresh || !said || said.seat !== seat) said = { seat, parts: [] };
+  said.parts.push(part);
+  live.textContent = t('sr.turn', { who: seatName(seat), parts: said.parts.join(', ') });
+}
+
 // ---- clocks -----------------------------------------------------------------------
 /** A new period: its warning may be said again. */
 function clearClockLive() {
@@ -273,20 +286,24 @@ export function applyEvent(e) {
     }
     case 'diceRolled':
       sound.play('dice');
+      say(e.seat, t('sr.rolled', { dice: e.dice.join('–') }), true);
       break;
     case 'possibleMoves':
       ensureLocal();
       break;
     case 'moved':
+      say(e.seat, e.notation || `${e.from}-${e.to}`);
       if (e.seat !== S.seat) {
         sound.play(e.hit ? 'hit' : 'checker');
         tg.haptic('select');
       }
       break;
     case 'turnPassed':
+      say(e.seat, t('sr.passed'));
       toast(e.seat === S.seat ? t('toast.noMovesYou', { dice: e.dice.join('–') }) : t('toast.noMoves', { who: seatName(e.seat), dice: e.dice.join('–') }), 'info', 3000);
       break;
     case 'thudMoved':
+      say(e.seat, e.notation, true);
       sound.play(e.captured ? 'hit' : 'checker');
       if (e.captured) toast(t('toast.captured', { notation: e.notation, n: e.captured }), 'info', 2000);
       break;

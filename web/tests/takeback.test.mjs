@@ -2,7 +2,7 @@
 // people, the player who has just played his turn asks to take it back;
 // his opponent allows it and the mover plays the same roll again on the
 // board as it was; asked again and declined, the button goes and the turn
-// stands.
+// stands. Each turn is said to a screen reader.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,6 +42,13 @@ test('a turn taken back with the opponent\u2019s consent is played again with th
       },
     });
     await waitState(other, (s) => s.view.toAct?.seat !== seat, 'the turn passed');
+    // The opponent's screen reader heard the turn: who, the roll, each step.
+    const heard = await other.textContent('#move-live');
+    const steps = await other.evaluate((me) => window.__tabula.state.log.filter((e) => e.seat === me && e.steps?.length).pop().steps, seat);
+    // (The first turn may be the opening roll's, with no roll of its own.)
+    assert.match(heard, /^[^:]+: (rolled \d–\d, )?\S/, heard);
+    for (const st of steps) assert.ok(heard.includes(st), `${st} in "${heard}"`);
+    assert.equal(await other.getAttribute('#move-live', 'aria-live'), 'polite');
     // He asks to take it back; his opponent is asked and allows it.
     await mover.waitForSelector('#takeback');
     await mover.click('#takeback');
