@@ -1526,7 +1526,7 @@ async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is
             .await
             .unwrap()
             .unwrap();
-        tabula_room::verify(&serde_json::from_value(g.game.record).unwrap()).unwrap();
+        tabula_room::verify(&g.game.record.parse().unwrap()).unwrap();
     }
     let deadline = Instant::now() + Duration::from_secs(10);
     while metric(addrs[0], "tabula_archive_backlog_games") > 0.0 {

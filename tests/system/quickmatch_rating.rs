@@ -42,7 +42,7 @@ pub(crate) async fn seed(store: &Store, room: &str, (a, ra): (&str, f64), (b, rb
         match_length: 1,
         rated: true,
         finished_ms: 1_700_000_000_000,
-        record: json!({"game": "backgammon", "gameNumber": 1, "actions": []}),
+        record: (&json!({"game": "backgammon", "gameNumber": 1, "actions": []})).into(),
         deltas: Vec::new(),
     };
     store.archive(&game).await.unwrap();

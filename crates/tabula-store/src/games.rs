@@ -185,6 +185,79 @@ impl Opponent {
     }
 }
 
+/// A game's record as JSON text (`tabula_room::GameRecord` as it
+/// serialises), kept as text from the archive queue to the store and back
+/// out to a client: parsed only where something reads inside it. Always
+/// well-formed JSON (every constructor checks or serialises).
+#[derive(Debug, Clone)]
+pub struct Record(Box<serde_json::value::RawValue>);
+
+impl Record {
+    /// The JSON of `value`.
+    pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Record, StoreError> {
+        serde_json::value::to_raw_value(value)
+            .map(Record)
+            .map_err(|e| StoreError::Invalid(format!("the record does not serialise: {e}")))
+    }
+
+    /// `text`, checked to be one JSON value.
+    pub fn from_text(text: String) -> Result<Record, serde_json::Error> {
+        serde_json::value::RawValue::from_string(text).map(Record)
+    }
+
+    /// `null`: a summary read without its record.
+    pub fn null() -> Record {
+        Record(serde_json::value::RawValue::NULL.to_owned())
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Parsed as `T` (a `tabula_room::GameRecord`, a `serde_json::Value`).
+    pub fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.0.get())
+    }
+}
+
+impl From<Box<serde_json::value::RawValue>> for Record {
+    fn from(raw: Box<serde_json::value::RawValue>) -> Record {
+        Record(raw)
+    }
+}
+
+impl From<&serde_json::Value> for Record {
+    fn from(v: &serde_json::Value) -> Record {
+        // A `Value` always serialises.
+        Record::of(v).unwrap_or_else(|_| Record::null())
+    }
+}
+
+/// Two records are equal when their JSON texts are.
+impl PartialEq for Record {
+    fn eq(&self, other: &Record) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+/// Written as the JSON it is (not as a string).
+impl Serialize for Record {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+/// The fields of a record the store reads (the rest is skipped unread;
+/// a `GameRecord` writes its setup's fields at its top level).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordHead {
+    game: GameKind,
+    game_number: u32,
+    result: GameResult,
+}
+
 /// A finished game, as it is archived.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FinishedGame {
@@ -203,7 +276,7 @@ pub struct FinishedGame {
     /// When it ended (ms since the epoch).
     pub finished_ms: u64,
     /// The whole record: `tabula_room::GameRecord` as it serialises.
-    pub record: serde_json::Value,
+    pub record: Record,
     /// The room's statistics deltas for this game (its `stats` event), one
     /// per seat; those with a player are added to his statistics when the
     /// game is archived. Each names the seat its player sits in here; one
@@ -223,8 +296,6 @@ impl FinishedGame {
         rated: bool,
         finished_ms: u64,
     ) -> Result<FinishedGame, StoreError> {
-        let json = serde_json::to_value(record)
-            .map_err(|e| StoreError::Invalid(format!("the record does not serialise: {e}")))?;
         Ok(FinishedGame {
             key: GameKey::new(room, record.setup.game_number),
             kind: record.game,
@@ -233,7 +304,34 @@ impl FinishedGame {
             match_length,
             rated,
             finished_ms,
-            record: json,
+            record: Record::of(record)?,
+            deltas: Vec::new(),
+        })
+    }
+
+    /// The same from a record's JSON text as it was queued: its kind,
+    /// number and result are read from it, the rest is kept as text (an
+    /// archiver need not parse a whole record to store it).
+    pub fn from_record_json(
+        room: impl Into<String>,
+        record: Record,
+        seats: [Seat; 2],
+        match_length: u32,
+        rated: bool,
+        finished_ms: u64,
+    ) -> Result<FinishedGame, StoreError> {
+        let head: RecordHead = record
+            .parse()
+            .map_err(|e| StoreError::Invalid(format!("not a game record: {e}")))?;
+        Ok(FinishedGame {
+            key: GameKey::new(room, head.game_number),
+            kind: head.game,
+            seats,
+            result: head.result,
+            match_length,
+            rated,
+            finished_ms,
+            record,
             deltas: Vec::new(),
         })
     }

@@ -62,7 +62,7 @@ pub mod testing;
 
 pub use games::{
     Archived, FinishedGame, GameKey, Games, HistoryCursor, HistoryEntry, HistoryPage, HistoryQuery,
-    MAX_ANALYSIS_BYTES, MAX_PAGE, MAX_PENDING, Opponent, Seat, StoredGame,
+    MAX_ANALYSIS_BYTES, MAX_PAGE, MAX_PENDING, Opponent, Record, Seat, StoredGame,
 };
 pub use profiles::{Deleted, Profile, ProfileUpdate, Profiles};
 pub use ratings::{

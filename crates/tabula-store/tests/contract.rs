@@ -8,11 +8,11 @@ mod support;
 use std::collections::{BTreeMap, BTreeSet};
 
 use tabula_room::{GameKind, GameRecord, PlayerDelta, PlayerId, PlayerResult, PlayerStats, SeatId};
-use tabula_store::sql::SeedRating;
+use tabula_store::sql::{Backend, SeedRating};
 use tabula_store::{
     Applied, Archived, Deleted, FinishedGame, GameKey, Games, HistoryCursor, HistoryQuery,
-    Leaderboards, MAX_ANALYSIS_BYTES, Opponent, Profiles, Rating, RatingUpdate, Ratings, Seat,
-    StoreError, week_start_ms,
+    Leaderboards, MAX_ANALYSIS_BYTES, Opponent, Profiles, Rating, RatingUpdate, Ratings, Record,
+    Seat, StoreError, week_start_ms,
 };
 
 use support::{Db, finished, login, player, resigned_record};
@@ -341,7 +341,7 @@ async fn archive_is_idempotent(db: &Db) {
     assert_eq!(store.archive(&game).await.unwrap(), Archived::AlreadyStored);
     let mut changed = game.clone();
     changed.finished_ms = 9999;
-    changed.record = serde_json::json!({"other": true});
+    changed.record = (&serde_json::json!({"other": true})).into();
     assert_eq!(
         store.archive(&changed).await.unwrap(),
         Archived::AlreadyStored
@@ -386,7 +386,7 @@ async fn archive_keeps_a_real_record_verifiable(db: &Db) {
     assert_eq!(game.key, GameKey::new("room-x", record.setup.game_number));
     assert_eq!(store.archive(&game).await.unwrap(), Archived::Stored);
     let stored = store.game(&game.key).await.unwrap().unwrap();
-    let back: GameRecord = serde_json::from_value(stored.game.record.clone()).unwrap();
+    let back: GameRecord = stored.game.record.parse().unwrap();
     assert_eq!(back, record);
     tabula_room::verify(&back).unwrap();
     assert_eq!(stored.game.result, record.result);
@@ -397,6 +397,37 @@ async fn archive_keeps_a_real_record_verifiable(db: &Db) {
         .unwrap();
     assert_eq!(page.entries[0].opponent, Opponent::Computer);
     assert_eq!(page.entries[0].seat, SeatId::A);
+    // From the record's JSON text (as an archiver reads it off the queue):
+    // the same game, its text kept as it was.
+    let text = serde_json::to_string(&record).unwrap();
+    let raw = FinishedGame::from_record_json(
+        "room-x",
+        Record::from_text(text.clone()).unwrap(),
+        [player("tg:1"), Seat::Bot(3)],
+        1,
+        false,
+        42_000,
+    )
+    .unwrap();
+    assert_eq!(raw, game);
+    assert_eq!(raw.record.as_str(), text);
+    assert_eq!(store.archive(&raw).await.unwrap(), Archived::AlreadyStored);
+    assert_eq!(stored.game.record.as_str(), text);
+    // Not a record: refused before the store.
+    let bad = Record::from_text(r#"{"game":"long_nardy"}"#.into()).unwrap();
+    assert!(matches!(
+        FinishedGame::from_record_json("room-x", bad, [player("tg:1"), Seat::Bot(3)], 1, false, 1),
+        Err(StoreError::Invalid(_))
+    ));
+    assert!(Record::from_text("{not json".into()).is_err());
+    // PostgreSQL keeps records with lz4 (Debian's 15 has it).
+    match store.backend() {
+        Backend::Postgres => assert_eq!(
+            store.record_compression().await.unwrap().as_deref(),
+            Some("l")
+        ),
+        Backend::Sqlite => assert_eq!(store.record_compression().await.unwrap(), None),
+    }
 }
 
 async fn archive_refuses_bad_games(db: &Db) {

@@ -38,7 +38,7 @@ use tabula_room::GameKind;
 use tabula_store::{Applied, Archived, DurableStore, Rating, Store, StoreConfig, StoreError};
 use tokio::sync::Notify;
 
-pub use queued::{QueuedGame, QueuedSeat};
+pub use queued::{QueuedGame, QueuedSeat, finished_of};
 
 use crate::AppState;
 use crate::metrics::Metrics;
@@ -270,10 +270,7 @@ pub async fn archive_batch(
     let mut outcomes: Vec<&'static str> = Vec::with_capacity(items.len());
     let mut refused = Vec::new();
     for (key, entry) in items {
-        let finished = serde_json::from_str::<QueuedGame>(&entry)
-            .map_err(|e| e.to_string())
-            .and_then(|q| q.finished());
-        match finished {
+        match queued::finished_of(&entry) {
             Ok(game) => {
                 keys.push(key);
                 games.push(game);

@@ -48,6 +48,50 @@ pub enum QueuedSeat {
     Empty,
 }
 
+/// A queued game as it is read back for the store: the same JSON as
+/// [`QueuedGame`], its record kept as text ([`tabula_store::Record`]), so
+/// the archiver reads only the fields it needs and stores the record as
+/// it was queued (issue 47: parsing each record into a `GameRecord` and
+/// writing it out again was most of an archiver's own work).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct QueuedEntry {
+    room: String,
+    seats: [QueuedSeat; 2],
+    match_length: u32,
+    rated: bool,
+    finished_ms: u64,
+    deltas: Vec<PlayerDelta>,
+    record: Box<serde_json::value::RawValue>,
+}
+
+/// The store's form of a queued game's JSON `entry` (what
+/// [`QueuedGame`] serialises to); an error when it does not read or a
+/// seat was empty.
+pub fn finished_of(entry: &str) -> Result<FinishedGame, String> {
+    let q: QueuedEntry = serde_json::from_str(entry).map_err(|e| e.to_string())?;
+    let seats = [seat_of(&q.seats[0])?, seat_of(&q.seats[1])?];
+    let mut g = FinishedGame::from_record_json(
+        q.room,
+        q.record.into(),
+        seats,
+        q.match_length,
+        q.rated,
+        q.finished_ms,
+    )
+    .map_err(|e| e.to_string())?;
+    g.deltas = q.deltas;
+    Ok(g)
+}
+
+fn seat_of(s: &QueuedSeat) -> Result<Seat, String> {
+    match s {
+        QueuedSeat::Player { id } => Ok(Seat::Player(id.clone())),
+        QueuedSeat::Bot { level } => Ok(Seat::Bot(*level)),
+        QueuedSeat::Empty => Err("a seat was empty".to_string()),
+    }
+}
+
 /// The queue's key of a room's game.
 pub fn key(room: &str, game_number: u32) -> String {
     format!("{room}#{game_number}")
@@ -83,26 +127,5 @@ impl QueuedGame {
     /// The queue's key.
     pub fn key(&self) -> String {
         key(&self.room, self.record.setup.game_number)
-    }
-
-    /// The store's form; `None` when a seat was empty.
-    pub fn finished(&self) -> Result<FinishedGame, String> {
-        let seat = |s: &QueuedSeat| match s {
-            QueuedSeat::Player { id } => Ok(Seat::Player(id.clone())),
-            QueuedSeat::Bot { level } => Ok(Seat::Bot(*level)),
-            QueuedSeat::Empty => Err("a seat was empty".to_string()),
-        };
-        let seats = [seat(&self.seats[0])?, seat(&self.seats[1])?];
-        let mut g = FinishedGame::from_record(
-            self.room.clone(),
-            &self.record,
-            seats,
-            self.match_length,
-            self.rated,
-            self.finished_ms,
-        )
-        .map_err(|e| e.to_string())?;
-        g.deltas = self.deltas.clone();
-        Ok(g)
     }
 }

@@ -91,7 +91,7 @@ mod tests {
             match_length,
             rated: true,
             finished_ms: 1_750_000_000_000,
-            record: serde_json::Value::Null,
+            record: tabula_store::Record::null(),
             deltas: Vec::new(),
         }
     }

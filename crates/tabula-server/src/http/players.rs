@@ -417,7 +417,10 @@ async fn archived(
     let Some(stored) = store.game(&key).await.map_err(failed)? else {
         return Err(failed(StoreError::UnknownGame(key)));
     };
-    let record: GameRecord = serde_json::from_value(stored.game.record.clone())
+    let record: GameRecord = stored
+        .game
+        .record
+        .parse()
         .map_err(|e| failed(StoreError::Corrupt(e.to_string())))?;
     Ok((stored, record))
 }

@@ -400,7 +400,13 @@ async fn archived_records(state: &AppState, id: &str) -> Option<Vec<serde_json::
     let mut values = Vec::new();
     for n in 1..=MAX_ARCHIVED_GAMES {
         match store.game(&tabula_store::GameKey::new(id, n)).await {
-            Ok(Some(stored)) => values.push(stored.game.record),
+            Ok(Some(stored)) => match stored.game.record.parse() {
+                Ok(v) => values.push(v),
+                Err(e) => {
+                    tracing::warn!(room = %id, error = %e, "an archived record does not read");
+                    return None;
+                }
+            },
             Ok(None) => break,
             Err(e) => {
                 tracing::warn!(room = %id, error = %e, "archived records not read");

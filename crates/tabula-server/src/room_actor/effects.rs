@@ -386,9 +386,7 @@ pub(super) async fn keep_finished(
     if !bp.queue_outlives_process()
         && let Ok(store) = durable.get()
     {
-        let game = serde_json::from_str::<crate::archiver::QueuedGame>(&entry)
-            .map_err(|e| e.to_string())
-            .and_then(|q| q.finished());
+        let game = crate::archiver::finished_of(&entry);
         // A game that cannot be stored is queued: the archiver logs and
         // drops it as it does any other.
         if let Ok(game) = game {

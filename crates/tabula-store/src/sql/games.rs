@@ -159,7 +159,7 @@ fn summary_of<R: Cols>(row: &R) -> Result<FinishedGame> {
         match_length: to_u32("match_length", row.i64("match_length")?)?,
         rated: row.boolean("rated")?,
         finished_ms: to_u64("finished_ms", row.i64("finished_ms")?)?,
-        record: serde_json::Value::Null,
+        record: crate::Record::null(),
         deltas: Vec::new(),
     })
 }
@@ -167,7 +167,7 @@ fn summary_of<R: Cols>(row: &R) -> Result<FinishedGame> {
 fn stored_of<R: Cols>(row: &R) -> Result<StoredGame> {
     let mut game = summary_of(row)?;
     let record = row.text("record")?;
-    game.record = serde_json::from_str(&record)
+    game.record = crate::Record::from_text(record)
         .map_err(|e| StoreError::Corrupt(format!("record of {}: {e}", game.key)))?;
     Ok(StoredGame {
         game,
@@ -212,7 +212,6 @@ struct Row<'a> {
     winner: Option<String>,
     result_kind: String,
     reason: String,
-    record: String,
     finished: i64,
     /// (player, seat, opponent) of each player seat.
     players: Vec<(&'a str, String, &'static str)>,
@@ -238,8 +237,6 @@ impl<'a> Row<'a> {
             winner: game.result.winner.map(|w| name_of(&w)).transpose()?,
             result_kind: name_of(&game.result.kind)?,
             reason: name_of(&game.result.reason)?,
-            record: serde_json::to_string(&game.record)
-                .map_err(|e| StoreError::Invalid(format!("the record does not serialise: {e}")))?,
             finished: to_i64("finished_ms", game.finished_ms)?,
             players,
         })
@@ -350,8 +347,8 @@ impl Store {
             .bind(int(&|r| Some(r.finished)))
             .bind(
                 rows.iter()
-                    .map(|r| r.record.clone())
-                    .collect::<Vec<String>>(),
+                    .map(|r| r.game.record.as_str())
+                    .collect::<Vec<&str>>(),
             )
             .bind(now)
             .fetch_all(&mut *tx)
@@ -457,7 +454,7 @@ impl Store {
                 .bind(r.game.rated)
                 .bind(r.finished)
                 .bind(now)
-                .bind(r.record.as_str())
+                .bind(r.game.record.as_str())
                 .execute(&mut *tx)
                 .await?;
             if inserted.rows_affected() == 0 {

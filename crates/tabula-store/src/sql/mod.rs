@@ -336,6 +336,40 @@ pub(crate) enum Pools {
     Postgres(PgPool),
 }
 
+/// `games.record`'s compression on PostgreSQL, as one letter (`c`).
+const RECORD_COMPRESSION: &str = "SELECT attcompression::text AS c FROM pg_attribute \
+     WHERE attrelid = 'games'::regclass AND attname = 'record'";
+
+/// On PostgreSQL, stores `games.record` with lz4 rather than the default
+/// pglz (issue 47: compressing 15 KB records with pglz was most of the
+/// server's time in a batch of archived games): set once, when the
+/// server has lz4 (PostgreSQL 14+ built with it) and the column does not
+/// use it yet. Not a migration, because migrations are one text for both
+/// databases and SQLite has no such setting; an old row keeps its
+/// compression until rewritten. A failure (no lz4, not the table's
+/// owner) leaves pglz and is logged: nothing else depends on it.
+async fn lz4_records(pool: &PgPool) {
+    let has_lz4 = sqlx::query(
+        "SELECT 1 AS one FROM pg_settings WHERE name = 'default_toast_compression' \
+         AND 'lz4' = ANY(enumvals)",
+    )
+    .fetch_optional(pool)
+    .await;
+    let current = sqlx::query(RECORD_COMPRESSION).fetch_one(pool).await;
+    match (has_lz4, current) {
+        (Ok(Some(_)), Ok(row)) if row.text("c").is_ok_and(|c| c != "l") => {
+            if let Err(e) = sqlx::query("ALTER TABLE games ALTER COLUMN record SET COMPRESSION lz4")
+                .execute(pool)
+                .await
+            {
+                tracing::warn!(error = %e, "games.record stays compressed with pglz");
+            }
+        }
+        (Ok(None), _) => tracing::info!("the server has no lz4: games.record stays with pglz"),
+        _ => {}
+    }
+}
+
 /// Runs `$body` with `$pool` bound to the store's pool, whichever backend
 /// it is: the body is written once and compiled for each.
 macro_rules! on_pool {
@@ -401,6 +435,9 @@ impl Store {
         };
         let store = Store { pools };
         store.migrate().await?;
+        if let Pools::Postgres(pool) = &store.pools {
+            lz4_records(pool).await;
+        }
         Ok(store)
     }
 
@@ -431,6 +468,18 @@ impl Store {
                 )
             })
             .collect())
+    }
+
+    /// How `games.record` is compressed on PostgreSQL (`l`: lz4, `p`:
+    /// pglz, empty: the server's default); `None` on SQLite.
+    pub async fn record_compression(&self) -> Result<Option<String>> {
+        match &self.pools {
+            Pools::Sqlite(_) => Ok(None),
+            Pools::Postgres(pool) => {
+                let row = sqlx::query(RECORD_COMPRESSION).fetch_one(pool).await?;
+                Ok(Some(row.text("c")?))
+            }
+        }
     }
 
     /// Which database this is.

@@ -129,7 +129,7 @@ pub fn finished(
         match_length: 1,
         rated,
         finished_ms,
-        record: json!({"game": kind, "gameNumber": number, "actions": [], "note": room}),
+        record: (&json!({"game": kind, "gameNumber": number, "actions": [], "note": room})).into(),
         deltas: Vec::new(),
     }
 }
