@@ -307,7 +307,7 @@ fn start_position(game: Game, start: Start, seed: u64) -> Option<Pos> {
             let mut pending = d.first_roll;
             for _ in 0..2000 {
                 let ok = match start {
-                    Start::Race => tabula_bots::long::no_contact(&pos),
+                    Start::Race => tabula_bots::long::features::no_contact(&pos),
                     Start::Bearoff => bearoff::long_race(&pos).is_some(),
                 };
                 if ok && pending.is_none() {
