@@ -8,6 +8,57 @@ use tabula_dice::Dice;
 use crate::level::Level;
 use crate::{bearoff, bg, long, thud};
 
+/// A position of any game, as a bot is asked about it: the game travels
+/// with the position, so each decision is one method of [`Bot`].
+#[derive(Debug, Clone, Copy)]
+pub enum Position<'a> {
+    /// Long nardy.
+    Long(&'a tabula_long::Position),
+    /// Short nardy (backgammon), the side to move on roll.
+    Backgammon(&'a tabula_backgammon::Position),
+    /// Thud!.
+    Thud(&'a tabula_thud::Position),
+}
+
+/// A bot's play: the whole turn, in its game's terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Play {
+    /// Long nardy: a legal complete sequence of steps (seed-000
+    /// numbering), playable in order.
+    Long(Vec<tabula_long::Step>),
+    /// Short nardy: steps `(from, to)` in the mover's own numbering (25 =
+    /// bar, 0 = off), playable in order.
+    Backgammon(Vec<(u8, u8)>),
+    /// Thud!: one move.
+    Thud(tabula_thud::Move),
+}
+
+impl Play {
+    /// A long nardy play's steps.
+    pub fn into_long(self) -> Option<Vec<tabula_long::Step>> {
+        match self {
+            Play::Long(steps) => Some(steps),
+            _ => None,
+        }
+    }
+
+    /// A short nardy play's steps.
+    pub fn into_backgammon(self) -> Option<Vec<(u8, u8)>> {
+        match self {
+            Play::Backgammon(steps) => Some(steps),
+            _ => None,
+        }
+    }
+
+    /// A Thud! play's move.
+    pub fn into_thud(self) -> Option<tabula_thud::Move> {
+        match self {
+            Play::Thud(mv) => Some(mv),
+            _ => None,
+        }
+    }
+}
+
 /// A computer player: a level and its own seeded random stream (used by
 /// Easy to choose, and by every level to break exact ties).
 #[derive(Debug, Clone)]
@@ -84,76 +135,75 @@ impl Bot {
         self.level
     }
 
-    /// Long nardy: the whole turn for `dice` as a legal complete sequence
-    /// (steps in seed-000 numbering, playable in order); empty when no play
-    /// is legal or the game is over.
-    pub fn long_nardy(
-        &mut self,
-        pos: &tabula_long::Position,
-        dice: Dice,
-    ) -> Vec<tabula_long::Step> {
-        let engine = long::Engine {
-            bearoff: self.bearoff,
-            network: self.long_network,
-        };
-        long::choose_with(self.level, &mut self.rng, pos, dice, engine)
-    }
-
-    /// Short nardy (backgammon): the whole turn as steps `(from, to)` in the
-    /// mover's own numbering (25 = bar, 0 = off), in an order playable step
-    /// by step; empty when no play is legal.
-    pub fn backgammon(&mut self, pos: &tabula_backgammon::Position, dice: Dice) -> Vec<(u8, u8)> {
-        let engine = bg::Engine {
-            bearoff: self.bearoff,
-            scoring: self.backgammon_scoring,
-        };
-        bg::choose_with(self.level, &mut self.rng, pos, dice, engine)
-    }
-
-    /// Thud!: a legal move for the side to move, `None` when there is none.
-    pub fn thud(&mut self, pos: &tabula_thud::Position) -> Option<tabula_thud::Move> {
-        thud::choose(self.level, &mut self.rng, pos)
-    }
-
-    /// Long nardy: whether to offer the cube before rolling, `pos` having
-    /// the bot to move.
-    pub fn offer_double_long(&mut self, pos: &tabula_long::Position) -> bool {
-        match self.level {
-            Level::Easy => false,
-            _ => {
-                let p = self.long_win(pos, pos.turn());
-                (0.70..0.93).contains(&p)
+    /// The play for the side to move in `pos`, `dice` the roll in the dice
+    /// games (Thud! has none). `None` when there is nothing to play: no
+    /// legal play (a dice game's turn passes), the game over, or a dice
+    /// game asked without its roll.
+    pub fn choose_play(&mut self, pos: Position<'_>, dice: Option<Dice>) -> Option<Play> {
+        match pos {
+            Position::Long(p) => {
+                let engine = long::Engine {
+                    bearoff: self.bearoff,
+                    network: self.long_network,
+                };
+                let steps = long::choose_with(self.level, &mut self.rng, p, dice?, engine);
+                (!steps.is_empty()).then_some(Play::Long(steps))
             }
-        }
-    }
-
-    /// Long nardy: whether to take the opponent's double, `pos` having the
-    /// opponent (the doubler) to move.
-    pub fn accept_double_long(&mut self, pos: &tabula_long::Position) -> bool {
-        match self.level {
-            Level::Easy => true,
-            _ => self.long_win(pos, pos.turn().other()) >= 0.25,
-        }
-    }
-
-    /// Short nardy: whether to offer the cube before rolling, `pos` having
-    /// the bot on roll.
-    pub fn offer_double_backgammon(&mut self, pos: &tabula_backgammon::Position) -> bool {
-        match self.level {
-            Level::Easy => false,
-            _ => {
-                let p = self.bg_win(pos, true);
-                (0.70..0.93).contains(&p)
+            Position::Backgammon(p) => {
+                let engine = bg::Engine {
+                    bearoff: self.bearoff,
+                    scoring: self.backgammon_scoring,
+                };
+                let steps = bg::choose_with(self.level, &mut self.rng, p, dice?, engine);
+                (!steps.is_empty()).then_some(Play::Backgammon(steps))
             }
+            Position::Thud(p) => thud::choose(self.level, &mut self.rng, p).map(Play::Thud),
         }
     }
 
-    /// Short nardy: whether to take the opponent's double, `pos` having the
-    /// opponent (the doubler) on roll.
-    pub fn accept_double_backgammon(&mut self, pos: &tabula_backgammon::Position) -> bool {
+    /// Whether to offer the cube before rolling, `pos` having the bot to
+    /// move (on roll). Easy never doubles; Medium and Hard double when
+    /// their chance of winning is 70 % to 93 %. Thud! has no cube.
+    pub fn offers_double(&mut self, pos: Position<'_>) -> bool {
+        if self.level == Level::Easy {
+            return false;
+        }
+        let p = match pos {
+            Position::Long(p) => self.long_win(p, p.turn()),
+            Position::Backgammon(p) => self.bg_win(p, true),
+            Position::Thud(_) => return false,
+        };
+        (0.70..0.93).contains(&p)
+    }
+
+    /// Whether to take the opponent's double, `pos` having the opponent
+    /// (the doubler) to move. Easy always takes; Medium and Hard take with
+    /// a chance of winning of 25 % or more. Thud! has no cube: yes.
+    pub fn takes_double(&mut self, pos: Position<'_>) -> bool {
+        if self.level == Level::Easy {
+            return true;
+        }
+        match pos {
+            Position::Long(p) => self.long_win(p, p.turn().other()) >= 0.25,
+            Position::Backgammon(p) => self.bg_win(p, false) >= 0.25,
+            Position::Thud(_) => true,
+        }
+    }
+
+    /// Whether to accept the opponent's proposal to end the round now,
+    /// the bot playing `me`: only Thud! ends a round by agreement (the dice
+    /// games answer no). Easy accepts half the time; Medium and Hard
+    /// accept when their side's material is at least the opponent's.
+    pub fn accepts_end(&mut self, pos: Position<'_>, me: tabula_thud::Side) -> bool {
+        let Position::Thud(p) = pos else {
+            return false;
+        };
         match self.level {
-            Level::Easy => true,
-            _ => self.bg_win(pos, false) >= 0.25,
+            Level::Easy => self.rng.random_bool(0.5),
+            _ => {
+                let s = p.score();
+                s.of(me) >= s.of(me.opponent())
+            }
         }
     }
 
@@ -191,23 +241,6 @@ impl Bot {
             _ => bg::win_probability(pos, on_roll),
         }
     }
-
-    /// Thud!: whether to accept the opponent's proposal to end the round now,
-    /// the bot playing `my_side`. Easy accepts half the time; Medium and Hard
-    /// accept when their side's material is at least the opponent's.
-    pub fn thud_accept_end(
-        &mut self,
-        pos: &tabula_thud::Position,
-        my_side: tabula_thud::Side,
-    ) -> bool {
-        match self.level {
-            Level::Easy => self.rng.random_bool(0.5),
-            _ => {
-                let s = pos.score();
-                s.of(my_side) >= s.of(my_side.opponent())
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -220,10 +253,10 @@ mod tests {
         let bg = tabula_backgammon::Position::initial();
         for level in Level::ALL {
             let mut bot = Bot::new(level, 1);
-            assert!(!bot.offer_double_long(&long));
-            assert!(bot.accept_double_long(&long));
-            assert!(!bot.offer_double_backgammon(&bg));
-            assert!(bot.accept_double_backgammon(&bg));
+            assert!(!bot.offers_double(Position::Long(&long)));
+            assert!(bot.takes_double(Position::Long(&long)));
+            assert!(!bot.offers_double(Position::Backgammon(&bg)));
+            assert!(bot.takes_double(Position::Backgammon(&bg)));
         }
     }
 
@@ -232,7 +265,12 @@ mod tests {
         let start = tabula_thud::Position::start();
         let mut bot = Bot::new(Level::Hard, 1);
         // 32 dwarfs against 8 trolls × 4: level material, so accepted.
-        assert!(bot.thud_accept_end(&start, tabula_thud::Side::Dwarfs));
-        assert!(bot.thud_accept_end(&start, tabula_thud::Side::Trolls));
+        assert!(bot.accepts_end(Position::Thud(&start), tabula_thud::Side::Dwarfs));
+        assert!(bot.accepts_end(Position::Thud(&start), tabula_thud::Side::Trolls));
+        // Nor the cube nor an end by agreement in Thud!, none in the dice games.
+        assert!(!bot.offers_double(Position::Thud(&start)));
+        assert!(bot.takes_double(Position::Thud(&start)));
+        let long = tabula_long::Position::initial();
+        assert!(!bot.accepts_end(Position::Long(&long), tabula_thud::Side::Dwarfs));
     }
 }

@@ -161,7 +161,10 @@ pub fn sample_decisions(count: usize, seed: u64) -> Vec<Decision> {
                 });
             }
             let bot = &mut bots[usize::from(pos.turn() != Color::White)];
-            let steps = bot.long_nardy(&pos, roll);
+            let steps = bot
+                .choose_play(crate::Position::Long(&pos), Some(roll))
+                .and_then(crate::Play::into_long)
+                .unwrap_or_default();
             pos = pos.play_unchecked(&steps);
             plies += 1;
         }

@@ -3,7 +3,12 @@
 //! The crate is pure: no IO, no clock, no global RNG. A [`Bot`] is built
 //! from a [`Level`] and a seed, and every decision it makes is a function
 //! of the position, the dice and its own seeded random stream, so the same
-//! seed replays the same games on every machine.
+//! seed replays the same games on every machine. Each decision is one
+//! method, for a [`Position`] that carries its game:
+//! [`Bot::choose_play`] (a whole turn, a [`Play`]), [`Bot::offers_double`],
+//! [`Bot::takes_double`] and [`Bot::accepts_end`]. Training the networks
+//! is another crate's (`tabula-training`); this one only evaluates and
+//! searches.
 //!
 //! Because there is no clock, thinking budgets are expressed as work, not
 //! time: Hard nardy looks one ply ahead over the opponent's 21 rolls for at
@@ -57,5 +62,5 @@ pub mod nn;
 mod pick;
 pub mod thud;
 
-pub use bot::Bot;
+pub use bot::{Bot, Play, Position};
 pub use level::{HARD_NARDY_CANDIDATES, HARD_THUD_NODES, Level, ParseLevelError};

@@ -8,7 +8,7 @@
 //! refactor, a faster search) must keep these numbers; one that changes
 //! play on purpose updates them and says so in `RESULTS.md`.
 
-use tabula_bots::{Bot, Level};
+use tabula_bots::{Bot, Level, Play, Position};
 use tabula_dice::{Dice, DiceSource, SeededDice};
 
 /// FNV-1a over the decisions' `Debug` text: stable across platforms and
@@ -33,35 +33,47 @@ impl Fingerprint {
 // it looks like.
 
 fn long_turn(bot: &mut Bot, pos: &tabula_long::Position, dice: Dice) -> Vec<tabula_long::Step> {
-    bot.long_nardy(pos, dice)
+    match bot.choose_play(Position::Long(pos), Some(dice)) {
+        Some(Play::Long(steps)) => steps,
+        None => Vec::new(),
+        other => panic!("a long nardy position answered {other:?}"),
+    }
 }
 
 fn bg_turn(bot: &mut Bot, pos: &tabula_backgammon::Position, dice: Dice) -> Vec<(u8, u8)> {
-    bot.backgammon(pos, dice)
+    match bot.choose_play(Position::Backgammon(pos), Some(dice)) {
+        Some(Play::Backgammon(steps)) => steps,
+        None => Vec::new(),
+        other => panic!("a backgammon position answered {other:?}"),
+    }
 }
 
 fn thud_move(bot: &mut Bot, pos: &tabula_thud::Position) -> Option<tabula_thud::Move> {
-    bot.thud(pos)
+    match bot.choose_play(Position::Thud(pos), None) {
+        Some(Play::Thud(mv)) => Some(mv),
+        None => None,
+        other => panic!("a Thud! position answered {other:?}"),
+    }
 }
 
 fn offers_long(bot: &mut Bot, pos: &tabula_long::Position) -> bool {
-    bot.offer_double_long(pos)
+    bot.offers_double(Position::Long(pos))
 }
 
 fn takes_long(bot: &mut Bot, pos: &tabula_long::Position) -> bool {
-    bot.accept_double_long(pos)
+    bot.takes_double(Position::Long(pos))
 }
 
 fn offers_bg(bot: &mut Bot, pos: &tabula_backgammon::Position) -> bool {
-    bot.offer_double_backgammon(pos)
+    bot.offers_double(Position::Backgammon(pos))
 }
 
 fn takes_bg(bot: &mut Bot, pos: &tabula_backgammon::Position) -> bool {
-    bot.accept_double_backgammon(pos)
+    bot.takes_double(Position::Backgammon(pos))
 }
 
 fn accepts_end(bot: &mut Bot, pos: &tabula_thud::Position, side: tabula_thud::Side) -> bool {
-    bot.thud_accept_end(pos, side)
+    bot.accepts_end(Position::Thud(pos), side)
 }
 
 /// Two bots made by `make` (seeds 1 and 2) play `games` long nardy games

@@ -229,7 +229,11 @@ fn bot_play(bot: &mut tabula_bots::Bot, id: &str, dice: &str) -> anyhow::Result<
     if pos.is_over() {
         bail!("the game in this position is already over");
     }
-    Ok(tabula_bots::hint::bg_notation(&bot.backgammon(&pos, dice)))
+    Ok(tabula_bots::hint::bg_notation(
+        &bot.choose_play(tabula_bots::Position::Backgammon(&pos), Some(dice))
+            .and_then(tabula_bots::Play::into_backgammon)
+            .unwrap_or_default(),
+    ))
 }
 
 /// `tabula bot --game backgammon`.
