@@ -143,7 +143,7 @@ fn thud_game(make: impl Fn(u64) -> Bot, plies: u32) -> u64 {
         let Some(mv) = thud_move(&mut bots[who], &pos) else {
             break;
         };
-        fp.add(&mv);
+        fp.add(mv);
         pos = pos.play(&mv).expect("a legal move");
     }
     fp.0

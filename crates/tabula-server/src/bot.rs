@@ -97,7 +97,7 @@ impl TabulaBrain {
 
     fn accepts_end(&mut self, game: &Game, seat: SeatId) -> bool {
         match Board::of(game, seat) {
-            Some(Board::Thud(pos, me)) => self.bot.accepts_end(Position::Thud(&pos), me),
+            Some(Board::Thud(pos, me)) => self.bot.accepts_end(Position::Thud(pos), me),
             _ => false,
         }
     }
@@ -129,23 +129,23 @@ impl TabulaBrain {
 
 /// The room's game as a bot sees it, `seat` the bot's.
 #[derive(Debug)]
-enum Board {
+enum Board<'g> {
     Long(tabula_long::Position),
     Backgammon(bg::Position),
     /// The position and the bot's side.
-    Thud(tabula_thud::Position, tabula_thud::Side),
+    Thud(&'g tabula_thud::Position, tabula_thud::Side),
 }
 
-impl Board {
+impl Board<'_> {
     /// The one place that tells the games apart: every decision asks the
     /// bot about [`Board::position`]. `None` while there is no position.
-    fn of(game: &Game, seat: SeatId) -> Option<Board> {
+    fn of(game: &Game, seat: SeatId) -> Option<Board<'_>> {
         match game.options().game {
             GameKind::LongNardy => game.long_position().map(Board::Long),
             GameKind::Backgammon => bg_position(game).map(Board::Backgammon),
             GameKind::Thud => game.thud_game().map(|g| {
                 let r = g.round();
-                Board::Thud(r.position().clone(), r.side_of(seat.thud_seat()))
+                Board::Thud(r.position(), r.side_of(seat.thud_seat()))
             }),
         }
     }

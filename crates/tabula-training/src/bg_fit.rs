@@ -23,6 +23,8 @@ use tabula_dice::Dice;
 
 use crate::grad::{self, Scratch};
 
+/// The probabilities for the side that moved in `after` looking one roll
+/// ahead: over the opponent's 21 rolls, the network's judgement of the
 /// position after its best reply (by equity), seen from the mover's side
 /// and weighted by the roll's chance. A finished game answers its outcome.
 pub fn one_ply_probs(net: &Net, after: &Position, buf: &mut Vec<Position>) -> Probs {
@@ -414,9 +416,6 @@ pub(crate) fn run_epochs<T>(
         epoch(e + 1, alpha, items);
     }
 }
-
-/// The most moves a rollout plays before it stops (none of this
-/// network's self-play games is half as long).
 
 #[cfg(test)]
 mod tests {

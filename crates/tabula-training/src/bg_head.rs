@@ -11,6 +11,8 @@ use tabula_dice::Dice;
 
 use crate::bg_fit::{FitConfig, back_checkers, run_epochs};
 
+/// The most moves a rollout plays before it stops (none of this
+/// network's self-play games is half as long).
 const ROLLOUT_PLIES: usize = 600;
 
 /// One game played out from `after` (the side that moved in it is "us";

@@ -197,9 +197,6 @@ pub fn sample(net: &Net, n: usize, explore: f64, seed: u64) -> Vec<Position> {
     out
 }
 
-/// The probabilities for the side that moved in `after` looking one roll
-/// ahead: over the opponent's 21 rolls, the network's judgement of the
-
 #[cfg(test)]
 mod tests {
     use super::*;
