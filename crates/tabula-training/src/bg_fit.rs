@@ -8,7 +8,7 @@
 //! two rolls ahead.
 //!
 //! Three steps, each deterministic for its inputs (whatever the thread
-//! count): [`sample`] (`tabula_bots::bg::search::sample`) plays self-play games by the network's greedy play
+//! count): [`sample`](tabula_bots::bg::search::sample) plays self-play games by the network's greedy play
 //! (a share of moves at random, to see positions it would not reach) and
 //! keeps every position after a move; [`label`] judges each at 1-ply
 //! ([`one_ply_probs`]) or, as Hard looks, at 2-ply ([`two_ply_probs`]); [`fit`] takes gradient steps toward the labels in
@@ -364,13 +364,13 @@ pub fn mse(net: &Net, data: &[(Position, Probs)]) -> f64 {
 }
 
 /// Trains `net` toward the labels: holds out the last `holdout` share of
-/// `data` (from [`sample`], the positions of the last games: positions of
+/// `data` (from [`sample`](tabula_bots::bg::search::sample), the positions of the last games: positions of
 /// one game are alike, so a random share would measure memory, not
 /// judgement), then takes one gradient step per training position per
 /// epoch in a seeded order. Calls `report(epoch, held-out error, the
 /// network)` before the first epoch (epoch 0) and after each. The
 /// steps move the hidden layer, so a backgammon head is dropped (fit a
-/// new one after: [`fit_backgammons`]).
+/// new one after: [`fit_backgammons`](crate::bg_head::fit_backgammons)).
 pub fn fit(
     net: &mut Net,
     data: &[(Position, Probs)],

@@ -172,7 +172,7 @@ pub fn backgammon_mse(net: &Net, data: &[(Position, [f32; 2])]) -> Option<f64> {
 /// is: logistic regression on the hidden activations, by the
 /// cross-entropy's gradient, each output on the positions where the head
 /// judges it ([`backgammon_in_sight`]). Holds out the last `holdout`
-/// share as [`fit`] does; calls `report(epoch, held-out error, the
+/// share as [`fit`](crate::bg_fit::fit) does; calls `report(epoch, held-out error, the
 /// network)` before the first epoch and after each. Deterministic for
 /// `config.seed`.
 pub fn fit_backgammons(

@@ -1,6 +1,6 @@
 //! Short nardy's board features: the hand-made ones Medium weighs
-//! ([`shots`], [`pips`]) and the network's input encoding ([`encode`]),
-//! both read from one pass over the board as bit masks ([`Side`]).
+//! ([`shots`], `pips`) and the network's input encoding ([`encode`]),
+//! both read from one pass over the board as bit masks (`Side`).
 
 use tabula_backgammon::Position;
 
@@ -22,7 +22,7 @@ pub const INPUTS: usize = BOARD + 2 * FEATURES + 1;
 /// ordered roll d1-d2); the union's bits are the rolls that hit. No
 /// allocation: the network computes this for both sides of every position
 /// it judges, from the bit masks it reads its features from
-/// ([`Side`]).
+/// (`Side`).
 pub fn shots(b: &[i8; 26]) -> (u32, u32) {
     let [mover, other] = Side::both(b);
     mover.shots(&other)

@@ -16,7 +16,7 @@
 //! and each of its 24 points in its own numbering, four units (1+, 2+, 3+
 //! checkers, and (n − 3) / 2 above three); then each side's bar / 2 and
 //! checkers off / 15. Then, as TD-Gammon 2 and gnubg add to the raw board,
-//! six features of each side ([`FEATURES`]; the side that moved first): its
+//! six features of each side ([`FEATURES`](super::features::FEATURES); the side that moved first): its
 //! pips / 167; the share of the other side's 36 rolls that hit one of its
 //! blots, and the pips the farthest of them would lose / 24 (gnubg's P1 and
 //! pip loss: the side that moved faces the next roll); the share of the 36

@@ -25,7 +25,7 @@ pub fn outcome_points(pos: &Position, scoring: Scoring) -> Option<f32> {
 
 /// The best play by the network alone (0-ply): the index into `finals`
 /// with the highest value for the mover under `scoring`
-/// ([`Probs::value`]); a finished game wins outright.
+/// ([`Probs::value`](super::net::Probs::value)); a finished game wins outright.
 pub fn best_static(net: &Net, finals: &[Position], scoring: Scoring) -> Option<usize> {
     let mut h = Buf::new(net);
     best_by(finals, scoring, |b| {
@@ -62,7 +62,7 @@ fn best_by(
     best
 }
 
-/// The value for the mover of `after` under `scoring` ([`Probs::value`])
+/// The value for the mover of `after` under `scoring` ([`Probs::value`](super::net::Probs::value))
 /// looking one roll ahead: the average over the opponent's 21 rolls of its
 /// best reply by the network, seen from the mover's side.
 pub fn one_ply(net: &Net, after: &Position, buf: &mut Vec<Position>, scoring: Scoring) -> f32 {
