@@ -67,7 +67,9 @@ fn bots(c: &mut Criterion) {
             b.iter(|| {
                 let (p, d) = &long[i % long.len()];
                 i += 1;
-                bot.long_nardy(p, *d)
+                bot.choose_play(tabula_bots::Position::Long(p), Some(*d))
+                    .and_then(tabula_bots::Play::into_long)
+                    .unwrap_or_default()
             })
         });
         let mut i = 0;
@@ -75,7 +77,9 @@ fn bots(c: &mut Criterion) {
             b.iter(|| {
                 let (p, d) = &bg[i % bg.len()];
                 i += 1;
-                bot.backgammon(p, *d)
+                bot.choose_play(tabula_bots::Position::Backgammon(p), Some(*d))
+                    .and_then(tabula_bots::Play::into_backgammon)
+                    .unwrap_or_default()
             })
         });
     }
@@ -87,12 +91,19 @@ fn bots(c: &mut Criterion) {
         b.iter(|| {
             let (p, d) = &long[i % long.len()];
             i += 1;
-            bot.long_nardy(p, *d)
+            bot.choose_play(tabula_bots::Position::Long(p), Some(*d))
+                .and_then(tabula_bots::Play::into_long)
+                .unwrap_or_default()
         })
     });
     let start = tabula_thud::Position::start();
     let mut bot = Bot::new(Level::Hard, 1);
-    g.bench_function("thud-hard-start", |b| b.iter(|| bot.thud(&start)));
+    g.bench_function("thud-hard-start", |b| {
+        b.iter(|| {
+            bot.choose_play(tabula_bots::Position::Thud(&start), None)
+                .and_then(tabula_bots::Play::into_thud)
+        })
+    });
     g.finish();
 }
 

@@ -34,9 +34,11 @@ use rand_chacha::ChaCha8Rng;
 use tabula_dice::{Dice, DiceSource, SeededDice};
 use tabula_long::{Color, Position, Variant, decide_opening};
 
+use crate::bot::Bot;
+use crate::level::Level;
+use crate::long::net::{Net, Scratch};
+use crate::long::search;
 use crate::long::{self, Engine};
-use crate::long_net::{self, Net, Scratch};
-use crate::{Bot, Level};
 
 /// How many of Hard's best plays (by its own ranking) are rolled out
 /// besides every player's pick.
@@ -159,7 +161,10 @@ pub fn sample_decisions(count: usize, seed: u64) -> Vec<Decision> {
                 });
             }
             let bot = &mut bots[usize::from(pos.turn() != Color::White)];
-            let steps = bot.long_nardy(&pos, roll);
+            let steps = bot
+                .choose_play(crate::Position::Long(&pos), Some(roll))
+                .and_then(crate::Play::into_long)
+                .unwrap_or_default();
             pos = pos.play_unchecked(&steps);
             plies += 1;
         }
@@ -305,7 +310,7 @@ fn trial(
         buf.clear();
         pos.legal_moves_into(roll, buf);
         let mover = pos.turn();
-        let i = long_net::greedy(net, scratch, mover, buf, true).unwrap_or(0);
+        let i = search::greedy(net, scratch, mover, buf, true).unwrap_or(0);
         pos = buf.get(i).copied().unwrap_or_else(|| pos.pass_turn());
         moved = mover;
     }

@@ -2,7 +2,7 @@
 //! evaluation, with an estimated win probability and equity for the mover.
 //!
 //! The ranking is Hard's: the trained network's equity for every play
-//! (backgammon [`crate::bg_net`], long nardy [`crate::long_net`]), then
+//! (backgammon [`crate::bg::net`], long nardy [`crate::long::net`]), then
 //! the look-ahead over the opponent's 21 rolls for the best candidates
 //! (backgammon: the best [`crate::HARD_NARDY_CANDIDATES`]; long nardy:
 //! those of them within [`crate::long::FILTER_EQUITY`] of the best, as Hard
@@ -35,7 +35,7 @@ use rand_chacha::ChaCha8Rng;
 use tabula_backgammon::Scoring;
 use tabula_dice::{Dice, DiceSource, SeededDice};
 
-use crate::HARD_NARDY_CANDIDATES;
+use crate::level::HARD_NARDY_CANDIDATES;
 
 /// A long nardy play as the wire and the CLI write it: `24-18,18-13`.
 pub fn long_notation(steps: &[tabula_long::Step]) -> String {
@@ -307,7 +307,7 @@ fn rank_backgammon(
         order = front.iter().copied().chain(rest).collect();
     }
     let me = pos.turn();
-    let net = crate::bg_net::Net::shipped();
+    let net = crate::bg::net::Net::shipped();
     rank(
         &plays,
         order,
@@ -336,7 +336,7 @@ fn rank_backgammon(
                 }
                 p = p.pass_turn();
                 let options = p.legal_positions(dice.roll());
-                if let Some(best) = crate::bg_net::best_static(net, &options, scoring) {
+                if let Some(best) = crate::bg::search::best_static(net, &options, scoring) {
                     p = options[best];
                 }
             }
@@ -447,7 +447,7 @@ fn rank_long(
     let (order, scores) = hard_order(&statics, crate::long::candidates(&statics), |i| {
         crate::long::net_deep(&finals[i], me, true)
     });
-    let net = crate::long_net::Net::shipped();
+    let net = crate::long::net::Net::shipped();
     rank(
         &plays,
         order,
@@ -466,7 +466,7 @@ fn rank_long(
         },
         // Both sides play the network's best play (no look-ahead).
         |i, dice, _rng| {
-            let mut scratch = crate::long_net::Scratch::new(net);
+            let mut scratch = crate::long::net::Scratch::new(net);
             let mut p = finals[i];
             for _ in 0..MAX_PLIES {
                 if let Some(o) = p.outcome() {
@@ -475,8 +475,8 @@ fn rank_long(
                 }
                 let mover = p.turn();
                 let options = p.legal_moves(dice.roll());
-                let best =
-                    crate::long_net::greedy(net, &mut scratch, mover, &options, true).unwrap_or(0);
+                let best = crate::long::search::greedy(net, &mut scratch, mover, &options, true)
+                    .unwrap_or(0);
                 p = options.get(best).copied().unwrap_or_else(|| p.pass_turn());
             }
             0

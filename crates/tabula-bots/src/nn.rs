@@ -1,8 +1,9 @@
 //! The one-hidden-layer network both nardy games' Hard bots use:
 //! sparse inputs → `hidden` sigmoid units → a few sigmoid outputs, each a
-//! probability. The game modules ([`crate::bg_net`], [`crate::long_net`])
+//! probability. The game modules ([`crate::bg::net`], [`crate::long::net`])
 //! own their encodings, outputs and file headers; this module owns the
-//! arithmetic, the weights' byte form and the gradient step.
+//! arithmetic and the weights' byte form (the gradient step is
+//! `tabula-training`'s).
 //!
 //! Every operation runs in a fixed order on one thread in `f32`, so the
 //! same inputs give the same bits on every machine (training replays for a
@@ -140,15 +141,15 @@ fn exp(x: f32) -> f32 {
 /// (sigmoid).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Net {
-    pub(crate) inputs: usize,
-    pub(crate) hidden: usize,
-    pub(crate) outputs: usize,
+    pub inputs: usize,
+    pub hidden: usize,
+    pub outputs: usize,
     /// Hidden weights, input-major: `w1[i * hidden + j]`.
-    pub(crate) w1: Vec<f32>,
-    pub(crate) b1: Vec<f32>,
+    pub w1: Vec<f32>,
+    pub b1: Vec<f32>,
     /// Output weights: `w2[k * hidden + j]`.
-    pub(crate) w2: Vec<f32>,
-    pub(crate) b2: Vec<f32>,
+    pub w2: Vec<f32>,
+    pub b2: Vec<f32>,
 }
 
 impl Net {
@@ -300,48 +301,6 @@ impl Net {
             *yk = sigmoid(z);
         }
     }
-
-    /// One gradient step moving the outputs at `x` toward `target`
-    /// (`w += alpha · (target − y) · ∇y` for each output; the squared
-    /// error's gradient through the sigmoids). Returns the outputs before
-    /// the step into `y`. `h` and `back` are scratch.
-    pub fn step_toward(
-        &mut self,
-        x: &Sparse,
-        target: &[f32],
-        alpha: f32,
-        h: &mut Vec<f32>,
-        back: &mut Vec<f32>,
-        y: &mut [f32],
-    ) {
-        self.forward(x, h, y);
-        let hn = self.hidden;
-        back.clear();
-        back.resize(hn, 0.0);
-        for k in 0..self.outputs {
-            let d = alpha * (target[k] - y[k]);
-            if d == 0.0 {
-                continue;
-            }
-            let g = d * y[k] * (1.0 - y[k]);
-            let row = &mut self.w2[k * hn..(k + 1) * hn];
-            for ((w, a), b) in row.iter_mut().zip(h.iter()).zip(back.iter_mut()) {
-                *b += g * *w;
-                *w += g * a;
-            }
-            self.b2[k] += g;
-        }
-        for ((b, a), b1) in back.iter_mut().zip(h.iter()).zip(self.b1.iter_mut()) {
-            *b *= a * (1.0 - a);
-            *b1 += *b;
-        }
-        for (i, v) in x.iter() {
-            let row = &mut self.w1[i * hn..(i + 1) * hn];
-            for (w, b) in row.iter_mut().zip(back.iter()) {
-                *w += v * b;
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -440,25 +399,5 @@ mod tests {
                 assert_eq!(bits(&y), bits(&y0), "{hidden} hidden");
             }
         }
-    }
-
-    #[test]
-    fn a_gradient_step_moves_each_output_toward_its_target() {
-        let mut net = Net::random(6, 8, 2, 3);
-        let mut x = Sparse::with_capacity(4);
-        x.push(1, 1.0);
-        x.push(4, 0.5);
-        x.push(5, 0.0);
-        assert_eq!(x.len(), 2);
-        let (mut h, mut back, mut y) = (Vec::new(), Vec::new(), [0.0f32; 2]);
-        net.forward(&x, &mut h, &mut y);
-        let before = y;
-        let target = [1.0, 0.0];
-        for _ in 0..50 {
-            net.step_toward(&x, &target, 0.5, &mut h, &mut back, &mut y);
-        }
-        net.forward(&x, &mut h, &mut y);
-        assert!(y[0] > before[0] + 0.2, "{before:?} → {y:?}");
-        assert!(y[1] < before[1] - 0.2, "{before:?} → {y:?}");
     }
 }

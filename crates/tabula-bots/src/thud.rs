@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use tabula_thud::{Move, Piece, Position, Side};
 
-use crate::{HARD_THUD_NODES, Level};
+use crate::level::{HARD_THUD_NODES, Level};
 
 /// Material of a capture by `mv`.
 fn gain(mv: &Move) -> i32 {

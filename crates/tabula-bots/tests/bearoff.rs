@@ -455,7 +455,11 @@ fn hard_plays_bear_offs_by_the_database_and_the_hints_agree() {
         let best = plays.iter().map(|(_, f)| eq(f)).fold(f64::MIN, f64::max);
         let play = |bot: &mut Bot| {
             let mut t = tabula_backgammon::Turn::new(&pos, dice);
-            for (f, to) in bot.backgammon(&pos, dice) {
+            for (f, to) in bot
+                .choose_play(tabula_bots::Position::Backgammon(&pos), Some(dice))
+                .and_then(tabula_bots::Play::into_backgammon)
+                .unwrap_or_default()
+            {
                 t.step_to(f, to).unwrap();
             }
             t.finish().unwrap()
@@ -476,7 +480,13 @@ fn hard_plays_bear_offs_by_the_database_and_the_hints_agree() {
         let finals = pos.legal_moves(dice);
         let eq = |f: &tabula_long::Position| bearoff::long_equity(f, me).unwrap();
         let best = finals.iter().map(eq).fold(f64::MIN, f64::max);
-        let after = |bot: &mut Bot| pos.play_unchecked(&bot.long_nardy(&pos, dice));
+        let after = |bot: &mut Bot| {
+            pos.play_unchecked(
+                &bot.choose_play(tabula_bots::Position::Long(&pos), Some(dice))
+                    .and_then(tabula_bots::Play::into_long)
+                    .unwrap_or_default(),
+            )
+        };
         assert!((eq(&after(&mut Bot::new(Level::Hard, 1))) - best).abs() < 1e-12);
         let without = eq(&after(&mut Bot::new(Level::Hard, 1).without_bearoff()));
         differs[1] += usize::from(without < best - 1e-9);

@@ -33,7 +33,10 @@ fn an_immediate_win_is_always_taken_in_long_nardy() {
     assert!(pos.legal_moves(dice).iter().any(|p| !p.is_game_over()));
     for level in [Level::Medium, Level::Hard] {
         for seed in 0..5 {
-            let steps = Bot::new(level, seed).long_nardy(&pos, dice);
+            let steps = Bot::new(level, seed)
+                .choose_play(tabula_bots::Position::Long(&pos), Some(dice))
+                .and_then(tabula_bots::Play::into_long)
+                .unwrap_or_default();
             let after = pos.play_unchecked(&steps);
             assert!(after.is_game_over(), "{level} missed the win: {steps:?}");
         }
@@ -51,7 +54,10 @@ fn an_immediate_win_is_always_taken_in_backgammon() {
     assert!(pos.legal_positions(dice).iter().any(|p| !p.is_over()));
     for level in [Level::Medium, Level::Hard] {
         for seed in 0..5 {
-            let steps = Bot::new(level, seed).backgammon(&pos, dice);
+            let steps = Bot::new(level, seed)
+                .choose_play(tabula_bots::Position::Backgammon(&pos), Some(dice))
+                .and_then(tabula_bots::Play::into_backgammon)
+                .unwrap_or_default();
             let mut turn = tabula_backgammon::Turn::new(&pos, dice);
             for (f, t) in steps {
                 turn.step_to(f, t).unwrap();
@@ -77,9 +83,15 @@ fn thud_medium_and_hard_capture_when_they_can() {
     let trolls_to_move = thud("trolls", &["g5", "i5", "a6"], &["h7", "h12"]);
     for level in [Level::Medium, Level::Hard] {
         for seed in 0..5 {
-            let mv = Bot::new(level, seed).thud(&dwarfs_to_move).unwrap();
+            let mv = Bot::new(level, seed)
+                .choose_play(tabula_bots::Position::Thud(&dwarfs_to_move), None)
+                .and_then(tabula_bots::Play::into_thud)
+                .unwrap();
             assert!(mv.is_capture(), "{level} dwarfs missed a capture: {mv}");
-            let mv = Bot::new(level, seed).thud(&trolls_to_move).unwrap();
+            let mv = Bot::new(level, seed)
+                .choose_play(tabula_bots::Position::Thud(&trolls_to_move), None)
+                .and_then(tabula_bots::Play::into_thud)
+                .unwrap();
             assert!(mv.is_capture(), "{level} trolls missed a capture: {mv}");
         }
     }
@@ -109,7 +121,10 @@ fn long_match_bots(
             let roll = dice.roll();
             let white = pos.turn() == tabula_long::Color::White;
             let who = usize::from(white != a_white);
-            let steps = bots[who].long_nardy(&pos, roll);
+            let steps = bots[who]
+                .choose_play(tabula_bots::Position::Long(&pos), Some(roll))
+                .and_then(tabula_bots::Play::into_long)
+                .unwrap_or_default();
             pos = pos.play_unchecked(&steps);
         }
         let o = pos.outcome().unwrap();
@@ -137,7 +152,10 @@ fn bg_match(a: Level, b: Level, games: u64, seed: u64) -> f64 {
             let roll = dice.roll();
             let white = pos.turn() == tabula_backgammon::Side::White;
             let who = usize::from(white != a_white);
-            let steps = bots[who].backgammon(&pos, roll);
+            let steps = bots[who]
+                .choose_play(tabula_bots::Position::Backgammon(&pos), Some(roll))
+                .and_then(tabula_bots::Play::into_backgammon)
+                .unwrap_or_default();
             let mut turn = tabula_backgammon::Turn::new(&pos, roll);
             for (f, t) in steps {
                 turn.step_to(f, t).unwrap();

@@ -82,7 +82,9 @@ fn assert_first_is_hards(
     };
     let hard = Bot::new(Level::Hard, 1)
         .with_backgammon_scoring(scoring)
-        .backgammon(pos, dice);
+        .choose_play(tabula_bots::Position::Backgammon(pos), Some(dice))
+        .and_then(tabula_bots::Play::into_backgammon)
+        .unwrap_or_default();
     assert!(
         hints
             .iter()

@@ -42,7 +42,10 @@ fn bg_positions(seed: u64, games: usize) -> Vec<(tabula_backgammon::Position, Di
 }
 
 fn check_long(bot: &mut Bot, pos: &tabula_long::Position, dice: Dice) -> tabula_long::Position {
-    let steps = bot.long_nardy(pos, dice);
+    let steps = bot
+        .choose_play(tabula_bots::Position::Long(pos), Some(dice))
+        .and_then(tabula_bots::Play::into_long)
+        .unwrap_or_default();
     let mut turn = pos.turn_with(dice);
     for s in &steps {
         turn.play_step(*s).unwrap_or_else(|e| {
@@ -67,7 +70,10 @@ fn check_bg(
     pos: &tabula_backgammon::Position,
     dice: Dice,
 ) -> tabula_backgammon::Position {
-    let steps = bot.backgammon(pos, dice);
+    let steps = bot
+        .choose_play(tabula_bots::Position::Backgammon(pos), Some(dice))
+        .and_then(tabula_bots::Play::into_backgammon)
+        .unwrap_or_default();
     let mut turn = tabula_backgammon::Turn::new(pos, dice);
     for &(from, to) in &steps {
         turn.step_to(from, to).unwrap_or_else(|e| {
@@ -119,12 +125,20 @@ fn thud_every_level_plays_legally_for_both_sides() {
         let mut pos = tabula_thud::Position::start();
         for ply in 0..40 {
             let mover = if ply % 2 == 0 { &mut bot } else { &mut easy };
-            let Some(mv) = mover.thud(&pos) else { break };
+            let Some(mv) = mover
+                .choose_play(tabula_bots::Position::Thud(&pos), None)
+                .and_then(tabula_bots::Play::into_thud)
+            else {
+                break;
+            };
             assert!(pos.is_legal(&mv), "{level} plays illegal {mv}");
             pos = pos.play(&mv).unwrap();
             // The bot also plays the other side from here.
             if ply == 20 {
-                let m = bot.thud(&pos).unwrap();
+                let m = bot
+                    .choose_play(tabula_bots::Position::Thud(&pos), None)
+                    .and_then(tabula_bots::Play::into_thud)
+                    .unwrap();
                 assert!(pos.is_legal(&m));
             }
         }
@@ -138,7 +152,14 @@ fn bots_replay_for_a_seed() {
         let mut a = Bot::new(level, 99);
         let mut b = Bot::new(level, 99);
         for (pos, dice) in positions.iter().step_by(9) {
-            assert_eq!(a.long_nardy(pos, *dice), b.long_nardy(pos, *dice));
+            assert_eq!(
+                a.choose_play(tabula_bots::Position::Long(pos), Some(*dice))
+                    .and_then(tabula_bots::Play::into_long)
+                    .unwrap_or_default(),
+                b.choose_play(tabula_bots::Position::Long(pos), Some(*dice))
+                    .and_then(tabula_bots::Play::into_long)
+                    .unwrap_or_default()
+            );
         }
     }
     let positions = bg_positions(22, 2);
@@ -146,14 +167,26 @@ fn bots_replay_for_a_seed() {
         let mut a = Bot::new(level, 99);
         let mut b = Bot::new(level, 99);
         for (pos, dice) in positions.iter().step_by(5) {
-            assert_eq!(a.backgammon(pos, *dice), b.backgammon(pos, *dice));
+            assert_eq!(
+                a.choose_play(tabula_bots::Position::Backgammon(pos), Some(*dice))
+                    .and_then(tabula_bots::Play::into_backgammon)
+                    .unwrap_or_default(),
+                b.choose_play(tabula_bots::Position::Backgammon(pos), Some(*dice))
+                    .and_then(tabula_bots::Play::into_backgammon)
+                    .unwrap_or_default()
+            );
         }
     }
     for level in Level::ALL {
         let mut a = Bot::new(level, 5);
         let mut b = Bot::new(level, 5);
         let pos = tabula_thud::Position::start();
-        assert_eq!(a.thud(&pos), b.thud(&pos));
+        assert_eq!(
+            a.choose_play(tabula_bots::Position::Thud(&pos), None)
+                .and_then(tabula_bots::Play::into_thud),
+            b.choose_play(tabula_bots::Position::Thud(&pos), None)
+                .and_then(tabula_bots::Play::into_thud)
+        );
     }
 }
 
@@ -163,7 +196,15 @@ fn finished_or_blocked_positions_give_empty_plays() {
     let setup: tabula_long::Setup = serde_json_free_setup();
     let pos = tabula_long::Position::try_from(setup).unwrap();
     assert!(pos.is_game_over());
-    assert!(bot.long_nardy(&pos, Dice::new(3, 1).unwrap()).is_empty());
+    assert!(
+        bot.choose_play(
+            tabula_bots::Position::Long(&pos),
+            Some(Dice::new(3, 1).unwrap())
+        )
+        .and_then(tabula_bots::Play::into_long)
+        .unwrap_or_default()
+        .is_empty()
+    );
 }
 
 fn serde_json_free_setup() -> tabula_long::Setup {

@@ -191,7 +191,11 @@ fn long_game(
         } else {
             (&mut *bb, &mut *bt)
         };
-        let steps = timer.time(|| bot.long_nardy(&pos, roll));
+        let steps = timer.time(|| {
+            bot.choose_play(tabula_bots::Position::Long(&pos), Some(roll))
+                .and_then(tabula_bots::Play::into_long)
+                .unwrap_or_default()
+        });
         let mut turn = pos.turn_with(roll);
         for s in &steps {
             turn.play_step(*s)
@@ -232,7 +236,11 @@ fn bg_game(
         } else {
             (&mut *bb, &mut *bt)
         };
-        let steps = timer.time(|| bot.backgammon(&pos, roll));
+        let steps = timer.time(|| {
+            bot.choose_play(tabula_bots::Position::Backgammon(&pos), Some(roll))
+                .and_then(tabula_bots::Play::into_backgammon)
+                .unwrap_or_default()
+        });
         let mut turn = Turn::new(&pos, roll);
         for &(from, to) in &steps {
             turn.step_to(from, to).with_context(|| {
@@ -281,7 +289,10 @@ fn thud_game(
             };
             let pos = round.position().clone();
             let mv = timer
-                .time(|| bot.thud(&pos))
+                .time(|| {
+                    bot.choose_play(tabula_bots::Position::Thud(&pos), None)
+                        .and_then(tabula_bots::Play::into_thud)
+                })
                 .context("a bot found no move in a round that is not over")?;
             round
                 .play(seat, &mv)

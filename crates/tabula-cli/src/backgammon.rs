@@ -229,7 +229,11 @@ fn bot_play(bot: &mut tabula_bots::Bot, id: &str, dice: &str) -> anyhow::Result<
     if pos.is_over() {
         bail!("the game in this position is already over");
     }
-    Ok(tabula_bots::hint::bg_notation(&bot.backgammon(&pos, dice)))
+    Ok(tabula_bots::hint::bg_notation(
+        &bot.choose_play(tabula_bots::Position::Backgammon(&pos), Some(dice))
+            .and_then(tabula_bots::Play::into_backgammon)
+            .unwrap_or_default(),
+    ))
 }
 
 /// `tabula bot --game backgammon`.
@@ -281,7 +285,7 @@ pub fn hint(a: &HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// Win rate of the network's greedy play against Medium over `games`
 /// games (dice seeded by `seed`, seats alternating).
-fn net_vs_medium(net: &tabula_bots::bg_net::Net, games: u64, seed: u64) -> f64 {
+fn net_vs_medium(net: &tabula_bots::bg::net::Net, games: u64, seed: u64) -> f64 {
     use rand::SeedableRng;
     let mut wins = 0u64;
     let mut buf = Vec::new();
@@ -303,7 +307,7 @@ fn net_vs_medium(net: &tabula_bots::bg_net::Net, games: u64, seed: u64) -> f64 {
             let after = if buf.is_empty() {
                 pos
             } else if pos.turn() == net_side {
-                buf[tabula_bots::bg_net::best_static(
+                buf[tabula_bots::bg::search::best_static(
                     net,
                     &buf,
                     tabula_backgammon::Scoring::Gammons,
@@ -323,7 +327,8 @@ fn net_vs_medium(net: &tabula_bots::bg_net::Net, games: u64, seed: u64) -> f64 {
 }
 
 pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    use tabula_bots::bg_net::{Net, TrainConfig, Trainer};
+    use tabula_bots::bg::net::Net;
+    use tabula_training::bg_td::{TrainConfig, Trainer};
     if a.hidden == 0 || a.hidden > 1024 {
         bail!("--hidden must be 1..=1024");
     }
@@ -394,7 +399,7 @@ pub struct FitCommon {
 }
 
 /// `tabula fit-bg-backgammons`: fits the backgammon network's backgammon
-/// head (`tabula_bots::bg_fit::fit_backgammons`) to rollouts from
+/// head (`tabula_bots::tabula_training::bg_head::fit_backgammons`) to rollouts from
 /// self-play positions, the network's hidden layer kept; only positions
 /// where a backgammon is in sight (its winner bearing off) are rolled out
 /// and teach. The same arguments give the same weights, whatever
@@ -417,21 +422,22 @@ pub struct FitBackgammonsArgs {
 }
 
 pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    use tabula_bots::bg_fit::{self, FitConfig};
+    use tabula_training::bg_fit::FitConfig;
     if a.rollouts == 0 || a.rollouts > 10_000 {
         bail!("--rollouts must be 1..=10000");
     }
     let c = &a.common;
     let FitSetup { net, threads } = FitSetup::checked(c, a.alpha, a.epochs)?;
     let start = Instant::now();
-    let positions = bg_fit::sample(&net, c.positions, c.explore, c.seed);
+    let positions = tabula_bots::bg::search::sample(&net, c.positions, c.explore, c.seed);
     writeln!(
         out,
         "{}",
         json!({"stage": "sampled", "positions": positions.len(), "secs": secs(&start)})
     )?;
     out.flush()?;
-    let labels = bg_fit::label_backgammons(&net, &positions, a.rollouts, c.seed, threads);
+    let labels =
+        tabula_training::bg_head::label_backgammons(&net, &positions, a.rollouts, c.seed, threads);
     let (wins, losses) = labels.iter().fold((0.0f64, 0.0f64), |(w, l), t| {
         (w + f64::from(t[0]), l + f64::from(t[1]))
     });
@@ -452,12 +458,12 @@ pub fn fit_backgammons(a: &FitBackgammonsArgs, out: &mut dyn Write) -> anyhow::R
         seed: c.seed,
     };
     fit_reporting(&c.out, out, &start, |report| {
-        bg_fit::fit_backgammons(&mut trained, &data, config, report);
+        tabula_training::bg_head::fit_backgammons(&mut trained, &data, config, report);
     })
 }
 
 /// `tabula fit-bg`: supervised training of the backgammon network on its
-/// own 1-ply (or 2-ply) judgement (`tabula_bots::bg_fit`). The same arguments give the
+/// own 1-ply (or 2-ply) judgement (`tabula_training::bg_fit`). The same arguments give the
 /// same weights, whatever `--threads`.
 #[derive(Debug, clap::Args)]
 pub struct FitArgs {
@@ -496,7 +502,7 @@ pub struct FitArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RolloutWhere {
     /// A side has three or more checkers back (on the bar or in the other
-    /// side's home board): `tabula_bots::bg_fit::deep_back`.
+    /// side's home board): `tabula_training::bg_fit::deep_back`.
     Back,
     /// Every position with contact (all but races).
     Contact,
@@ -505,7 +511,7 @@ pub enum RolloutWhere {
 impl RolloutWhere {
     fn picks(self, p: &tabula_backgammon::Position) -> bool {
         match self {
-            RolloutWhere::Back => tabula_bots::bg_fit::deep_back(p),
+            RolloutWhere::Back => tabula_training::bg_fit::deep_back(p),
             RolloutWhere::Contact => !p.is_race(),
         }
     }
@@ -520,7 +526,7 @@ impl RolloutWhere {
 }
 
 pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    use tabula_bots::bg_fit::{self, FitConfig};
+    use tabula_training::bg_fit::{self, FitConfig};
     let c = &a.common;
     let FitSetup { net, threads } = FitSetup::checked(c, a.alpha, a.epochs)?;
     if a.rollout_games > 36 * 100 || a.rollout_plies > 600 {
@@ -540,7 +546,7 @@ pub fn fit(a: &FitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             data
         }
         _ => {
-            let positions = bg_fit::sample(&net, c.positions, c.explore, c.seed);
+            let positions = tabula_bots::bg::search::sample(&net, c.positions, c.explore, c.seed);
             writeln!(
                 out,
                 "{}",
@@ -607,7 +613,7 @@ fn secs(start: &Instant) -> f64 {
 /// settings checked.
 struct FitSetup {
     /// `--from`, else the shipped network.
-    net: tabula_bots::bg_net::Net,
+    net: tabula_bots::bg::net::Net,
     /// `--threads`, else every core (1..=256).
     threads: usize,
 }
@@ -616,7 +622,7 @@ impl FitSetup {
     /// Checks the shared settings and the command's `alpha` and `epochs`,
     /// then reads the network and settles the threads.
     fn checked(c: &FitCommon, alpha: f32, epochs: u32) -> anyhow::Result<FitSetup> {
-        use tabula_bots::bg_net::Net;
+        use tabula_bots::bg::net::Net;
         if c.positions == 0 || c.positions > 50_000_000 {
             bail!("--positions must be 1..=50000000");
         }
@@ -652,7 +658,7 @@ fn fit_reporting(
     path: &std::path::Path,
     out: &mut dyn Write,
     start: &Instant,
-    run: impl FnOnce(&mut dyn FnMut(u32, f64, &tabula_bots::bg_net::Net)),
+    run: impl FnOnce(&mut dyn FnMut(u32, f64, &tabula_bots::bg::net::Net)),
 ) -> anyhow::Result<()> {
     let mut failed = None;
     run(&mut |epoch, err, net| {

@@ -307,7 +307,7 @@ fn start_position(game: Game, start: Start, seed: u64) -> Option<Pos> {
             let mut pending = d.first_roll;
             for _ in 0..2000 {
                 let ok = match start {
-                    Start::Race => tabula_bots::long::no_contact(&pos),
+                    Start::Race => tabula_bots::long::features::no_contact(&pos),
                     Start::Bearoff => bearoff::long_race(&pos).is_some(),
                 };
                 if ok && pending.is_none() {
@@ -391,7 +391,10 @@ fn play(
                 let side = ply % 2;
                 let bot = if side == 0 { &mut *first } else { &mut *second };
                 let t = Instant::now();
-                let steps = bot.long_nardy(&pos, roll);
+                let steps = bot
+                    .choose_play(tabula_bots::Position::Long(&pos), Some(roll))
+                    .and_then(tabula_bots::Play::into_long)
+                    .unwrap_or_default();
                 ms[side].push(t.elapsed().as_secs_f64() * 1e3);
                 let after = if steps.is_empty() {
                     pos.pass_turn()
@@ -400,7 +403,12 @@ fn play(
                 };
                 if bot.uses_bearoff() && bearoff::long_race(&pos).is_some() {
                     let me = pos.turn();
-                    let other = pos.play_unchecked(&shadow.long_nardy(&pos, roll));
+                    let other = pos.play_unchecked(
+                        &shadow
+                            .choose_play(tabula_bots::Position::Long(&pos), Some(roll))
+                            .and_then(tabula_bots::Play::into_long)
+                            .unwrap_or_default(),
+                    );
                     let eq = |p: &tabula_long::Position| bearoff::long_equity(p, me).unwrap_or(0.0);
                     changed.decisions += 1;
                     if other != after {
@@ -419,13 +427,23 @@ fn play(
                 let side = ply % 2;
                 let bot = if side == 0 { &mut *first } else { &mut *second };
                 let t = Instant::now();
-                let steps = bot.backgammon(&pos, roll);
+                let steps = bot
+                    .choose_play(tabula_bots::Position::Backgammon(&pos), Some(roll))
+                    .and_then(tabula_bots::Play::into_backgammon)
+                    .unwrap_or_default();
                 ms[side].push(t.elapsed().as_secs_f64() * 1e3);
                 let Some(next) = bg_after(&pos, roll, &steps) else {
                     return 0;
                 };
                 if bot.uses_bearoff() && bearoff::bg_race(&pos).is_some() {
-                    let other = bg_after(&pos, roll, &shadow.backgammon(&pos, roll));
+                    let other = bg_after(
+                        &pos,
+                        roll,
+                        &shadow
+                            .choose_play(tabula_bots::Position::Backgammon(&pos), Some(roll))
+                            .and_then(tabula_bots::Play::into_backgammon)
+                            .unwrap_or_default(),
+                    );
                     let eq = |p: &tabula_backgammon::Position| bearoff::bg_equity(p).unwrap_or(0.0);
                     changed.decisions += 1;
                     if let Some(other) = other

@@ -253,7 +253,8 @@ pub fn hint(a: &crate::HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// `tabula train-long`: TD(λ) self-play training of the long nardy network.
 pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    use tabula_bots::long_net::{Net, TrainConfig, Trainer};
+    use tabula_bots::long::net::Net;
+    use tabula_training::long_td::{TrainConfig, Trainer};
     if a.hidden == 0 || a.hidden > 1024 {
         anyhow::bail!("--hidden must be 1..=1024");
     }
@@ -278,7 +279,7 @@ pub fn train(a: &TrainArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         if played.is_multiple_of(every) || played == a.games {
             std::fs::write(&a.out, t.net.to_bytes())
                 .with_context(|| format!("writing {}", a.out.display()))?;
-            let share = tabula_bots::long_net::greedy_share_vs_medium(&t.net, 100, 99);
+            let share = tabula_bots::long::greedy_share_vs_medium(&t.net, 100, 99);
             writeln!(
                 out,
                 "{}",

@@ -547,10 +547,10 @@ fn analyse_marks_every_move_of_a_recorded_game() {
 #[test]
 fn train_bg_and_train_long_write_a_network_the_crate_can_load_and_report_as_they_go() {
     fn bg_hidden(b: &[u8]) -> usize {
-        tabula_bots::bg_net::Net::from_bytes(b).unwrap().hidden()
+        tabula_bots::bg::net::Net::from_bytes(b).unwrap().hidden()
     }
     fn long_hidden(b: &[u8]) -> usize {
-        tabula_bots::long_net::Net::from_bytes(b).unwrap().hidden()
+        tabula_bots::long::net::Net::from_bytes(b).unwrap().hidden()
     }
     train_command("train-bg", "greedy_vs_medium", bg_hidden);
     train_command("train-long", "greedy_points_share_vs_medium", long_hidden);
@@ -609,12 +609,12 @@ fn fit_bg_backgammons_fits_a_head_and_replays() {
     let rate = lines[1]["mean_lose_backgammon"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&rate), "{lines:?}");
     assert_eq!(&first[..8], b"TBGNET3\0");
-    let net = tabula_bots::bg_net::Net::from_bytes(&first).unwrap();
+    let net = tabula_bots::bg::net::Net::from_bytes(&first).unwrap();
     assert!(net.has_backgammons());
     let start = tabula_backgammon::Position::initial();
     assert_eq!(
         net.evaluate(&start).win,
-        tabula_bots::bg_net::Net::shipped().evaluate(&start).win,
+        tabula_bots::bg::net::Net::shipped().evaluate(&start).win,
         "the hidden layer and the three outputs are kept"
     );
     assert_eq!(run("3").1, first, "the thread count changes nothing");
@@ -685,10 +685,10 @@ fn fit_bg_trains_on_its_own_look_ahead_and_replays() {
     );
     assert_ne!(
         first,
-        tabula_bots::bg_net::Net::shipped().to_bytes(),
+        tabula_bots::bg::net::Net::shipped().to_bytes(),
         "the weights moved"
     );
-    assert!(tabula_bots::bg_net::Net::from_bytes(&first).is_ok());
+    assert!(tabula_bots::bg::net::Net::from_bytes(&first).is_ok());
     assert_eq!(run("3", None).1, first, "the thread count changes nothing");
     // Labelled once into --data, then read from it: the same weights.
     assert_eq!(run("2", Some(&data)).1, first);

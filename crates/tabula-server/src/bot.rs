@@ -13,7 +13,7 @@
 //!   accepted or declined by the bot.
 
 use tabula_backgammon as bg;
-use tabula_bots::{Bot, Level};
+use tabula_bots::{Bot, Level, Play, Position};
 use tabula_dice::Dice;
 use tabula_room::{
     Action, BoardView, BotLevel, BotNeed, Command, Game, GameKind, MovesView, SeatId, Spot,
@@ -87,71 +87,36 @@ impl TabulaBrain {
     }
 
     fn offers_double(&mut self, game: &Game, seat: SeatId) -> bool {
-        if !game.may_double(seat) {
-            return false;
-        }
-        match game.options().game {
-            GameKind::LongNardy => game
-                .long_position()
-                .is_some_and(|p| self.bot.offer_double_long(&p)),
-            GameKind::Backgammon => {
-                bg_position(game).is_some_and(|p| self.bot.offer_double_backgammon(&p))
-            }
-            GameKind::Thud => false,
-        }
+        game.may_double(seat)
+            && Board::of(game, seat).is_some_and(|b| self.bot.offers_double(b.position()))
     }
 
-    fn takes(&mut self, game: &Game) -> bool {
-        match game.options().game {
-            GameKind::LongNardy => game
-                .long_position()
-                .is_none_or(|p| self.bot.accept_double_long(&p)),
-            GameKind::Backgammon => {
-                bg_position(game).is_none_or(|p| self.bot.accept_double_backgammon(&p))
-            }
-            GameKind::Thud => true,
-        }
+    fn takes(&mut self, game: &Game, seat: SeatId) -> bool {
+        Board::of(game, seat).is_none_or(|b| self.bot.takes_double(b.position()))
     }
 
     fn accepts_end(&mut self, game: &Game, seat: SeatId) -> bool {
-        game.thud_game().is_some_and(|g| {
-            let r = g.round();
-            self.bot
-                .thud_accept_end(r.position(), r.side_of(seat.thud_seat()))
-        })
+        match Board::of(game, seat) {
+            Some(Board::Thud(pos, me)) => self.bot.accepts_end(Position::Thud(pos), me),
+            _ => false,
+        }
     }
 
-    fn moves(&mut self, game: &Game, moves: Option<&MovesView>) -> Vec<Command> {
-        if let Some(g) = game.thud_game() {
-            return match self.bot.thud(g.round().position()) {
-                Some(m) => vec![Command::ThudMove {
-                    notation: m.to_string(),
-                }],
-                None => vec![Command::ProposeEnd],
-            };
-        }
-        if let Some(dice) = turn_start_dice(game).filter(|_| !self.step_by_step) {
-            let turn: Vec<Command> = match game.options().game {
-                GameKind::LongNardy => game.long_position().map_or_else(Vec::new, |p| {
-                    self.bot
-                        .long_nardy(&p, dice)
-                        .into_iter()
-                        .map(long_move)
-                        .collect()
-                }),
-                GameKind::Backgammon => bg_position(game).map_or_else(Vec::new, |p| {
-                    self.bot
-                        .set_backgammon_scoring(game.options().backgammon.scoring);
-                    self.bot
-                        .backgammon(&p, dice)
-                        .into_iter()
-                        .map(bg_move)
-                        .collect()
-                }),
-                GameKind::Thud => Vec::new(),
-            };
-            if !turn.is_empty() {
-                return turn;
+    fn moves(&mut self, game: &Game, seat: SeatId, moves: Option<&MovesView>) -> Vec<Command> {
+        if let Some(board) = Board::of(game, seat) {
+            // Thud! has no dice (`choose_play` ignores them); a dice game
+            // plays its whole turn only from its start.
+            let dice = turn_start_dice(game).filter(|_| !self.step_by_step);
+            match self.bot.choose_play(board.position(), dice) {
+                Some(Play::Thud(m)) => {
+                    return vec![Command::ThudMove {
+                        notation: m.to_string(),
+                    }];
+                }
+                None if matches!(board, Board::Thud(..)) => return vec![Command::ProposeEnd],
+                Some(Play::Long(steps)) => return steps.into_iter().map(long_move).collect(),
+                Some(Play::Backgammon(steps)) => return steps.into_iter().map(bg_move).collect(),
+                None => {}
             }
         }
         moves
@@ -162,17 +127,54 @@ impl TabulaBrain {
     }
 }
 
+/// The room's game as a bot sees it, `seat` the bot's.
+#[derive(Debug)]
+enum Board<'g> {
+    Long(tabula_long::Position),
+    Backgammon(bg::Position),
+    /// The position and the bot's side.
+    Thud(&'g tabula_thud::Position, tabula_thud::Side),
+}
+
+impl Board<'_> {
+    /// The one place that tells the games apart: every decision asks the
+    /// bot about [`Board::position`]. `None` while there is no position.
+    fn of(game: &Game, seat: SeatId) -> Option<Board<'_>> {
+        match game.options().game {
+            GameKind::LongNardy => game.long_position().map(Board::Long),
+            GameKind::Backgammon => bg_position(game).map(Board::Backgammon),
+            GameKind::Thud => game.thud_game().map(|g| {
+                let r = g.round();
+                Board::Thud(r.position(), r.side_of(seat.thud_seat()))
+            }),
+        }
+    }
+
+    fn position(&self) -> Position<'_> {
+        match self {
+            Board::Long(p) => Position::Long(p),
+            Board::Backgammon(p) => Position::Backgammon(p),
+            Board::Thud(p, _) => Position::Thud(p),
+        }
+    }
+}
+
 impl BotBrain for TabulaBrain {
     fn act(&mut self, input: &BotInput) -> Vec<Command> {
         let seat = input.seat;
+        if let Some(g) = &input.game {
+            // Hard plays short nardy for the room's scoring.
+            self.bot
+                .set_backgammon_scoring(g.options().backgammon.scoring);
+        }
         match (input.need, &input.game) {
             (BotNeed::Ready, _) => vec![Command::Ready],
             (_, None) => Vec::new(),
             (BotNeed::Roll, Some(g)) if self.offers_double(g, seat) => vec![Command::Double],
             (BotNeed::Roll, Some(_)) => vec![Command::RollDice],
-            (BotNeed::CubeDecision, Some(g)) if self.takes(g) => vec![Command::Take],
+            (BotNeed::CubeDecision, Some(g)) if self.takes(g, seat) => vec![Command::Take],
             (BotNeed::CubeDecision, Some(_)) => vec![Command::Drop],
-            (BotNeed::Move, Some(g)) => self.moves(g, input.moves.as_ref()),
+            (BotNeed::Move, Some(g)) => self.moves(g, seat, input.moves.as_ref()),
             (BotNeed::EndProposal, Some(g)) if self.accepts_end(g, seat) => {
                 vec![Command::AcceptEnd]
             }

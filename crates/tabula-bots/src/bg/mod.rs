@@ -6,17 +6,26 @@
 //! evaluation is in pips (the opponent is the next to roll, so the mover's
 //! blots are what is at risk: it counts exposed blots; [`shots`] counts the
 //! opponent's rolls that hit one). Hard's is the trained network of
-//! [`crate::bg_net`], in points per game.
+//! [`net`], in points per game.
+
+pub mod classic;
+pub mod features;
+pub mod net;
+pub mod search;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use tabula_backgammon::{Position, Scoring};
 use tabula_dice::Dice;
 
-use crate::{HARD_NARDY_CANDIDATES, Level, argmax, bg_net};
+use crate::level::{HARD_NARDY_CANDIDATES, Level};
+use crate::pick::argmax;
+
+pub use classic::{MEDIUM, Weights, evaluate};
+pub use features::shots;
 
 /// How many of the best plays by the one-roll look-ahead Hard judges
-/// again two rolls ahead ([`bg_net::two_ply`]).
+/// again two rolls ahead ([`search::two_ply`]).
 pub const HARD_BG_DEEP_CANDIDATES: usize = 4;
 
 /// How far (points per game) below the best play by the one-roll
@@ -24,7 +33,7 @@ pub const HARD_BG_DEEP_CANDIDATES: usize = 4;
 pub const HARD_BG_DEEP_MARGIN: f64 = 0.2;
 
 /// The most positions Hard's two-roll look-ahead may judge in one
-/// decision, as [`bg_net::two_ply_cost`] estimates them before it starts:
+/// decision, as [`search::two_ply_cost`] estimates them before it starts:
 /// where the plays branch so widely that it would not fit, Hard keeps the
 /// one-roll judgement (a bound on the decision's time, the same on every
 /// machine: about 68 ms at the 99th percentile on a 2-vCPU machine,
@@ -34,290 +43,6 @@ pub const HARD_BG_DEEP_MARGIN: f64 = 0.2;
 /// less than a tenth of a thousandth a move, so it kept the time free:
 /// crates/tabula-bots/RESULTS.md).
 pub const HARD_BG_DEEP_BUDGET: usize = 80_000;
-
-/// Evaluation weights (pips per unit of each feature).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Weights {
-    /// Per pip of race lead.
-    pub pip: f64,
-    /// Per opponent checker on the bar.
-    pub opp_bar: f64,
-    /// Per point made (2+ checkers) on 1..=24.
-    pub point: f64,
-    /// Extra per made point in the home board (1..=6).
-    pub home_point: f64,
-    /// Extra per made key point (4, 5, 6, 7).
-    pub key_point: f64,
-    /// Extra per made point (anchor) in the opponent's home (19..=24).
-    pub anchor: f64,
-    /// Per unit of (longest run of made points)², runs of 3+.
-    pub prime: f64,
-    /// Per exposed blot (Medium's blot count).
-    pub blot: f64,
-    /// Per shot against the mover's blots, as the fraction of the 36 rolls
-    /// that hit, times (this + the farthest hit blot's pips).
-    pub shot: f64,
-    /// Per checker above 3 on a point.
-    pub stack: f64,
-    /// Per checker borne off (race).
-    pub off: f64,
-}
-
-/// Medium: race lead, hitting, making points, blots.
-pub const MEDIUM: Weights = Weights {
-    pip: 1.0,
-    opp_bar: 4.0,
-    point: 2.0,
-    home_point: 0.0,
-    key_point: 0.0,
-    anchor: 0.0,
-    prime: 0.0,
-    blot: -4.0,
-    shot: 0.0,
-    stack: 0.0,
-    off: 0.5,
-};
-
-const WIN: f64 = 10_000.0;
-
-/// How many of the 36 rolls let the opponent hit at least one of the
-/// mover's blots, and the pips of the farthest-advanced blot hit (the most
-/// the mover can lose). Ignores the opponent's bar-entry obligation.
-///
-/// Each (blot, opponent point) pair gives the set of rolls that hit across
-/// that distance as a 36-bit mask (bit `6 × (d1 − 1) + d2 − 1` for the
-/// ordered roll d1-d2); the union's bits are the rolls that hit. No
-/// allocation: the network computes this for both sides of every position
-/// it judges, from the bit masks it reads its features from
-/// ([`bg_net::Side`]).
-pub fn shots(b: &[i8; 26]) -> (u32, u32) {
-    let [mover, other] = bg_net::Side::both(b);
-    mover.shots(&other)
-}
-
-/// [`shots`] from bit masks of the mover's numbering (bit `i` its point
-/// `i`): its points of two checkers or more on 1..=24, closed to a hitting
-/// checker passing through; its blots on 1..=24; the opponent's checkers
-/// (bit 0 its bar).
-pub(crate) fn shots_in(closed: u32, mut blots: u32, opp: u32) -> (u32, u32) {
-    let mut all = 0u64;
-    let mut worst = 0u32;
-    while blots != 0 {
-        let i = blots.trailing_zeros() as usize;
-        blots &= blots - 1;
-        // The opponent's checkers behind the blot.
-        let mut from = opp & ((1u32 << i) - 1);
-        let mut mask = 0u64;
-        while from != 0 {
-            let j = from.trailing_zeros() as usize;
-            from &= from - 1;
-            mask |= hit_mask(closed >> j, i - j);
-        }
-        if mask != 0 {
-            all |= mask;
-            worst = worst.max(25 - i as u32);
-        }
-    }
-    (all.count_ones(), worst)
-}
-
-/// The bit of the ordered roll `d1`-`d2` in [`shots`]' masks.
-const fn roll_bit(d1: usize, d2: usize) -> u64 {
-    1 << (6 * (d1 - 1) + d2 - 1)
-}
-
-/// One way a roll crosses a distance: its rolls' bits, and the points on
-/// the way (bit `k`: `k` pips from the hitting checker) of which at least
-/// one (`any`, two different dice in either order) or every one (`all`, a
-/// double's steps) must be open. A single die needs neither.
-#[derive(Debug, Clone, Copy)]
-struct Way {
-    rolls: u64,
-    any: u32,
-    all: u32,
-}
-
-/// Room for the ways across one distance (at most five: 6 is a die, 1-5,
-/// 2-4, 3-3 and 2-2; the table fails to compile if one needs more).
-const MAX_WAYS: usize = 8;
-
-/// [`Way`]s for each distance 1..=24 (index 0 unused): one die of the
-/// distance; two different dice summing to it; a double whose steps sum to
-/// it in 2, 3 or 4 steps.
-const WAYS: [([Way; MAX_WAYS], usize); 25] = {
-    const NONE: Way = Way {
-        rolls: 0,
-        any: 0,
-        all: 0,
-    };
-    let mut table = [([NONE; MAX_WAYS], 0usize); 25];
-    let mut dist = 1;
-    while dist <= 24 {
-        let (mut ways, mut n) = ([NONE; MAX_WAYS], 0);
-        if dist <= 6 {
-            let mut rolls = 0u64;
-            let mut d = 1;
-            while d <= 6 {
-                rolls |= roll_bit(dist, d) | roll_bit(d, dist);
-                d += 1;
-            }
-            ways[n] = Way {
-                rolls,
-                any: 0,
-                all: 0,
-            };
-            n += 1;
-        }
-        let mut d1 = 1;
-        while d1 <= 6 {
-            if dist > d1 && dist - d1 > d1 && dist - d1 <= 6 {
-                let d2 = dist - d1;
-                ways[n] = Way {
-                    rolls: roll_bit(d1, d2) | roll_bit(d2, d1),
-                    any: (1 << d1) | (1 << d2),
-                    all: 0,
-                };
-                n += 1;
-            }
-            let mut k = 2;
-            while k <= 4 {
-                if d1 * k == dist {
-                    let mut all = 0u32;
-                    let mut s = 1;
-                    while s < k {
-                        all |= 1 << (d1 * s);
-                        s += 1;
-                    }
-                    ways[n] = Way {
-                        rolls: roll_bit(d1, d1),
-                        any: 0,
-                        all,
-                    };
-                    n += 1;
-                }
-                k += 1;
-            }
-            d1 += 1;
-        }
-        table[dist] = (ways, n);
-        dist += 1;
-    }
-    table
-};
-
-/// The rolls (as [`roll_bit`]s) with which an opponent checker reaches a
-/// blot `dist` pips ahead, where `closed` has bit `k` set when the point
-/// `k` pips ahead of the checker is held by the mover: one die of `dist`;
-/// two different dice summing to it through either open intermediate
-/// point; or a double whose steps land only on open points before it.
-fn hit_mask(closed: u32, dist: usize) -> u64 {
-    let (ways, n) = &WAYS[dist];
-    let mut m = 0u64;
-    for w in &ways[..*n] {
-        let through = w.any == 0 || closed & w.any != w.any;
-        if through && closed & w.all == 0 {
-            m |= w.rolls;
-        }
-    }
-    m
-}
-
-/// The same board seen by the other side (its checkers positive, in its
-/// own numbering).
-pub(crate) fn flip(b: &[i8; 26]) -> [i8; 26] {
-    let mut out = [0i8; 26];
-    for i in 0..26 {
-        out[i] = -b[25 - i];
-    }
-    out
-}
-
-/// Positional features of the side with positive counts on `b` (pips
-/// excluded). `mover` says whether this side just moved (its blots face
-/// the next roll).
-#[allow(clippy::needless_range_loop)]
-fn features(b: &[i8; 26], w: &Weights, mover: bool, race: bool) -> f64 {
-    let mut s = 0.0;
-    let mut run = 0u32;
-    let mut best = 0u32;
-    let mut on_board = 0i32;
-    let mut exposed = 0u32;
-    let opp_back = (0..=24).find(|&j| b[j] < 0);
-    for i in 1..=25usize {
-        let n = b[i];
-        if n > 0 {
-            on_board += i32::from(n);
-        }
-        if i == 25 {
-            break;
-        }
-        if n >= 2 {
-            s += w.point;
-            if i <= 6 {
-                s += w.home_point;
-            }
-            if (4..=7).contains(&i) {
-                s += w.key_point;
-            }
-            if i >= 19 {
-                s += w.anchor;
-            }
-            if n > 3 {
-                s += w.stack * f64::from(n - 3);
-            }
-            run += 1;
-            best = best.max(run);
-        } else {
-            run = 0;
-            if n == 1 && opp_back.is_some_and(|j| j < i) {
-                exposed += 1;
-            }
-        }
-    }
-    s += w.off * f64::from(15 - on_board);
-    if race {
-        return s;
-    }
-    if best >= 3 {
-        s += w.prime * f64::from(best * best);
-    }
-    s += w.opp_bar * f64::from(-b[0]);
-    s += w.blot * f64::from(exposed);
-    if mover && w.shot != 0.0 {
-        let (n, pips) = shots(b);
-        s += w.shot * f64::from(n) / 36.0 * (10.0 + f64::from(pips));
-    }
-    s
-}
-
-/// The pips of the side with positive counts on `b` and of the other.
-pub(crate) fn pips(b: &[i8; 26]) -> (i32, i32) {
-    let mut mine = 0;
-    let mut theirs = 0;
-    for (i, &n) in b.iter().enumerate() {
-        if n > 0 {
-            mine += i32::from(n) * i as i32;
-        } else if n < 0 {
-            theirs += -i32::from(n) * (25 - i as i32);
-        }
-    }
-    (mine, theirs)
-}
-
-/// The evaluation of `pos` (the mover has just played, still on roll in the
-/// engine's sense) for the mover, in pips; a finished game scores ±(`WIN` +
-/// points under gammon scoring).
-pub fn evaluate(pos: &Position, w: &Weights) -> f64 {
-    if let Some(o) = pos.outcome(Scoring::Gammons) {
-        let v = WIN + f64::from(o.points);
-        return if o.winner == pos.turn() { v } else { -v };
-    }
-    let b = pos.board();
-    let race = pos.is_race();
-    let (mine, theirs) = pips(b);
-    w.pip * f64::from(theirs - mine) + features(b, w, true, race)
-        - features(&flip(b), w, false, race)
-}
 
 /// How Hard plays a game of short nardy: by the bear-off database once
 /// both sides are bearing off or not, and for the points the game is
@@ -346,10 +71,10 @@ impl Default for Engine {
 
 /// Hard's score of a play: the value for the mover under `scoring`
 /// (points per game) of the position after it, looking over the
-/// opponent's 21 rolls with the trained network ([`crate::bg_net`]).
+/// opponent's 21 rolls with the trained network ([`net`]).
 pub(crate) fn hard_score(after: &Position, scoring: Scoring) -> f64 {
-    f64::from(bg_net::one_ply(
-        bg_net::Net::shipped(),
+    f64::from(search::one_ply(
+        net::Net::shipped(),
         after,
         &mut Vec::with_capacity(64),
         scoring,
@@ -359,7 +84,7 @@ pub(crate) fn hard_score(after: &Position, scoring: Scoring) -> f64 {
 /// Hard's static score of a play (no look-ahead): the network's value
 /// under `scoring`.
 pub(crate) fn hard_static(after: &Position, scoring: Scoring) -> f64 {
-    f64::from(bg_net::Net::shipped().evaluate(after).value(scoring))
+    f64::from(net::Net::shipped().evaluate(after).value(scoring))
 }
 
 /// Index into `finals` (positions after each distinct play, mover still on
@@ -407,9 +132,9 @@ pub fn pick_with(level: Level, rng: &mut ChaCha8Rng, finals: &[Position], engine
             let mut order = hard_candidates(finals, &s, scoring);
             let mut buf = Vec::with_capacity(64);
             let mut deep = vec![f64::NEG_INFINITY; finals.len()];
-            let net = bg_net::Net::shipped();
+            let net = net::Net::shipped();
             for &i in &order {
-                deep[i] = f64::from(bg_net::one_ply(net, &finals[i], &mut buf, scoring));
+                deep[i] = f64::from(search::one_ply(net, &finals[i], &mut buf, scoring));
             }
             order.sort_by(|&a, &b| deep[b].total_cmp(&deep[a]));
             if let Some(two) = two_ply_scores(finals, &deep, &order, scoring) {
@@ -466,8 +191,8 @@ pub(crate) fn hard_candidates(
 /// Hard's second look: the plays within [`HARD_BG_DEEP_MARGIN`] of the
 /// best by the one-roll look-ahead (`deep`; `ranked` lists the plays best
 /// first), at most [`HARD_BG_DEEP_CANDIDATES`] of them, best first for as
-/// long as [`bg_net::two_ply_cost`] says they fit [`HARD_BG_DEEP_BUDGET`]
-/// together, judged two rolls ahead ([`bg_net::two_ply`]): each one's
+/// long as [`search::two_ply_cost`] says they fit [`HARD_BG_DEEP_BUDGET`]
+/// together, judged two rolls ahead ([`search::two_ply`]): each one's
 /// index and score. `None` when fewer than two are that close and fit:
 /// the one-roll judgement stands. Hard plays the best of them; the hints
 /// list them first.
@@ -485,7 +210,7 @@ pub(crate) fn two_ply_scores(
         if deep[i] < best - HARD_BG_DEEP_MARGIN {
             break;
         }
-        let c = bg_net::two_ply_cost(&finals[i], &mut buf);
+        let c = search::two_ply_cost(&finals[i], &mut buf);
         if cost + c > HARD_BG_DEEP_BUDGET {
             break;
         }
@@ -495,7 +220,7 @@ pub(crate) fn two_ply_scores(
     if close.len() < 2 {
         return None;
     }
-    let net = bg_net::Net::shipped();
+    let net = net::Net::shipped();
     let mut deeper = Vec::with_capacity(64);
     // The estimate runs a little high on average; twice it is the hard
     // stop.
@@ -503,7 +228,7 @@ pub(crate) fn two_ply_scores(
     close
         .into_iter()
         .map(|i| {
-            bg_net::two_ply(net, &finals[i], &mut buf, &mut deeper, &mut left, scoring)
+            search::two_ply(net, &finals[i], &mut buf, &mut deeper, &mut left, scoring)
                 .map(|v| (i, f64::from(v)))
         })
         .collect()
@@ -544,7 +269,7 @@ pub fn choose_with(
 /// from `pos` (the on-roll side about to roll), for cube decisions: the
 /// network's judgement of the position as the other side left it.
 pub fn win_probability(pos: &Position, on_roll: bool) -> f64 {
-    let other = f64::from(bg_net::Net::shipped().evaluate(&pos.pass_turn()).win);
+    let other = f64::from(net::Net::shipped().evaluate(&pos.pass_turn()).win);
     if on_roll { 1.0 - other } else { other }
 }
 
@@ -555,52 +280,16 @@ mod tests {
 
     use super::*;
 
-    /// [`shots`] as first written: every roll against every blot and
-    /// every opponent checker behind it, step by step.
-    fn shots_by_rolls(b: &[i8; 26]) -> (u32, u32) {
-        let blots: Vec<usize> = (1..=24).filter(|&i| b[i] == 1).collect();
-        let opp: Vec<usize> = (0..=24).filter(|&j| b[j] < 0).collect();
-        let blocked = |i: usize| i <= 24 && b[i] >= 2;
-        let mut count = 0;
-        let mut worst = 0u32;
-        for d1 in 1..=6usize {
-            for d2 in 1..=6usize {
-                let mut hit_any = false;
-                for &i in &blots {
-                    let hit = opp.iter().any(|&j| {
-                        if j >= i {
-                            return false;
-                        }
-                        let dist = i - j;
-                        if d1 == d2 {
-                            (1..=4).any(|k| dist == d1 * k && (1..k).all(|m| !blocked(j + d1 * m)))
-                        } else {
-                            dist == d1
-                                || dist == d2
-                                || (dist == d1 + d2 && (!blocked(j + d1) || !blocked(j + d2)))
-                        }
-                    });
-                    if hit {
-                        hit_any = true;
-                        worst = worst.max(25 - i as u32);
-                    }
-                }
-                count += u32::from(hit_any);
-            }
-        }
-        (count, worst)
-    }
-
     #[test]
     fn hard_plays_for_the_points_the_game_is_scored_by() {
-        let net = bg_net::Net::shipped();
+        let net = net::Net::shipped();
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         let single = Engine {
             bearoff: true,
             scoring: Scoring::Single,
         };
         let (mut decisions, mut differ) = (0, 0);
-        for after in crate::bg_fit::sample(net, 300, 0.1, 8) {
+        for after in search::sample(net, 300, 0.1, 8) {
             let pos = after.pass_turn();
             let dice = Dice::ALL_21[rng.random_range(0..21)];
             let finals = pos.legal_positions(dice);
@@ -760,11 +449,11 @@ mod tests {
     fn the_second_look_takes_only_close_plays_that_fit_the_budget() {
         // Enough positions for three costly plays (below).
         const SAMPLE: usize = 400;
-        let net = bg_net::Net::shipped();
+        let net = net::Net::shipped();
         let mut buf = Vec::new();
-        let mut by_cost: Vec<(usize, Position)> = crate::bg_fit::sample(net, SAMPLE, 0.3, 5)
+        let mut by_cost: Vec<(usize, Position)> = search::sample(net, SAMPLE, 0.3, 5)
             .into_iter()
-            .map(|p| (bg_net::two_ply_cost(&p, &mut buf), p))
+            .map(|p| (search::two_ply_cost(&p, &mut buf), p))
             .collect();
         by_cost.sort_by_key(|&(c, _)| c);
         let cost = |k: usize| by_cost[k].0;
@@ -791,7 +480,7 @@ mod tests {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for &(i, v) in &two {
                 let mut budget = usize::MAX;
-                let exact = bg_net::two_ply(
+                let exact = search::two_ply(
                     net,
                     &finals[i],
                     &mut a,
@@ -817,45 +506,5 @@ mod tests {
         assert_eq!(judged(&level, &[7, 6, 0, 5]), Some(vec![7, 6, 0]));
         // One play alone has nothing to compare.
         assert_eq!(judged(&[0.0], &[0]), None);
-    }
-
-    #[test]
-    fn shots_count_the_rolls_that_hit_as_rolling_each_one_does() {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        let mut some = 0;
-        for _ in 0..20_000 {
-            let mut b = [0i8; 26];
-            for (i, p) in b.iter_mut().enumerate() {
-                // Mostly empty, blots and points of both sides, a few bars.
-                *p = match rng.random_range(0..10) {
-                    0..=3 => 0,
-                    4 | 5 => 1,
-                    6 => rng.random_range(2..=5),
-                    7 | 8 => -rng.random_range(1..=2),
-                    _ => -rng.random_range(3..=5),
-                };
-                if i == 0 {
-                    *p = -(*p).abs() * i8::from(rng.random_range(0..4) == 0);
-                }
-                if i == 25 {
-                    *p = (*p).abs() * i8::from(rng.random_range(0..4) == 0);
-                }
-            }
-            let fast = shots(&b);
-            assert_eq!(fast, shots_by_rolls(&b), "board {b:?}");
-            some += usize::from(fast.0 > 0 && fast.0 < 36);
-        }
-        assert!(some > 5_000, "too few boards with some shots: {some}");
-        // The start: no blots, no shots; a lone blot six away from an
-        // opponent checker is hit by 17 rolls (11 sixes, 5-1, 4-2, 3-3, 2-2).
-        assert_eq!(shots(Position::initial().board()), (0, 0));
-        let mut b = [0i8; 26];
-        b[10] = 1;
-        b[4] = -1;
-        assert_eq!(shots(&b), (17, 15));
-        b[7] = 2;
-        // Closing the point 3 away takes away 3-3 only (4-2 can pass
-        // through 6 or 8, 2-2 lands on 6 and 8): 16.
-        assert_eq!(shots(&b), (16, 15));
     }
 }

@@ -1,210 +1,28 @@
 //! Long nardy: evaluation and play choice.
 //!
-//! The evaluation is antisymmetric: `eval(p, c) = feat(c) - feat(other)`,
-//! in pips (one unit = one pip of race lead). Features of a side, read
-//! along its own route (0 = head, 18..=23 = home): pip count, checkers
-//! off, checkers home, checkers left on the head, points held, points held
-//! ahead of the opponent's rearmost checker on the opponent's route
-//! (blocks), the longest run of such points (prime), stacking (sum of
-//! squares), the rearmost checker, and mobility (dice 1..=6 that some
-//! checker can play, and checker-die moves).
+//! Medium weighs hand-made features ([`classic`]); Hard ranks every play by
+//! the trained network ([`net`], its inputs [`features`]) and searches the
+//! best one roll deeper ([`search`]); both sides bearing off, the bear-off
+//! database decides.
 
-use rand::Rng;
-use rand_chacha::ChaCha8Rng;
+pub mod classic;
+pub mod features;
+pub mod net;
+pub mod search;
+
 use std::collections::HashSet;
-use tabula_dice::Dice;
 
-use tabula_long::{CHECKERS, Color, Position, Step, Turn, point_of};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tabula_dice::{Dice, DiceSource};
+use tabula_long::{Color, Position, Step, Turn, Variant, decide_opening};
 
-use crate::{HARD_NARDY_CANDIDATES, Level, argmax, sigmoid};
+use crate::level::{HARD_NARDY_CANDIDATES, Level};
+use crate::pick::argmax;
 
-/// Evaluation weights (pips per unit of each feature).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Weights {
-    /// Per pip of race lead.
-    pub pip: f64,
-    /// Per checker borne off.
-    pub off: f64,
-    /// Per checker in the home quarter.
-    pub home: f64,
-    /// Per checker still on the head (negative is a penalty).
-    pub head: f64,
-    /// Per point held (head excluded).
-    pub held: f64,
-    /// Per point held ahead of the opponent's rearmost checker, within 12
-    /// points of it on the opponent's route.
-    pub block: f64,
-    /// Per unit of (longest run of blocking points)².
-    pub run: f64,
-    /// Per unit of sum of squares of checkers per point (head excluded).
-    pub stack: f64,
-    /// Per pip the rearmost checker is short of home (r < 18).
-    pub rear: f64,
-    /// Per die value (1..=6) the side can play at all.
-    pub dice_playable: f64,
-    /// Per checker-die move available.
-    pub moves: f64,
-}
-
-/// Medium: race lead, points made, checkers home/off, leaving the head.
-pub const MEDIUM: Weights = Weights {
-    pip: 1.0,
-    off: 1.0,
-    home: 0.5,
-    head: -1.0,
-    held: 1.5,
-    block: 0.0,
-    run: 0.0,
-    stack: 0.0,
-    rear: 0.0,
-    dice_playable: 0.0,
-    moves: 0.0,
-};
-
-/// Hard: every feature.
-pub const HARD: Weights = Weights {
-    pip: 1.0,
-    off: 1.5,
-    home: 0.5,
-    head: -1.5,
-    held: 1.0,
-    block: 2.0,
-    run: 1.2,
-    stack: -0.15,
-    rear: -0.1,
-    dice_playable: 2.0,
-    moves: 0.1,
-};
-
-/// Score of a won game, beyond any evaluation (plus the points won).
-const WIN: f64 = 10_000.0;
-
-/// A side's checkers and the opponent's, both indexed by this side's route
-/// index.
-struct View {
-    me: [u8; 24],
-    opp: [u8; 24],
-    off: u8,
-}
-
-fn view(pos: &Position, c: Color) -> View {
-    let mut me = [0u8; 24];
-    let mut opp = [0u8; 24];
-    let o = c.other();
-    for r in 0..24 {
-        let p = point_of(c, r);
-        me[r] = pos.checkers(c, p);
-        opp[r] = pos.checkers(o, p);
-    }
-    View {
-        me,
-        opp,
-        off: pos.off(c),
-    }
-}
-
-fn features(v: &View, w: &Weights) -> f64 {
-    let mut pips = 0u32;
-    let mut home = 0u32;
-    let mut held = 0u32;
-    let mut stack = 0u32;
-    let mut rear = 24usize;
-    for r in 0..24 {
-        let n = u32::from(v.me[r]);
-        if n == 0 {
-            continue;
-        }
-        pips += n * (24 - r as u32);
-        if r >= 18 {
-            home += n;
-        }
-        if r > 0 {
-            held += 1;
-            stack += n * n;
-        }
-        rear = rear.min(r);
-    }
-    let mut s = -w.pip * f64::from(pips)
-        + w.off * f64::from(v.off)
-        + w.home * f64::from(home)
-        + w.head * f64::from(v.me[0])
-        + w.held * f64::from(held)
-        + w.stack * f64::from(stack);
-    if rear < 18 {
-        s += w.rear * (18 - rear) as f64;
-    }
-    if w.block != 0.0 || w.run != 0.0 {
-        // The opponent's route index s of my route index r is (r + 12) % 24.
-        let opp_rear = (0..24).find(|&s| v.opp[(s + 12) % 24] > 0);
-        if let Some(rs) = opp_rear {
-            let mut blocks = 0u32;
-            let mut run = 0u32;
-            let mut best = 0u32;
-            for s in rs + 1..24 {
-                if v.me[(s + 12) % 24] > 0 {
-                    if s <= rs + 12 {
-                        blocks += 1;
-                    }
-                    run += 1;
-                    best = best.max(run);
-                } else {
-                    run = 0;
-                }
-            }
-            s += w.block * f64::from(blocks) + w.run * f64::from(best * best);
-        }
-    }
-    if w.dice_playable != 0.0 || w.moves != 0.0 {
-        let all_home = u32::from(v.off) + home == u32::from(CHECKERS);
-        let mut playable = 0u32;
-        let mut moves = 0u32;
-        for d in 1..=6usize {
-            let mut any = false;
-            for r in 0..24 {
-                if v.me[r] == 0 {
-                    continue;
-                }
-                let t = r + d;
-                if (t < 24 && v.opp[t] == 0) || (t >= 24 && all_home) {
-                    any = true;
-                    moves += 1;
-                }
-            }
-            playable += u32::from(any);
-        }
-        s += w.dice_playable * f64::from(playable) + w.moves * f64::from(moves);
-    }
-    s
-}
-
-/// The evaluation of `pos` for `c` (any side to move), in pips; a finished
-/// game scores ±(`WIN` + points).
-pub fn evaluate(pos: &Position, c: Color, w: &Weights) -> f64 {
-    if let Some(o) = pos.outcome() {
-        let v = WIN + f64::from(o.points);
-        return if o.winner == c { v } else { -v };
-    }
-    features(&view(pos, c), w) - features(&view(pos, c.other()), w)
-}
-
-/// Expected evaluation for `me` of `pos` (opponent to move) after the
-/// opponent's best reply to each of its 21 rolls.
-fn expectimax(pos: &Position, me: Color, w: &Weights, buf: &mut Vec<Position>) -> f64 {
-    if pos.is_game_over() {
-        return evaluate(pos, me, w);
-    }
-    let mut total = 0.0;
-    for dice in Dice::ALL_21 {
-        buf.clear();
-        pos.legal_moves_into(dice, buf);
-        let worst = buf
-            .iter()
-            .map(|p| evaluate(p, me, w))
-            .fold(f64::INFINITY, f64::min);
-        total += dice.probability() * worst;
-    }
-    total
-}
+use classic::{HARD, MEDIUM, evaluate, expectimax};
+use net::{Net, Scratch};
+use search::greedy;
 
 /// How Hard plays long nardy: which evaluation, and whether the bear-off
 /// database takes over once both sides are bearing off.
@@ -212,7 +30,7 @@ fn expectimax(pos: &Position, me: Color, w: &Weights, buf: &mut Vec<Position>) -
 pub struct Engine {
     /// Both sides bearing off: the exact database.
     pub bearoff: bool,
-    /// The trained network ([`crate::long_net`]); `false`: the hand-made
+    /// The trained network ([`net`]); `false`: the hand-made
     /// evaluation Hard played before it ([`HARD`]), kept to measure
     /// against.
     pub network: bool,
@@ -260,9 +78,9 @@ pub(crate) fn candidates(statics: &[f64]) -> Vec<usize> {
 /// bear-off database's, exact, for a play that leaves both sides bearing
 /// off, when `bearoff`).
 pub(crate) fn net_statics(me: Color, finals: &[Position], bearoff: bool) -> Vec<f64> {
-    let net = crate::long_net::Net::shipped();
-    let mut scratch = crate::long_net::Scratch::new(net);
-    crate::long_net::rank(net, &mut scratch, me, finals, bearoff)
+    let net = net::Net::shipped();
+    let mut scratch = net::Scratch::new(net);
+    search::rank(net, &mut scratch, me, finals, bearoff)
         .into_iter()
         .map(f64::from)
         .collect()
@@ -271,9 +89,9 @@ pub(crate) fn net_statics(me: Color, finals: &[Position], bearoff: bool) -> Vec<
 /// Hard's deep score for `me` of a play: its equity after the opponent's
 /// best reply (by the network) to each of his 21 rolls.
 pub(crate) fn net_deep(after: &Position, me: Color, bearoff: bool) -> f64 {
-    let net = crate::long_net::Net::shipped();
-    let mut scratch = crate::long_net::Scratch::new(net);
-    f64::from(crate::long_net::one_ply(
+    let net = net::Net::shipped();
+    let mut scratch = net::Scratch::new(net);
+    f64::from(search::one_ply(
         net,
         &mut scratch,
         after,
@@ -438,15 +256,15 @@ pub fn net_win_probability(pos: &Position, c: Color) -> f64 {
     if let Some(o) = pos.outcome() {
         return if o.winner == c { 1.0 } else { 0.0 };
     }
-    let net = crate::long_net::Net::shipped();
-    let mut scratch = crate::long_net::Scratch::new(net);
+    let net = net::Net::shipped();
+    let mut scratch = net::Scratch::new(net);
     let mover = pos.turn();
     let mut finals = Vec::with_capacity(64);
     let mut p = 0.0;
     for dice in Dice::ALL_21 {
         finals.clear();
         pos.legal_moves_into(dice, &mut finals);
-        let best = crate::long_net::greedy(net, &mut scratch, mover, &finals, false)
+        let best = search::greedy(net, &mut scratch, mover, &finals, false)
             .map(|i| scratch.probs(net, &finals[i], mover).win)
             .unwrap_or(0.5);
         p += dice.probability() * f64::from(best);
@@ -454,31 +272,48 @@ pub fn net_win_probability(pos: &Position, c: Color) -> f64 {
     if c == mover { p } else { 1.0 - p }
 }
 
-/// A rough chance that `c` wins from `pos` (for Medium's cube decisions,
-/// and Hard's before the network): the hand-made Hard evaluation squashed by a logistic whose scale grows with the pips left.
-pub fn win_probability(pos: &Position, c: Color) -> f64 {
-    if let Some(o) = pos.outcome() {
-        return if o.winner == c { 1.0 } else { 0.0 };
+/// The network's greedy play (no look-ahead, no bear-off database)
+/// against Medium over `pairs` pairs of games of the default variant, both
+/// games of a pair with the same dice and the seats swapped: its share of
+/// all the points won (oin 1, mars 2, koks 3). The training command's
+/// report, and the test that the shipped weights were trained.
+pub fn greedy_share_vs_medium(net: &Net, pairs: u64, seed: u64) -> f64 {
+    let mut scratch = Scratch::new(net);
+    let (mut net_points, mut all_points) = (0u64, 0u64);
+    for g in 0..2 * pairs {
+        let mut dice =
+            tabula_dice::SeededDice::new(seed.wrapping_mul(1_000_003).wrapping_add(g / 2));
+        let mut rng = ChaCha8Rng::seed_from_u64(g);
+        let net_side = if g % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let v = Variant::default();
+        let opening = decide_opening(v.opening, &mut dice);
+        let mut pos = Position::new_game(v, opening.starter);
+        let mut pending = opening.first_roll;
+        while !pos.is_game_over() {
+            let d = pending.take().unwrap_or_else(|| dice.roll());
+            let finals = pos.legal_moves(d);
+            let i = if pos.turn() == net_side {
+                greedy(net, &mut scratch, net_side, &finals, false).unwrap_or(0)
+            } else {
+                pick(Level::Medium, &mut rng, &pos, &finals)
+            };
+            let Some(&next) = finals.get(i) else {
+                break;
+            };
+            pos = next;
+        }
+        if let Some(o) = pos.outcome() {
+            all_points += u64::from(o.points);
+            if o.winner == net_side {
+                net_points += u64::from(o.points);
+            }
+        }
     }
-    let mut e = evaluate(pos, c, &HARD);
-    // Being on roll is worth about half a roll.
-    e += if pos.turn() == c { 4.0 } else { -4.0 };
-    let pips = f64::from(pos.pip_count(Color::White) + pos.pip_count(Color::Black));
-    sigmoid(1.7 * e / (2.0 * pips.sqrt()).max(4.0))
-}
-
-/// No contact is left: every checker of each side is in the half of the
-/// route that ends in his home (route indices 12..=23: white on points
-/// 1–12, black on 13–24), so each side has passed all of the other's
-/// checkers and neither can ever stand in the other's way again (nor can
-/// a six-block of either hold anyone back). The converse holds too: a
-/// checker of either side in the first half of its route still has some
-/// opponent checker ahead of it, or one of the opponent's still has it
-/// ahead.
-pub fn no_contact(pos: &Position) -> bool {
-    [Color::White, Color::Black]
-        .into_iter()
-        .all(|c| (0..12).all(|r| pos.checkers(c, point_of(c, r)) == 0))
+    net_points as f64 / all_points.max(1) as f64
 }
 
 #[cfg(test)]
@@ -496,5 +331,26 @@ mod tests {
         // A lone play is its own candidate; none for none.
         assert_eq!(candidates(&[-2.0]), vec![0]);
         assert!(candidates(&[]).is_empty());
+    }
+    #[test]
+    fn the_shipped_network_is_trained() {
+        // Its greedy play takes over 90% of the points from Medium (the
+        // training reports); an untrained network takes few. The floor
+        // is between them, so shipping untrained weights fails here.
+        let trained = greedy_share_vs_medium(Net::shipped(), 20, 5);
+        assert!(
+            trained >= 0.8,
+            "the shipped network took {trained} of the points"
+        );
+        let untrained = greedy_share_vs_medium(&Net::random(Net::shipped().hidden(), 1), 20, 5);
+        assert!(untrained < 0.8, "an untrained network took {untrained}");
+        // It likes being ahead: everything home against the other's head.
+        let setup: tabula_long::Setup = serde_json::from_str(
+            r#"{"turn":"black","white":{"1":5,"2":5,"3":5},"black":{"12":15}}"#,
+        )
+        .unwrap();
+        let pos = Position::from_setup(&setup, Variant::default()).unwrap();
+        let p = Net::shipped().evaluate(&pos, Color::White);
+        assert!(p.win > 0.95 && p.win_mars > 0.5, "{p:?}");
     }
 }
