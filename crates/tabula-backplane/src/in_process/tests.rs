@@ -24,6 +24,7 @@ fn entry(id: &str, invite: &str) -> RoomEntry {
         options: GameOptions::default(),
         created_ms: 0,
         open: false,
+        tournament: None,
     }
 }
 
