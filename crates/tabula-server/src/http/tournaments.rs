@@ -324,6 +324,15 @@ pub(super) async fn act(
     id: web::Path<String>,
     action: Action,
 ) -> HttpResponse {
+    let creds = super::credentials(&req, &q);
+    if creds.init_data.is_none() && creds.token.is_none() {
+        // A node with guests would mint a new one, who could never play.
+        return error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "send the player's session token or Telegram initData",
+        );
+    }
     let player = match super::authenticate(&state, &req, &q) {
         Ok(p) => p,
         Err(r) => return *r,
