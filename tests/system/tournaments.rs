@@ -1,5 +1,5 @@
 //! Tournaments run by the cluster, played by socket clients: a knockout of
-//! 16 players across three node processes on one real Redis, its owner
+//! 64 players across three node processes on one real Redis, its owner
 //! killed (`kill -9`) in the middle of the first round; a Swiss on one
 //! node; the routes' refusals.
 //!
@@ -81,9 +81,14 @@ async fn join_all(addrs: &[SocketAddr], id: &str, players: &[Entrant]) {
 async fn try_play(addr: SocketAddr, room: &str, white: &Entrant, black: &Entrant) -> bool {
     let mut w = Client::with_token(addr, "white", &white.token).await;
     let mut b = Client::with_token(addr, "black", &black.token).await;
-    for c in [&mut w, &mut b] {
-        let s = c.join(room).await;
-        if s["type"] != "state" {
+    // White sits in seat a, black in b: the stored score says who won.
+    for (c, seat) in [(&mut w, "a"), (&mut b, "b")] {
+        c.send(json!({"type": "join", "room": room, "seat": seat}))
+            .await;
+        let s = c
+            .until(|m| m["type"] == "state" || m["type"] == "error")
+            .await;
+        if s["type"] != "state" || s["yourSeat"] != seat {
             return false;
         }
         if s["state"]["phase"] == "finished" {
@@ -119,6 +124,9 @@ async fn play(addrs: &[SocketAddr], room: &str, white: &Entrant, black: &Entrant
     loop {
         let addr = addrs[i % addrs.len()];
         i += 1;
+        if room_over(addr, room).await.is_some() {
+            return;
+        }
         let (r, w, b) = (room.to_string(), white.clone(), black.clone());
         let done = tokio::spawn(async move { try_play(addr, &r, &w, &b).await })
             .await
@@ -131,21 +139,15 @@ async fn play(addrs: &[SocketAddr], room: &str, white: &Entrant, black: &Entrant
     }
 }
 
-/// The winner and loser of a finished tournament room, from its stored
-/// state; `None` while it is not over.
-async fn room_over(addr: SocketAddr, room: &str) -> Option<(String, String)> {
+/// The seat that won a finished tournament room (0: `a`, where white
+/// sits), from its stored state; `None` while it is not over.
+async fn room_over(addr: SocketAddr, room: &str) -> Option<usize> {
     let (status, v) = http_async(addr, "GET", &format!("/api/rooms/{room}"), None).await;
     if status != 200 || v["state"]["phase"] != "finished" {
         return None;
     }
-    let st = &v["state"];
-    let score = |i: usize| st["score"][i].as_u64().unwrap_or(0);
-    let player = |i: usize| st["seats"][i]["player"].as_str().unwrap_or("").to_string();
-    if score(0) > score(1) {
-        Some((player(0), player(1)))
-    } else {
-        Some((player(1), player(0)))
-    }
+    let score = |i: usize| v["state"]["score"][i].as_u64().unwrap_or(0);
+    Some(if score(0) > score(1) { 0 } else { 1 })
 }
 
 fn by_id<'a>(players: &'a [Entrant], id: &str) -> &'a Entrant {
@@ -174,21 +176,25 @@ fn assert_recount(view: &Value, records: &[Record]) {
     assert_eq!(shown, recount(&config, &players, records), "{view}");
 }
 
+/// The knockout's field, and its rounds.
+const N: usize = 64;
+const ROUNDS: u64 = 6;
+
 #[tokio::test]
-async fn a_knockout_of_16_across_three_nodes_survives_its_owner_killed_mid_round() {
+async fn a_knockout_of_64_across_three_nodes_survives_its_owner_killed_mid_round() {
     let _one = common::one().await;
     let started = Instant::now();
     let mut c = Cluster::start_env("tourney-ko", false, &[]);
     let owner = c.nodes[0].addr;
     let others = [c.nodes[1].addr, c.nodes[2].addr];
-    let players = guests(others[0], 16).await;
+    let players = guests(others[0], N).await;
     let start_at = now_ms() + 2_500;
     let (status, v) = http_async(
         owner,
         "POST",
         "/api/tournaments",
         Some(json!({
-            "id": "ko16",
+            "id": "ko64",
             "format": {"type": "knockout"},
             "game": "backgammon",
             "matchPoints": 1,
@@ -200,14 +206,14 @@ async fn a_knockout_of_16_across_three_nodes_survives_its_owner_killed_mid_round
     .await;
     assert_eq!(status, 201, "{v}");
     assert_eq!(v["status"], "registering", "{v}");
-    join_all(&others, "ko16", &players).await;
+    join_all(&others, "ko64", &players).await;
     // The creator's node owns it.
     assert_eq!(node_metric(owner, "tabula_tournaments_running").await, 1.0);
 
     let mut played: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut killed = false;
-    for round in 1..=4u64 {
-        let v = until(&others, "ko16", "the round's pairings", |v| {
+    for round in 1..=ROUNDS {
+        let v = until(&others, "ko64", "the round's pairings", |v| {
             v["round"] == round && v["status"] == "running"
         })
         .await;
@@ -223,7 +229,7 @@ async fn a_knockout_of_16_across_three_nodes_survives_its_owner_killed_mid_round
                 )
             })
             .collect();
-        assert_eq!(games.len(), 16 >> round, "round {round}: {v}");
+        assert_eq!(games.len(), N >> round, "round {round}: {v}");
         for (i, (room, white, black)) in games.iter().enumerate() {
             if round == 1 && i == games.len() / 2 {
                 // Half the round is played: the owner dies.
@@ -246,7 +252,7 @@ async fn a_knockout_of_16_across_three_nodes_survives_its_owner_killed_mid_round
         }
     }
     assert!(killed);
-    let v = until(&others, "ko16", "the final standings", |v| {
+    let v = until(&others, "ko64", "the final standings", |v| {
         v["status"] == "finished"
     })
     .await;
@@ -258,9 +264,9 @@ async fn a_knockout_of_16_across_three_nodes_survives_its_owner_killed_mid_round
     for (room, (white, black)) in &played {
         let stored = common::records(others[0], room).await;
         assert_eq!(stored.len(), 1, "{room} played once");
-        let (won, lost) = room_over(others[0], room).await.expect("over");
-        assert_eq!((&won, &lost), (white, black), "{room}");
-        winners.insert(room.clone(), won);
+        let seat = room_over(others[0], room).await.expect("over");
+        assert_eq!(seat, 0, "{room}: white won (black resigned)");
+        winners.insert(room.clone(), white.clone());
         records.push(Record::Game {
             game_id: GameId(room.clone()),
             round: room.split(':').nth(1).unwrap().parse().unwrap(),
@@ -270,13 +276,13 @@ async fn a_knockout_of_16_across_three_nodes_survives_its_owner_killed_mid_round
             forfeit: false,
         });
     }
-    assert_eq!(played.len(), 15);
+    assert_eq!(played.len(), N - 1);
     // The bracket: round 1 from the seeds, each later match between the
     // stored winners of the two matches above it, the champion the
     // stored winner of the final.
     let b = &v["bracket"];
     let rounds = b["rounds"].as_array().unwrap();
-    assert_eq!(rounds.len(), 4, "{b}");
+    assert_eq!(rounds.len(), ROUNDS as usize, "{b}");
     for (r, matches) in rounds.iter().enumerate() {
         for (k, m) in matches.as_array().unwrap().iter().enumerate() {
             let room = m["games"][0].as_str().unwrap();
@@ -295,7 +301,7 @@ async fn a_knockout_of_16_across_three_nodes_survives_its_owner_killed_mid_round
             }
         }
     }
-    let final_room = rounds[3][0]["games"][0].as_str().unwrap();
+    let final_room = rounds[ROUNDS as usize - 1][0]["games"][0].as_str().unwrap();
     assert_eq!(v["champion"].as_str(), Some(winners[final_room].as_str()));
     assert_recount(&v, &records);
     // The champion reported once, by the node that took the tournament
@@ -312,7 +318,7 @@ async fn a_knockout_of_16_across_three_nodes_survives_its_owner_killed_mid_round
             .matches("tournament taken over")
             .count();
     assert_eq!(taken, 1, "one takeover; logs: {}", c.logs());
-    println!("knockout of 16 with a kill -9: {:?}", started.elapsed());
+    println!("knockout of {N} with a kill -9: {:?}", started.elapsed());
 }
 
 #[tokio::test]
@@ -365,8 +371,8 @@ async fn a_swiss_on_one_node_pairs_no_one_twice_and_its_standings_recount() {
                 by_id(&players, &black),
             )
             .await;
-            let (won, _) = room_over(addr, room).await.unwrap();
-            let outcome = if won == white {
+            let seat = room_over(addr, room).await.unwrap();
+            let outcome = if seat == 0 {
                 Outcome::WhiteWon
             } else {
                 Outcome::BlackWon
