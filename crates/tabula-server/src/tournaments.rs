@@ -267,6 +267,7 @@ async fn carry_out(state: &Arc<AppState>, t: &Tournament, e: Effect) {
         } => {
             make_room(state, t, &game_id.0, &white.0, &black.0).await;
             tracing::info!(tournament = %id, game = %game_id, %white, %black, round, "paired");
+            game_ready(state, t, &game_id.0, &white.0, &black.0);
             // The time from the game's end (of either player's last game)
             // that freed them to this pairing.
             let ended = {
@@ -318,18 +319,58 @@ async fn carry_out(state: &Arc<AppState>, t: &Tournament, e: Effect) {
     }
 }
 
-/// The room config of a tournament's game between `white` and `black`.
-pub fn game_config(state: &AppState, t: &Tournament, white: &str, black: &str) -> RoomConfig {
-    let c = t.config();
-    let game = match c.game {
+/// With the bot on, each Telegram player of a new pairing gets a "your
+/// game is ready" notice, its id made from the game's (a new owner that
+/// pairs the game again queues the same id, which the queue refuses).
+fn game_ready(state: &AppState, t: &Tournament, game: &str, white: &str, black: &str) {
+    let Some(tg) = &state.telegram else {
+        return;
+    };
+    let (_, kind) = room_game(t);
+    let now = now_ms();
+    for (me, other) in [(white, black), (black, white)] {
+        if crate::telegram::notice::telegram_user(me).is_none() {
+            continue;
+        }
+        let mut notice = crate::telegram::notice::Notice::new(
+            crate::telegram::notice::NoticeKind::TournamentGame,
+            me.to_string(),
+            game.to_string(),
+            kind,
+            now,
+            now,
+        );
+        notice.opponent = Some(other.to_string());
+        tg.outbox.queue(
+            state.backplane.clone(),
+            crate::telegram::notice::Queued {
+                id: format!("tgame:{game}:{me}"),
+                notice,
+            },
+        );
+    }
+}
+
+/// The room's game kind of a tournament's (options and kind).
+fn room_game(t: &Tournament) -> (GameOptions, GameKind) {
+    let game = match t.config().game {
         tabula_tournament::GameKind::LongNardy => GameKind::LongNardy,
         tabula_tournament::GameKind::Backgammon => GameKind::Backgammon,
         tabula_tournament::GameKind::Thud => GameKind::Thud,
     };
-    let options = GameOptions {
+    (
+        GameOptions {
+            game,
+            ..GameOptions::default()
+        },
         game,
-        ..GameOptions::default()
-    };
+    )
+}
+
+/// The room config of a tournament's game between `white` and `black`.
+pub fn game_config(state: &AppState, t: &Tournament, white: &str, black: &str) -> RoomConfig {
+    let c = t.config();
+    let (options, _) = room_game(t);
     let time_control = c
         .clock
         .as_deref()
