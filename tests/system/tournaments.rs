@@ -9,6 +9,9 @@
 //! stored, not from what the tournament says: each game room's final
 //! score and seats (`GET /api/rooms/{id}`) and its records.
 
+// The knockout's duration is this test's report.
+#![allow(clippy::print_stdout)]
+
 use tabula_tests as common;
 
 use std::collections::{BTreeMap, BTreeSet};
