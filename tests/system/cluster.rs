@@ -117,6 +117,11 @@ impl Node {
         }
     }
 
+    /// Its log file.
+    pub(crate) fn log_path(&self) -> &std::path::Path {
+        &self.log
+    }
+
     fn pid(&self) -> u32 {
         self.child.as_ref().unwrap().id()
     }

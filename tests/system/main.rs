@@ -31,4 +31,5 @@ mod routing;
 mod security;
 mod telegram;
 mod telegram_cluster;
+mod tournaments;
 mod web;

@@ -14,13 +14,14 @@ use tabula_tests::bot_api::{self, BotApi, message, post_update_async};
 use crate::node_proc::NodeProc;
 
 const SECRET: &str = "webhook-secret_1";
-const KINDS: [&str; 6] = [
+const KINDS: [&str; 7] = [
     "your_turn",
     "time_low",
     "invite_taken",
     "rematch",
     "bot_game_waiting",
     "game_ended",
+    "tournament_game",
 ];
 
 /// The kinds that are on, in the answer's order.
@@ -93,7 +94,13 @@ async fn the_mini_app_reads_and_writes_the_same_switches_as_the_bots_settings() 
     assert_eq!(status, 200, "{v}");
     assert_eq!(
         on(&v),
-        ["time_low", "invite_taken", "bot_game_waiting", "game_ended"],
+        [
+            "time_low",
+            "invite_taken",
+            "bot_game_waiting",
+            "game_ended",
+            "tournament_game"
+        ],
         "{v}"
     );
     assert_eq!(on(&get().await.1), on(&v));
@@ -102,7 +109,13 @@ async fn the_mini_app_reads_and_writes_the_same_switches_as_the_bots_settings() 
     assert_eq!(status, 200, "{v}");
     assert_eq!(
         on(&v),
-        ["time_low", "invite_taken", "bot_game_waiting", "game_ended"],
+        [
+            "time_low",
+            "invite_taken",
+            "bot_game_waiting",
+            "game_ended",
+            "tournament_game"
+        ],
         "{v}"
     );
     let sent = api.ok_calls("sendMessage").len();
@@ -120,6 +133,7 @@ async fn the_mini_app_reads_and_writes_the_same_switches_as_the_bots_settings() 
             "❌ Rematch offers",
             "✅ A game against the computer waits",
             "✅ Game over",
+            "✅ Tournament game ready",
         ]
     );
 
@@ -140,7 +154,8 @@ async fn the_mini_app_reads_and_writes_the_same_switches_as_the_bots_settings() 
                     "invite_taken",
                     "rematch",
                     "bot_game_waiting",
-                    "game_ended"
+                    "game_ended",
+                    "tournament_game"
                 ]
             );
             break;
@@ -171,7 +186,8 @@ async fn the_mini_app_reads_and_writes_the_same_switches_as_the_bots_settings() 
             "invite_taken",
             "rematch",
             "bot_game_waiting",
-            "game_ended"
+            "game_ended",
+            "tournament_game"
         ]
     );
 

@@ -218,6 +218,7 @@ async fn a_correspondence_deadline_fires_for_a_room_no_node_holds_after_the_node
         options: room.config().options,
         created_ms: t0,
         open: false,
+        tournament: None,
     };
     writer.register(entry.clone()).await.unwrap();
     let lease = writer.claim(id).await.unwrap();

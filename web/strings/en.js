@@ -287,6 +287,7 @@ export default {
   'notices.rematch': 'Rematch offers',
   'notices.bot_game_waiting': 'A game against the computer waits',
   'notices.game_ended': 'Game over',
+  'notices.tournament_game': 'Tournament game ready',
   'settings.name': 'Your name',
   'settings.speed': 'Opponent\u2019s moves',
   'settings.speed.normal': 'Animated',

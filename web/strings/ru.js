@@ -289,6 +289,7 @@ export default {
   'notices.rematch': 'Предложение реванша',
   'notices.bot_game_waiting': 'Игра с компьютером ждёт',
   'notices.game_ended': 'Игра окончена',
+  'notices.tournament_game': 'Игра турнира готова',
   'settings.name': 'Ваше имя',
   'settings.speed': 'Ходы соперника',
   'settings.speed.normal': 'С анимацией',

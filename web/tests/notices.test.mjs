@@ -63,7 +63,7 @@ test('notification settings: start the bot first, then a switch stored in the bo
     await page.waitForSelector('#notices #notices-start');
     assert.match(await page.textContent('#notices-start'), /Start the bot/);
     const before = await switches(page);
-    assert.deepEqual(before.map((s) => s.id), ['notice-your_turn', 'notice-time_low', 'notice-invite_taken', 'notice-rematch', 'notice-bot_game_waiting', 'notice-game_ended']);
+    assert.deepEqual(before.map((s) => s.id), ['notice-your_turn', 'notice-time_low', 'notice-invite_taken', 'notice-rematch', 'notice-bot_game_waiting', 'notice-game_ended', 'notice-tournament_game']);
     assert.ok(before.every((s) => s.on && s.disabled), `off limits before the bot is started: ${JSON.stringify(before)}`);
     await page.click('#notices-open-bot');
     assert.deepEqual(await page.evaluate(() => window.__tg.calls.filter((c) => c[0] === 'openTelegramLink').map((c) => c[1])), ['https://t.me/tabula_bot']);

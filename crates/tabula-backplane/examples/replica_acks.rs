@@ -103,6 +103,7 @@ fn entry(id: &str) -> RoomEntry {
         options: GameOptions::default(),
         created_ms: 0,
         open: false,
+        tournament: None,
     }
 }
 

@@ -10,7 +10,9 @@
 //! - [`Archive`] — finished-game records, player statistics, unfinished
 //!   games and profiles;
 //! - [`Notices`] — the Telegram bot's outbound notice queue, its send
-//!   slots (rate limits across nodes) and the players who started it.
+//!   slots (rate limits across nodes) and the players who started it;
+//! - [`TournamentStore`] — each tournament's state and inbox (owned under
+//!   the room store's leases, by [`tournament_key`]).
 //!
 //! [`Backplane`] is all five together (a blanket impl): the node talks to
 //! the backplane through `Arc<dyn Backplane>`; every method returns a boxed
@@ -41,6 +43,7 @@ mod lobby;
 mod notices;
 mod parts;
 mod store;
+mod tournaments;
 
 pub mod redis;
 
@@ -57,6 +60,7 @@ pub use notices::{NoticeBacklog, Notices, send_slot};
 pub use parts::Parts;
 pub use redis::{RedisBackplane, RedisConfig};
 pub use store::{Lease, RoomAppend, RoomEntry, RoomStore, StoredRoom};
+pub use tournaments::{TournamentStore, tournament_key, tournament_of};
 
 /// A room's id (URL-safe).
 pub type RoomId = String;
@@ -130,6 +134,6 @@ pub type Result<T> = std::result::Result<T, BackplaneError>;
 /// The parts of one backplane speak for one node: the store's "this node"
 /// is the bus's [`NodeBus::node_id`], and its "dead" is the bus's
 /// liveness.
-pub trait Backplane: RoomStore + NodeBus + Lobby + Archive + Notices {}
+pub trait Backplane: RoomStore + NodeBus + Lobby + Archive + Notices + TournamentStore {}
 
-impl<T: RoomStore + NodeBus + Lobby + Archive + Notices> Backplane for T {}
+impl<T: RoomStore + NodeBus + Lobby + Archive + Notices + TournamentStore> Backplane for T {}

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use crate::{
     Archive, Backplane, Inbound, Lease, Lobby, NodeBus, NoticeBacklog, Notices, ProfilePart,
     Rematch, Result, RoomAppend, RoomEntry, RoomId, RoomStore, Shelf, Shown, StoredProfile,
-    StoredRoom, Ticket, Window,
+    StoredRoom, Ticket, TournamentStore, Window,
 };
 
 /// A [`Backplane`] whose every call goes to the part for its concern.
@@ -33,6 +33,8 @@ pub struct Parts {
     pub archive: Arc<dyn Archive>,
     /// The bot's notices and slots.
     pub notices: Arc<dyn Notices>,
+    /// Tournaments' state and inboxes.
+    pub tournaments: Arc<dyn TournamentStore>,
 }
 
 impl Parts {
@@ -44,7 +46,8 @@ impl Parts {
             bus: backplane.clone(),
             lobby: backplane.clone(),
             archive: backplane.clone(),
-            notices: backplane,
+            notices: backplane.clone(),
+            tournaments: backplane,
         }
     }
 }
@@ -280,5 +283,29 @@ impl Notices for Parts {
     }
     fn set_bot_user(&self, player: &str, user: Option<String>) -> BoxFuture<'_, Result<()>> {
         self.notices.set_bot_user(player, user)
+    }
+}
+
+impl TournamentStore for Parts {
+    fn register_tournament(&self, id: &str, created_ms: u64) -> BoxFuture<'_, Result<bool>> {
+        self.tournaments.register_tournament(id, created_ms)
+    }
+    fn tournament_ids(&self) -> BoxFuture<'_, Result<Vec<String>>> {
+        self.tournaments.tournament_ids()
+    }
+    fn save_tournament(&self, id: &str, epoch: u64, state: String) -> BoxFuture<'_, Result<()>> {
+        self.tournaments.save_tournament(id, epoch, state)
+    }
+    fn load_tournament(&self, id: &str) -> BoxFuture<'_, Result<Option<String>>> {
+        self.tournaments.load_tournament(id)
+    }
+    fn post_tournament(&self, id: &str, key: &str, entry: String) -> BoxFuture<'_, Result<bool>> {
+        self.tournaments.post_tournament(id, key, entry)
+    }
+    fn tournament_inbox(&self, id: &str) -> BoxFuture<'_, Result<Vec<(String, String)>>> {
+        self.tournaments.tournament_inbox(id)
+    }
+    fn ack_tournament(&self, id: &str, epoch: u64, keys: Vec<String>) -> BoxFuture<'_, Result<()>> {
+        self.tournaments.ack_tournament(id, epoch, keys)
     }
 }

@@ -34,6 +34,10 @@ pub struct RoomEntry {
     /// for anyone to take the other seat (absent: false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub open: bool,
+    /// The tournament whose game this room plays (absent: none; entries
+    /// written before tournaments read as none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
 }
 
 /// Ownership of a room: the node and the fencing epoch.

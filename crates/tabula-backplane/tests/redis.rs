@@ -13,7 +13,8 @@ use redis::Commands;
 use tabula_backplane::{
     Archive, ArchiveBacklog, BackplaneError, InProcess, Inbound, Lease, Lobby, MAX_UNFINISHED,
     NodeBus, NoticeBacklog, Notices, ProfilePart, RedisBackplane, RedisConfig, Rematch, RoomAppend,
-    RoomEntry, RoomStore, Shelf, Shown, StoredProfile, StoredRoom, Ticket, Window,
+    RoomEntry, RoomStore, Shelf, Shown, StoredProfile, StoredRoom, Ticket, TournamentStore, Window,
+    tournament_key, tournament_of,
 };
 use tabula_room::{GameOptions, PlayerDelta, PlayerId, PlayerResult, Room, RoomConfig, SeatId};
 use tokio::sync::mpsc;
@@ -122,6 +123,7 @@ fn entry(id: &str, invite: &str) -> RoomEntry {
         options: GameOptions::default(),
         created_ms: 0,
         open: false,
+        tournament: None,
     }
 }
 
@@ -510,6 +512,122 @@ async fn a_room_released_with_a_wake_is_listed_when_it_is_due_on_redis_and_in_pr
     wake_scenario(&a, &b, "w1", "WAKE1").await;
     let solo = InProcess::new("solo");
     wake_scenario(&solo, &solo.member("other"), "w1", "WAKE1").await;
+}
+
+/// A tournament: owned under the room store's lease by its key, its state
+/// written only under the owner's epoch, taken over exactly when its owner
+/// leaves (the sweep lists it), its inbox posted once per key and
+/// acknowledged only by its owner.
+async fn tournament_scenario<S: RoomStore + NodeBus + TournamentStore>(a: &S, b: &S, id: &str) {
+    let key = tournament_key(id);
+    assert_eq!(tournament_of(&key), Some(id));
+    assert_eq!(tournament_of("0123456789ab"), None);
+    assert!(a.register_tournament(id, 5).await.unwrap());
+    assert!(!b.register_tournament(id, 6).await.unwrap());
+    assert!(b.register_tournament("later", 9).await.unwrap());
+    assert_eq!(
+        a.tournament_ids().await.unwrap(),
+        vec![id.to_string(), "later".to_string()]
+    );
+    assert_eq!(a.load_tournament(id).await.unwrap(), None);
+    // Unowned: nobody may write.
+    assert!(matches!(
+        a.save_tournament(id, 1, "{}".into()).await,
+        Err(BackplaneError::Fenced { .. })
+    ));
+    let la = a.claim(&key).await.unwrap();
+    a.save_tournament(id, la.epoch, "{\"v\":1}".into())
+        .await
+        .unwrap();
+    // Another node: owned by a live node, so no claim, and no write.
+    assert!(matches!(
+        b.claim(&key).await,
+        Err(BackplaneError::Owned { .. })
+    ));
+    assert!(matches!(
+        b.save_tournament(id, la.epoch, "{\"v\":9}".into()).await,
+        Err(BackplaneError::Fenced { .. })
+    ));
+    assert_eq!(
+        b.load_tournament(id).await.unwrap().as_deref(),
+        Some("{\"v\":1}")
+    );
+    // The inbox: once per key, in key order, from any node.
+    assert!(
+        b.post_tournament(id, "result:g2", "r2".into())
+            .await
+            .unwrap()
+    );
+    assert!(
+        b.post_tournament(id, "result:g1", "r1".into())
+            .await
+            .unwrap()
+    );
+    assert!(
+        !a.post_tournament(id, "result:g1", "again".into())
+            .await
+            .unwrap()
+    );
+    let inbox = a.tournament_inbox(id).await.unwrap();
+    assert_eq!(
+        inbox,
+        vec![
+            ("result:g1".to_string(), "r1".to_string()),
+            ("result:g2".to_string(), "r2".to_string())
+        ]
+    );
+    // Only the owner acknowledges.
+    assert!(matches!(
+        b.ack_tournament(id, la.epoch, vec!["result:g1".into()])
+            .await,
+        Err(BackplaneError::Fenced { .. })
+    ));
+    a.ack_tournament(id, la.epoch, vec!["result:g1".into()])
+        .await
+        .unwrap();
+    assert_eq!(a.tournament_inbox(id).await.unwrap().len(), 1);
+    // Its owner leaves: the sweep lists it, another node takes it over
+    // with a higher epoch and the state as written, and the old epoch is
+    // fenced.
+    a.leave().await.unwrap();
+    assert!(b.orphans().await.unwrap().contains(&key));
+    let lb = b.claim(&key).await.unwrap();
+    assert!(lb.epoch > la.epoch);
+    assert_eq!(
+        b.load_tournament(id).await.unwrap().as_deref(),
+        Some("{\"v\":1}")
+    );
+    assert!(matches!(
+        a.save_tournament(id, la.epoch, "{\"v\":2}".into()).await,
+        Err(BackplaneError::Fenced { .. })
+    ));
+    b.save_tournament(id, lb.epoch, "{\"v\":3}".into())
+        .await
+        .unwrap();
+    b.ack_tournament(id, lb.epoch, vec!["result:g2".into()])
+        .await
+        .unwrap();
+    assert!(b.tournament_inbox(id).await.unwrap().is_empty());
+    // A key acknowledged can be posted again (the core refuses a
+    // duplicate result).
+    assert!(
+        a.post_tournament(id, "result:g1", "r1".into())
+            .await
+            .unwrap()
+    );
+    // Released for another node (a drain): listed until claimed.
+    b.release(&key, lb.epoch, true).await.unwrap();
+    assert!(a.orphans().await.unwrap().contains(&key));
+}
+
+#[tokio::test]
+async fn a_tournament_is_owned_fenced_and_taken_over_with_its_inbox_on_redis_and_in_process() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let b = node(&s, "b", 3000).await;
+    tournament_scenario(&a, &b, "cup").await;
+    let solo = InProcess::new("solo");
+    tournament_scenario(&solo, &solo.member("other"), "cup").await;
 }
 
 fn shown_item(room: &str, score: f64) -> Shown {

@@ -138,6 +138,11 @@ pub enum ErrorCode {
     GameNotFound,
     /// Thud! games have no move analysis.
     NoAnalysis,
+    /// No tournament has that id.
+    TournamentNotFound,
+    /// The tournament refuses the request as it stands (closed, started,
+    /// not registered, already in).
+    TournamentRefused,
     /// Something went wrong on the node.
     Internal,
 }
@@ -206,6 +211,8 @@ impl ErrorCode {
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::GameNotFound => "game_not_found",
             ErrorCode::NoAnalysis => "no_analysis",
+            ErrorCode::TournamentNotFound => "tournament_not_found",
+            ErrorCode::TournamentRefused => "tournament_refused",
             ErrorCode::Internal => "internal",
         }
     }

@@ -79,6 +79,7 @@ impl Play {
             options: Default::default(),
             created_ms: 0,
             open: false,
+            tournament: None,
         };
         let config = HostConfig {
             unload_after: Duration::from_secs(3600),

@@ -49,6 +49,7 @@ pub mod settings;
 pub mod showcase;
 pub mod sockets;
 pub mod telegram;
+pub mod tournaments;
 pub mod ws_close;
 pub mod ws_frames;
 
@@ -109,6 +110,8 @@ pub struct AppState {
     pub telegram: Option<Arc<telegram::Telegram>>,
     /// The node's latest answer to `GET /api/live` ([`showcase`]).
     pub showcase: showcase::Answer,
+    /// The tournaments this node runs.
+    pub tournaments: tournaments::Tournaments,
 }
 
 /// Services a node can be given instead of the defaults (tests, and the
@@ -251,6 +254,7 @@ pub async fn run_with(
         durable,
         telegram: telegram.clone(),
         showcase: showcase::Answer::default(),
+        tournaments: tournaments::Tournaments::default(),
         settings: settings.clone(),
         backplane,
         metrics,

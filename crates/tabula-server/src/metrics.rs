@@ -54,6 +54,14 @@ pub struct Metrics {
     pub quota_refusals: IntCounterVec,
     /// Backplane (Redis) errors by operation.
     pub backplane_errors: IntCounterVec,
+    /// Tournaments this node owns and runs.
+    pub tournaments_running: IntGauge,
+    /// Tournaments that ended on this node, by how (`finished`,
+    /// `cancelled`).
+    pub tournaments_finished: IntCounterVec,
+    /// From a tournament game's end (its room's post) to its players' next
+    /// pairing, seconds.
+    pub tournament_pairing: Histogram,
     /// 1 while this node has closed its sockets because it alone is cut
     /// off from the store ([`crate::partition`]).
     pub cut_off: IntGauge,
@@ -204,6 +212,24 @@ impl Metrics {
             "Backplane errors by operation",
             &["op"],
         );
+        let tournaments_running = IntGauge::new(
+            "tabula_tournaments_running",
+            "Tournaments this node owns and runs",
+        )
+        .expect("metric");
+        let tournaments_finished = counter(
+            "tabula_tournaments_finished_total",
+            "Tournaments that ended on this node, by how (finished, cancelled)",
+            &["outcome"],
+        );
+        let tournament_pairing = Histogram::with_opts(
+            HistogramOpts::new(
+                "tabula_tournaments_pairing_seconds",
+                "From a tournament game's end to its players' next pairing",
+            )
+            .buckets(vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0]),
+        )
+        .expect("metric");
         let cut_off = IntGauge::new(
             "tabula_node_cut_off",
             "1 while this node is cut off from the store alone and refuses sockets",
@@ -260,6 +286,9 @@ impl Metrics {
             Box::new(socket_limits.clone()),
             Box::new(quota_refusals.clone()),
             Box::new(backplane_errors.clone()),
+            Box::new(tournaments_running.clone()),
+            Box::new(tournaments_finished.clone()),
+            Box::new(tournament_pairing.clone()),
             Box::new(cut_off.clone()),
             Box::new(cut_offs.clone()),
             Box::new(archive_backlog.clone()),
@@ -294,6 +323,9 @@ impl Metrics {
             socket_limits,
             quota_refusals,
             backplane_errors,
+            tournaments_running,
+            tournaments_finished,
+            tournament_pairing,
             cut_off,
             cut_offs,
             archive_backlog,

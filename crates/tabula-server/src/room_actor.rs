@@ -127,6 +127,17 @@ pub struct RoomActor {
     /// The hint job of each connection that asked one (cancelled with it).
     hint_jobs: HashMap<u64, HintRun>,
     gauge: (&'static str, &'static str),
+    /// What this actor posted to its tournament (a tournament's game).
+    posted: TournamentPosts,
+}
+
+/// What a tournament game's room has told its tournament (each is posted
+/// once per actor; a restored room posts again, and the tournament's
+/// inbox and core refuse what they already have).
+#[derive(Debug, Default)]
+struct TournamentPosts {
+    arrived: std::collections::HashSet<String>,
+    result: bool,
 }
 
 impl RoomActor {
@@ -167,7 +178,70 @@ impl RoomActor {
             brains: HashMap::new(),
             hint_jobs: HashMap::new(),
             gauge,
+            posted: TournamentPosts::default(),
         }
+    }
+}
+
+impl RoomActor {
+    /// A tournament game's room tells its tournament (through its inbox)
+    /// who has sat down and, once its match is over, the result: white is
+    /// the first of the room's `players`, as the tournament paired them.
+    fn tournament_posts(&mut self) {
+        let Some(t) = self.host.entry().tournament.clone() else {
+            return;
+        };
+        let room = self.host.room();
+        let game = self.host.id().to_string();
+        let bp = self.deps.backplane.clone();
+        for seat in SeatId::BOTH {
+            if let Some(p) = room.player_in(seat)
+                && self.posted.arrived.insert(p.0.clone())
+            {
+                crate::tournaments::post(
+                    bp.clone(),
+                    t.clone(),
+                    format!("arrived:{game}:{p}"),
+                    tabula_tournament::Input::PlayerArrived {
+                        game_id: tabula_tournament::GameId(game.clone()),
+                        player: tabula_tournament::PlayerId(p.0.clone()),
+                    },
+                );
+            }
+        }
+        if self.posted.result
+            || room.phase() != tabula_room::Phase::Finished
+            || room.match_number() != 1
+        {
+            return;
+        }
+        let Some(players) = room.config().players.as_ref() else {
+            return;
+        };
+        let (Some(white), Some(black)) = (players.first(), players.get(1)) else {
+            return;
+        };
+        let score = room.score();
+        let of = |p| room.seat_of(p).map(|s: SeatId| score[s.index()]);
+        let (Some(w), Some(b)) = (of(white), of(black)) else {
+            return;
+        };
+        let outcome = match w.cmp(&b) {
+            std::cmp::Ordering::Greater => tabula_tournament::Outcome::WhiteWon,
+            std::cmp::Ordering::Less => tabula_tournament::Outcome::BlackWon,
+            std::cmp::Ordering::Equal => tabula_tournament::Outcome::Draw,
+        };
+        self.posted.result = true;
+        tracing::info!(room = %game, tournament = %t, ?outcome, "tournament game over");
+        crate::tournaments::post(
+            bp,
+            t,
+            format!("result:{game}"),
+            tabula_tournament::Input::GameResult {
+                game_id: tabula_tournament::GameId(game),
+                outcome,
+            },
+        );
     }
 }
 

@@ -155,6 +155,7 @@ impl Rooms {
                 options,
                 created_ms: now_ms(),
                 open,
+                tournament: None,
             }
         })
         .await?;
@@ -175,6 +176,68 @@ impl Rooms {
         self.start(entry.clone(), room, lease.epoch, Default::default(), false);
         tracing::info!(room = %entry.id, invite = %entry.invite, game = ?entry.options.game, "room created");
         Ok(entry)
+    }
+
+    /// Creates a tournament's game room under its derived id (the game id,
+    /// also its invite code: game ids hold `:`, drawn ids and codes never
+    /// do). Idempotent: a room already registered with a snapshot is left
+    /// as it is (a new owner of the tournament re-emits its pairings); one
+    /// registered by an owner that died before its first write is claimed
+    /// and written now. `Ok(false)` when it was already there.
+    pub async fn create_game(
+        &self,
+        id: &str,
+        tournament: &str,
+        config: RoomConfig,
+    ) -> Result<bool, BackplaneError> {
+        let bp = &self.deps.backplane;
+        let entry = RoomEntry {
+            id: id.to_string(),
+            invite: id.to_string(),
+            options: config.options,
+            created_ms: now_ms(),
+            open: false,
+            tournament: Some(tournament.to_string()),
+        };
+        let entry = match bp.register(entry.clone()).await {
+            Ok(()) => entry,
+            Err(BackplaneError::Exists(_)) => {
+                if bp.load_snapshot(id).await?.is_some() {
+                    return Ok(false);
+                }
+                bp.lookup(id).await?.unwrap_or(entry)
+            }
+            Err(e) => return Err(e),
+        };
+        let _one = self.takeover.lock().await;
+        if self.local(id).is_some() {
+            return Ok(false);
+        }
+        let lease = match bp.claim(id).await {
+            Ok(l) => l,
+            Err(BackplaneError::Owned { .. }) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        if bp.load_snapshot(id).await?.is_some() {
+            // Written between our look and our claim: hand it back.
+            bp.release(id, lease.epoch, true).await?;
+            return Ok(false);
+        }
+        self.deps
+            .metrics
+            .claims
+            .with_label_values(&["create"])
+            .inc();
+        let room = Room::new(config);
+        let stored = StoredRoom {
+            entry: entry.clone(),
+            snapshot: room.snapshot(),
+            seqs: Default::default(),
+        };
+        bp.save_snapshot(id, lease.epoch, stored).await?;
+        self.start(entry, room, lease.epoch, Default::default(), false);
+        tracing::info!(room = %id, tournament, "tournament game created");
+        Ok(true)
     }
 
     fn start(
@@ -304,6 +367,7 @@ mod tests {
             options: Default::default(),
             created_ms: 0,
             open: false,
+            tournament: None,
         }
     }
 

@@ -346,6 +346,7 @@ mod tests {
             options: Default::default(),
             created_ms: 0,
             open,
+            tournament: None,
         };
         let shelf = |open, tc, seated: &[&str], here: bool| {
             listing(&entry(open), &room(tc, seated), |p| here && *p == maker).map(|l| l.shelf)

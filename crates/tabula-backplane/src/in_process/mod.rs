@@ -28,6 +28,7 @@ mod notices;
 mod store;
 #[cfg(test)]
 mod tests;
+mod tournaments;
 
 /// The in-process store's maps keyed by room id or invite code: looked up
 /// on every write a room makes (SipHash there was ~1 % of a stressed node).
@@ -75,6 +76,8 @@ struct State {
     shelves: HashMap<crate::Shelf, lobby::ShelfState>,
     /// Each node's open sockets and until when the count holds.
     online: HashMap<NodeId, (u64, u64)>,
+    /// Tournaments: their directory, states and inboxes ([`tournaments`]).
+    tournaments: tournaments::TournamentState,
 }
 
 impl State {

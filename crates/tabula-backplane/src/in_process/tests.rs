@@ -24,6 +24,7 @@ fn entry(id: &str, invite: &str) -> RoomEntry {
         options: GameOptions::default(),
         created_ms: 0,
         open: false,
+        tournament: None,
     }
 }
 
@@ -245,4 +246,26 @@ fn messages_reach_the_named_node_only() {
     block_on(a.send("b", "hello".into())).unwrap();
     assert_eq!(ib.try_recv().unwrap(), Inbound::Message("hello".into()));
     assert!(ia.try_recv().is_err());
+}
+
+#[test]
+fn a_tournaments_state_and_acks_are_fenced_by_its_claim() {
+    use crate::{TournamentStore, tournament_key};
+    let a = InProcess::new("n1");
+    let b = a.member("n2");
+    block_on(b.heartbeat()).unwrap();
+    let key = tournament_key("t1");
+    let l = block_on(a.claim(&key)).unwrap();
+    block_on(a.save_tournament("t1", l.epoch, "s1".into())).unwrap();
+    assert!(block_on(a.save_tournament("t1", l.epoch + 1, "x".into())).is_err());
+    assert!(block_on(b.save_tournament("t1", l.epoch, "x".into())).is_err());
+    assert!(block_on(b.post_tournament("t1", "k", "e".into())).unwrap());
+    assert!(!block_on(b.post_tournament("t1", "k", "e2".into())).unwrap());
+    assert!(block_on(b.ack_tournament("t1", l.epoch, vec!["k".into()])).is_err());
+    block_on(a.ack_tournament("t1", l.epoch, vec!["k".into()])).unwrap();
+    assert!(block_on(a.tournament_inbox("t1")).unwrap().is_empty());
+    assert_eq!(
+        block_on(b.load_tournament("t1")).unwrap().as_deref(),
+        Some("s1")
+    );
 }

@@ -1,4 +1,4 @@
-//! The Redis backplane: [`RedisBackplane`] implements the five parts of
+//! The Redis backplane: [`RedisBackplane`] implements the six parts of
 //! the [`Backplane`](crate::Backplane) on a single Redis instance or a
 //! Redis Cluster.
 //!
@@ -46,6 +46,9 @@
 //! | `P:{show}:SHELF:entries` | hash | room → what the lobby shows of it (the node's JSON) |
 //! | `P:{show}:SHELF:node` | hash | room → the node that listed it last (an `unshow` by another node leaves it) |
 //! | `P:{show}:online` | hash | node → `count:until_ms`: its open sockets; read past its until, dropped |
+//! | `P:room:{tour~ID}` | hash | a tournament's ownership (`owner`, `epoch`, as a room's: claimed, released and swept by the room store's functions) and `tstate` (the tournament core's JSON, written fenced by `save_tournament`) |
+//! | `P:room:{tour~ID}:inbox` | hash | key (`result:GAME`, `arrived:GAME:PLAYER`, `join:PLAYER:N`…) → an input for the tournament (JSON); `HSETNX` posts it, the owner deletes it (fenced) once applied |
+//! | `P:tournaments` | sorted set | tournament id → created ms: the directory of tournaments |
 //! | `P:inbox:{node}` | channel | node messages (PUBLISH, or SPUBLISH on a cluster) |
 //!
 //! A room released idle ([`RoomStore::release_idle`]) has its three keys
@@ -67,7 +70,7 @@
 //! its contract. One file per concern's trait: `store.rs` ([`RoomStore`]:
 //! directory, ownership, snapshots), `bus.rs` ([`NodeBus`]: liveness and
 //! the pub/sub inbox), `lobby.rs` ([`Lobby`]), `archive.rs` ([`Archive`]), `notices.rs`
-//! ([`Notices`](crate::Notices)).
+//! ([`Notices`](crate::Notices)), `tournaments.rs` ([`TournamentStore`](crate::TournamentStore)).
 //!
 //! [`RoomStore`]: crate::RoomStore
 //! [`RoomStore::release_idle`]: crate::RoomStore::release_idle
@@ -97,6 +100,7 @@ mod lobby;
 mod notices;
 mod scripts;
 mod store;
+mod tournaments;
 
 /// How the Redis backplane connects (deserialised from the node's config).
 #[derive(Debug, Clone, Deserialize)]
@@ -388,6 +392,16 @@ impl RedisBackplane {
             format!("{base}:entries"),
             format!("{base}:node"),
         ]
+    }
+    fn tournament_inbox_key(&self, id: &str) -> String {
+        format!(
+            "{}:room:{{{}}}:inbox",
+            self.prefix,
+            crate::tournament_key(id)
+        )
+    }
+    fn tournaments_key(&self) -> String {
+        format!("{}:tournaments", self.prefix)
     }
     fn online_key(&self) -> String {
         format!("{}:{{show}}:online", self.prefix)

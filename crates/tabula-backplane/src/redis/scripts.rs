@@ -56,6 +56,8 @@ pub(super) struct Scripts {
     pub(super) show: Script,
     pub(super) unshow: Script,
     pub(super) shown: Script,
+    pub(super) save_tournament: Script,
+    pub(super) ack_tournament: Script,
 }
 
 impl Scripts {
@@ -358,6 +360,26 @@ for _, room in ipairs(rooms) do
   end
 end
 return out",
+            ),
+            // KEYS[1] the tournament's ownership hash (`room:{tour~ID}`);
+            // ARGV: me, epoch, state JSON. Writes `tstate` only while this
+            // node owns it at that epoch. → 0 ok, -1 fenced.
+            save_tournament: Script::new(
+                r"
+local h = redis.call('HMGET', KEYS[1], 'owner', 'epoch')
+if h[1] ~= ARGV[1] or h[2] ~= ARGV[2] then return -1 end
+redis.call('HSET', KEYS[1], 'tstate', ARGV[3])
+return 0",
+            ),
+            // KEYS[1] the ownership hash, KEYS[2] the inbox hash; ARGV: me,
+            // epoch, key... Deletes the keys only while this node owns it at
+            // that epoch. → 0 ok, -1 fenced.
+            ack_tournament: Script::new(
+                r"
+local h = redis.call('HMGET', KEYS[1], 'owner', 'epoch')
+if h[1] ~= ARGV[1] or h[2] ~= ARGV[2] then return -1 end
+if #ARGV > 2 then redis.call('HDEL', KEYS[2], unpack(ARGV, 3)) end
+return 0",
             ),
         }
     }

@@ -98,6 +98,12 @@ pub async fn sweep_loop(state: Arc<AppState>) {
         match state.backplane.orphans().await {
             Ok(rooms) => {
                 for id in rooms {
+                    if let Some(t) = tabula_backplane::tournament_of(&id) {
+                        if let Err(e) = crate::tournaments::take_over(state.clone(), t).await {
+                            tracing::debug!(tournament = %t, error = %e, "sweep did not take the tournament");
+                        }
+                        continue;
+                    }
                     if state.rooms.local(&id).is_some() {
                         continue;
                     }

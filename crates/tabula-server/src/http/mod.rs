@@ -25,6 +25,7 @@ pub(crate) mod players;
 pub mod profiles;
 pub(crate) mod rooms;
 pub(crate) mod share;
+pub mod tournaments;
 
 use rooms::{create_room, invite, quickmatch, room_records, room_state, room_summary, stats};
 
@@ -40,6 +41,25 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/rooms/{id}/summary", web::get().to(room_summary))
         .route("/api/invites/{code}", web::get().to(invite))
         .route("/api/quickmatch", web::post().to(quickmatch))
+        .route("/api/tournaments", web::post().to(tournaments::create))
+        .route("/api/tournaments", web::get().to(tournaments::list))
+        .route("/api/tournaments/{id}", web::get().to(tournaments::show))
+        .route(
+            "/api/tournaments/{id}/join",
+            web::post().to(tournaments::join),
+        )
+        .route(
+            "/api/tournaments/{id}/withdraw",
+            web::post().to(tournaments::withdraw),
+        )
+        .route(
+            "/api/tournaments/{id}/pause",
+            web::post().to(tournaments::pause),
+        )
+        .route(
+            "/api/tournaments/{id}/resume",
+            web::post().to(tournaments::resume),
+        )
         .route("/api/players/{id}/stats", web::get().to(stats))
         .route("/api/client-config", web::get().to(client_config))
         .route("/api/session", web::get().to(session))

@@ -69,7 +69,7 @@ pub(super) fn charge(
 /// Who creates a room: on a node with guests, the player its credentials
 /// name when it presents valid ones, else nobody (counted by its address
 /// only); on a Telegram-only node, a Telegram identity is required (401).
-fn creator(
+pub(super) fn creator(
     state: &AppState,
     req: &HttpRequest,
     q: &AuthQuery,
@@ -463,7 +463,7 @@ pub(super) async fn stats(state: web::Data<AppState>, id: web::Path<String>) -> 
 /// `None` (a new player's) without one, without a store, or when the store
 /// fails or is slower than [`matchmaking::RATING_WAIT_MS`] (a match is
 /// never held up by it).
-async fn stored_rating(state: &AppState, player: &str, game: GameKind) -> Option<f64> {
+pub(super) async fn stored_rating(state: &AppState, player: &str, game: GameKind) -> Option<f64> {
     let store = state.durable.get().ok()?;
     let wait = Duration::from_millis(matchmaking::RATING_WAIT_MS);
     match tokio::time::timeout(wait, store.rating(player, game)).await {

@@ -32,6 +32,7 @@ impl RoomActor {
             self.keep_then(key, entry, rest.collect(), ctx);
         }
         self.update_gauge();
+        self.tournament_posts();
     }
 
     /// Keeps the finished game `entry` ([`keep_finished`]), holding every

@@ -27,6 +27,8 @@ pub enum NoticeKind {
     /// Little time is left for his move in a correspondence game
     /// ([`time_low_lead`]).
     TimeLow,
+    /// A tournament paired him: his game's room is ready.
+    TournamentGame,
 }
 
 /// How long before a correspondence move's deadline its player is
@@ -39,13 +41,14 @@ pub fn time_low_lead(delay_ms: u64) -> u64 {
 impl NoticeKind {
     /// Every kind a player chooses to get, in the order `/settings`
     /// lists them.
-    pub const ALL: [NoticeKind; 6] = [
+    pub const ALL: [NoticeKind; 7] = [
         NoticeKind::YourTurn,
         NoticeKind::TimeLow,
         NoticeKind::InviteTaken,
         NoticeKind::Rematch,
         NoticeKind::BotGameWaiting,
         NoticeKind::GameEnded,
+        NoticeKind::TournamentGame,
     ];
 
     /// The kind's name on the wire and in metrics (`your_turn`, …).
@@ -58,6 +61,7 @@ impl NoticeKind {
             NoticeKind::GameEnded => "game_ended",
             NoticeKind::ChallengeOver => "challenge_over",
             NoticeKind::TimeLow => "time_low",
+            NoticeKind::TournamentGame => "tournament_game",
         }
     }
 

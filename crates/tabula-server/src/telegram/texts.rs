@@ -237,6 +237,7 @@ impl Lang {
                 "Мало времени на ход (игра по переписке)",
                 "Little time left (correspondence)",
             ),
+            NoticeKind::TournamentGame => self.pick("Игра турнира готова", "Tournament game ready"),
         }
     }
 
@@ -399,6 +400,12 @@ impl Lang {
             }
             (Lang::En, NoticeKind::BotGameWaiting) => {
                 format!("Your game of {g} against the computer is waiting for you. Carry on?")
+            }
+            (Lang::Ru, NoticeKind::TournamentGame) => {
+                format!("Ваша игра турнира готова: {g} против {opponent}. Заходите!")
+            }
+            (Lang::En, NoticeKind::TournamentGame) => {
+                format!("Your tournament game is ready: {g} against {opponent}. Come and play!")
             }
             (lang, NoticeKind::ChallengeOver) => {
                 lang.challenge_over(opponent, opponent, game, outcome == Some(Outcome::Drawn))

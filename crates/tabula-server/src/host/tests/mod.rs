@@ -32,6 +32,7 @@ pub(super) fn entry() -> RoomEntry {
         options: Default::default(),
         created_ms: 0,
         open: false,
+        tournament: None,
     }
 }
 

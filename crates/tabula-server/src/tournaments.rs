@@ -1,0 +1,482 @@
+//! Tournaments run by the cluster: each one owned by one node, under the
+//! room store's lease and fencing ([`tabula_backplane::tournament_key`]),
+//! driven by the pure core of `tabula-tournament`.
+//!
+//! The owner is a task ([`run`]) that keeps one rule: **persist, then
+//! act**. It takes what waits in the tournament's inbox (results and
+//! arrivals posted by its rooms, joins and withdrawals posted by the HTTP
+//! routes of any node) and the deadlines that are due, applies them to the
+//! core, writes the core's state under its epoch, acknowledges the inbox
+//! entries, and only then carries out the effects: a room for each
+//! pairing ([`crate::rooms::Rooms::create_game`], idempotent by the
+//! derived game id). A node that takes a tournament over (its owner died:
+//! the orphan sweep lists it; or it was released by a drain) restores the
+//! state, applies `Restored`, and makes sure every running game has its
+//! room, so an effect lost with the old owner is carried out once.
+//!
+//! Deadlines (the start, a no-show's grace, an arena's end) are the core's
+//! [`Tournament::next_deadline`]: the owner's loop sleeps until the next
+//! one. A tournament is never unloaded while it is not over, so its
+//! deadlines need no wake of their own: if its owner dies, the orphan
+//! sweep gives it to another node within a lease, and a deadline that
+//! passed meanwhile fires on the new owner's first input.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use tabula_backplane::{BackplaneError, tournament_key};
+use tabula_protocol::http::TimeControlSpec;
+use tabula_room::{GameKind, GameOptions, PlayerId, RoomConfig};
+use tabula_tournament::{Effect, Input, Status, Tournament};
+
+use crate::AppState;
+use crate::room_actor::now_ms;
+
+/// How often an owner looks at its tournament's inbox.
+pub const POLL_MS: u64 = 100;
+
+/// The tournaments this node owns (their tasks run on the node's
+/// runtime).
+#[derive(Debug, Default)]
+pub struct Tournaments {
+    held: Mutex<HashSet<String>>,
+    /// When each player's last game ended (ms, as its room posted it), by
+    /// `tournament/player`: the start of the pairing-latency histogram's
+    /// interval, ended by his next pairing.
+    ended: Mutex<std::collections::HashMap<String, u64>>,
+}
+
+impl Tournaments {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether this node runs the tournament.
+    pub fn holds(&self, id: &str) -> bool {
+        self.lock().contains(id)
+    }
+
+    /// How many this node runs.
+    pub fn held(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// What a new tournament could not be.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    /// The id is taken.
+    #[error("a tournament {0} already exists")]
+    Exists(String),
+    /// The backplane failed.
+    #[error(transparent)]
+    Backplane(#[from] BackplaneError),
+}
+
+/// Registers, claims and stores a new tournament, then runs it here.
+pub async fn create(state: Arc<AppState>, t: Tournament) -> Result<(), CreateError> {
+    let bp = &state.backplane;
+    let id = t.id().to_string();
+    if !bp.register_tournament(&id, now_ms()).await? {
+        return Err(CreateError::Exists(id));
+    }
+    let lease = bp.claim(&tournament_key(&id)).await?;
+    let json = serde_json::to_string(&t).map_err(|e| BackplaneError::Corrupt(e.to_string()))?;
+    bp.save_tournament(&id, lease.epoch, json).await?;
+    start(state, t, lease.epoch, false);
+    Ok(())
+}
+
+/// Claims a tournament nobody holds (the sweep found its owner dead, or
+/// it was released) and runs it here from its stored state.
+pub async fn take_over(state: Arc<AppState>, id: &str) -> Result<(), BackplaneError> {
+    if state.tournaments.holds(id) {
+        return Ok(());
+    }
+    let bp = &state.backplane;
+    let lease = bp.claim(&tournament_key(id)).await?;
+    let t = match bp.load_tournament(id).await? {
+        Some(json) => serde_json::from_str::<Tournament>(&json)
+            .map_err(|e| BackplaneError::Corrupt(format!("tournament {id}: {e}"))),
+        None => Err(BackplaneError::Corrupt(format!(
+            "tournament {id} has no state"
+        ))),
+    };
+    let t = match t {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = bp.release(&tournament_key(id), lease.epoch, false).await;
+            return Err(e);
+        }
+    };
+    tracing::info!(tournament = %id, epoch = lease.epoch, "tournament taken over");
+    start(state, t, lease.epoch, true);
+    Ok(())
+}
+
+fn start(state: Arc<AppState>, t: Tournament, epoch: u64, restored: bool) {
+    let id = t.id().to_string();
+    if !state.tournaments.lock().insert(id.clone()) {
+        return;
+    }
+    state.metrics.tournaments_running.inc();
+    actix_rt::spawn(async move {
+        let st = state.clone();
+        run(st, t, epoch, restored).await;
+        state.tournaments.lock().remove(&id);
+        state.metrics.tournaments_running.dec();
+    });
+}
+
+/// The owner's loop (see the module docs). Returns when the tournament is
+/// over (released), fenced (another node owns it), or the node drains or
+/// shuts down (released for another node).
+async fn run(state: Arc<AppState>, mut t: Tournament, epoch: u64, restored: bool) {
+    let bp = state.backplane.clone();
+    let id = t.id().to_string();
+    let key = tournament_key(&id);
+    let mut pending: Vec<Input> = if restored {
+        vec![Input::Restored]
+    } else {
+        Vec::new()
+    };
+    let mut ensure_rooms = restored;
+    let mut shutdown = state.shutdown_rx.clone();
+    loop {
+        if state.draining.load(std::sync::atomic::Ordering::SeqCst) || *shutdown.borrow() {
+            let _ = bp.release(&key, epoch, true).await;
+            tracing::info!(tournament = %id, "tournament released for another node");
+            return;
+        }
+        let inbox = match bp.tournament_inbox(&id).await {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::debug!(tournament = %id, error = %e, "tournament inbox not read");
+                Vec::new()
+            }
+        };
+        let mut acks = Vec::with_capacity(inbox.len());
+        for (k, entry) in inbox {
+            match serde_json::from_str::<Posted>(&entry) {
+                Ok(p) => {
+                    if let Input::GameResult { game_id, .. } = &p.input
+                        && let Some(g) = t.game(game_id)
+                    {
+                        let mut m = state
+                            .tournaments
+                            .ended
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner);
+                        for who in [&g.white, &g.black] {
+                            m.insert(format!("{id}/{who}"), p.at_ms);
+                        }
+                    }
+                    pending.push(p.input);
+                }
+                Err(e) => {
+                    tracing::warn!(tournament = %id, key = %k, error = %e, "unreadable inbox entry dropped")
+                }
+            }
+            acks.push(k);
+        }
+        let now = now_ms();
+        let due = t.next_deadline().is_some_and(|d| d <= now);
+        if pending.is_empty() && acks.is_empty() && !due && !ensure_rooms {
+            let wait = t
+                .next_deadline()
+                .map_or(POLL_MS, |d| d.saturating_sub(now).clamp(1, POLL_MS));
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(wait)) => {}
+                _ = shutdown.changed() => {}
+            }
+            continue;
+        }
+        if due && pending.is_empty() {
+            pending.push(Input::Tick);
+        }
+        let mut fx = Vec::new();
+        for input in pending.drain(..) {
+            fx.extend(t.apply(input, now));
+        }
+        // Persist, then act.
+        let json = match serde_json::to_string(&t) {
+            Ok(j) => j,
+            Err(e) => {
+                tracing::error!(tournament = %id, error = %e, "tournament not serialised; stopped");
+                return;
+            }
+        };
+        let mut wait = Duration::from_millis(50);
+        loop {
+            match bp.save_tournament(&id, epoch, json.clone()).await {
+                Ok(()) => break,
+                Err(e) if e.is_fenced() => {
+                    tracing::warn!(tournament = %id, epoch, "tournament fenced: another node owns it");
+                    return;
+                }
+                Err(e) => {
+                    state
+                        .metrics
+                        .backplane_errors
+                        .with_label_values(&["save_tournament"])
+                        .inc();
+                    tracing::warn!(tournament = %id, error = %e, "tournament state not written; retrying");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+            }
+        }
+        if !acks.is_empty()
+            && let Err(e) = bp.ack_tournament(&id, epoch, acks).await
+        {
+            if e.is_fenced() || matches!(e, BackplaneError::Fenced { .. }) {
+                return;
+            }
+            // Applied again next time: the core refuses the duplicates.
+            tracing::debug!(tournament = %id, error = %e, "inbox not acknowledged");
+        }
+        for e in fx {
+            carry_out(&state, &t, e).await;
+        }
+        if ensure_rooms {
+            let games: Vec<_> = t.running().cloned().collect();
+            for g in games {
+                make_room(&state, &t, &g.id.0, &g.white.0, &g.black.0).await;
+            }
+            ensure_rooms = false;
+        }
+        if matches!(t.status(), Status::Finished | Status::Cancelled) {
+            let _ = bp.release(&key, epoch, false).await;
+            tracing::info!(tournament = %id, status = ?t.status(), "tournament over");
+            return;
+        }
+    }
+}
+
+async fn carry_out(state: &Arc<AppState>, t: &Tournament, e: Effect) {
+    let id = t.id();
+    match e {
+        Effect::Pair {
+            game_id,
+            white,
+            black,
+            round,
+        } => {
+            make_room(state, t, &game_id.0, &white.0, &black.0).await;
+            tracing::info!(tournament = %id, game = %game_id, %white, %black, round, "paired");
+            game_ready(state, t, &game_id.0, &white.0, &black.0);
+            // The time from the game's end (of either player's last game)
+            // that freed them to this pairing.
+            let ended = {
+                let mut m = state
+                    .tournaments
+                    .ended
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                [&white, &black]
+                    .iter()
+                    .filter_map(|p| m.remove(&format!("{id}/{p}")))
+                    .max()
+            };
+            if let Some(at) = ended {
+                let ms = now_ms().saturating_sub(at);
+                state.metrics.tournament_pairing.observe(ms as f64 / 1000.0);
+            }
+        }
+        Effect::Bye { player, round } => {
+            tracing::info!(tournament = %id, %player, round, "bye");
+        }
+        Effect::Forfeit { game_id, loser } => {
+            tracing::info!(tournament = %id, game = %game_id, %loser, "forfeit");
+        }
+        Effect::Finished { standings } => {
+            let winner = standings.rows.first().map(|r| r.player.0.clone());
+            tracing::info!(tournament = %id, winner = ?winner, "tournament finished");
+            state
+                .metrics
+                .tournaments_finished
+                .with_label_values(&["finished"])
+                .inc();
+        }
+        Effect::Cancelled { reason } => {
+            tracing::info!(tournament = %id, ?reason, "tournament cancelled");
+            state
+                .metrics
+                .tournaments_finished
+                .with_label_values(&["cancelled"])
+                .inc();
+        }
+        Effect::Rejected(r) => {
+            tracing::debug!(tournament = %id, rejection = ?r, "input refused");
+        }
+        Effect::Started { .. }
+        | Effect::RoundStarted { .. }
+        | Effect::StandingsChanged
+        | Effect::Announce(_) => {}
+    }
+}
+
+/// With the bot on, each Telegram player of a new pairing gets a "your
+/// game is ready" notice, its id made from the game's (a new owner that
+/// pairs the game again queues the same id, which the queue refuses).
+fn game_ready(state: &AppState, t: &Tournament, game: &str, white: &str, black: &str) {
+    let Some(tg) = &state.telegram else {
+        return;
+    };
+    let (_, kind) = room_game(t);
+    let now = now_ms();
+    for (me, other) in [(white, black), (black, white)] {
+        if crate::telegram::notice::telegram_user(me).is_none() {
+            continue;
+        }
+        let mut notice = crate::telegram::notice::Notice::new(
+            crate::telegram::notice::NoticeKind::TournamentGame,
+            me.to_string(),
+            game.to_string(),
+            kind,
+            now,
+            now,
+        );
+        notice.opponent = Some(other.to_string());
+        tg.outbox.queue(
+            state.backplane.clone(),
+            crate::telegram::notice::Queued {
+                id: format!("tgame:{game}:{me}"),
+                notice,
+            },
+        );
+    }
+}
+
+/// The room's game kind of a tournament's (options and kind).
+fn room_game(t: &Tournament) -> (GameOptions, GameKind) {
+    let game = match t.config().game {
+        tabula_tournament::GameKind::LongNardy => GameKind::LongNardy,
+        tabula_tournament::GameKind::Backgammon => GameKind::Backgammon,
+        tabula_tournament::GameKind::Thud => GameKind::Thud,
+    };
+    (
+        GameOptions {
+            game,
+            ..GameOptions::default()
+        },
+        game,
+    )
+}
+
+/// The room config of a tournament's game between `white` and `black`.
+pub fn game_config(state: &AppState, t: &Tournament, white: &str, black: &str) -> RoomConfig {
+    let c = t.config();
+    let (options, _) = room_game(t);
+    let time_control = c
+        .clock
+        .as_deref()
+        .and_then(|s| serde_json::from_str::<TimeControlSpec>(s).ok())
+        .and_then(|spec| spec.resolve().ok())
+        .flatten();
+    let mut seed = [0u8; 32];
+    rand::Rng::fill(&mut rand::rng(), &mut seed);
+    RoomConfig {
+        options,
+        match_length: c.match_points,
+        grace_ms: state.settings.rooms.grace_ms,
+        master_seed: seed.iter().map(|b| format!("{b:02x}")).collect(),
+        chat_max_chars: state.settings.rooms.chat_max_chars,
+        time_control,
+        rated: c.rated,
+        players: Some(vec![PlayerId(white.into()), PlayerId(black.into())]),
+        ..RoomConfig::default()
+    }
+}
+
+/// Creates a game's room unless it exists, retried while the backplane
+/// fails (a pairing is never lost: a takeover makes it again too).
+async fn make_room(state: &Arc<AppState>, t: &Tournament, game: &str, white: &str, black: &str) {
+    let mut wait = Duration::from_millis(50);
+    for _ in 0..8 {
+        let config = game_config(state, t, white, black);
+        match state.rooms.create_game(game, t.id(), config).await {
+            Ok(_) => return,
+            Err(e) => {
+                tracing::warn!(tournament = %t.id(), game, error = %e, "game room not created; retrying");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(2));
+            }
+        }
+    }
+}
+
+/// The tournament of a game room, from its id (`{t}:{round}:{board}`,
+/// `{t}:a:{n}`): what a room posts its results to.
+pub fn of_game(room_id: &str) -> Option<&str> {
+    room_id.split_once(':').map(|(t, _)| t)
+}
+
+/// An inbox entry: an input and when it was posted (ms).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Posted {
+    /// The input for the core.
+    pub input: Input,
+    /// When it was posted (ms since the epoch).
+    pub at_ms: u64,
+}
+
+/// Posts an input to a tournament's inbox under `key` now.
+pub async fn post_now(
+    bp: &dyn tabula_backplane::Backplane,
+    tournament: &str,
+    key: &str,
+    input: Input,
+) -> Result<bool, BackplaneError> {
+    let entry = serde_json::to_string(&Posted {
+        input,
+        at_ms: now_ms(),
+    })
+    .map_err(|e| BackplaneError::Corrupt(e.to_string()))?;
+    bp.post_tournament(tournament, key, entry).await
+}
+
+/// Posts an input to a tournament's inbox under `key`, retried for a
+/// while on a backplane fault (the room posts again when it is restored).
+pub fn post(
+    bp: Arc<dyn tabula_backplane::Backplane>,
+    tournament: String,
+    key: String,
+    input: Input,
+) {
+    actix_rt::spawn(async move {
+        let Ok(entry) = serde_json::to_string(&Posted {
+            input,
+            at_ms: now_ms(),
+        }) else {
+            return;
+        };
+        let mut wait = Duration::from_millis(50);
+        for _ in 0..10 {
+            match bp.post_tournament(&tournament, &key, entry.clone()).await {
+                Ok(_) => return,
+                Err(e) => {
+                    tracing::warn!(%tournament, %key, error = %e, "tournament input not posted; retrying");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_room_names_its_tournament() {
+        assert_eq!(of_game("cup:1:2"), Some("cup"));
+        assert_eq!(of_game("cup:a:17"), Some("cup"));
+        assert_eq!(of_game("0123456789ab"), None);
+    }
+}
