@@ -1,8 +1,8 @@
 //! The archiver alone, at a set rate (issue 47): finished games are
 //! queued straight into the backplane's archive queue (Redis, or the
 //! in-process one), so no room, socket or harness limits the rate, and
-//! the node's own archiver code (`archiver::archive_batch`, then
-//! `archiver::rate_pending`, as `archiver::run` loops them) moves them
+//! the node's own archiver code (`archiver::round`: `archive_batch` and
+//! `rate_pending` at once, as `archiver::run` loops them) moves them
 //! into the durable store.
 //!
 //! ```text
@@ -318,9 +318,8 @@ async fn main() {
         let batch = a.batch;
         workers.push(tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
-                let done =
-                    archiver::archive_batch(bp.as_ref(), store.as_ref(), &metrics, batch).await;
-                let rated = archiver::rate_pending(store.as_ref(), &metrics).await;
+                let (done, rated) =
+                    archiver::round(bp.as_ref(), store.as_ref(), &metrics, batch).await;
                 if !matches!((done, rated), (Ok(n), Ok(())) if n >= batch) {
                     tokio::time::sleep(Duration::from_millis(10)).await;
                 }

@@ -214,14 +214,13 @@ pub async fn run(state: Arc<AppState>) {
     let interval = Duration::from_millis(settings.archive_interval_ms);
     let mut failures = 0u32;
     loop {
-        let done = archive_batch(
+        let (done, rated) = round(
             state.backplane.as_ref(),
             store.as_ref(),
             &state.metrics,
             settings.archive_batch,
         )
         .await;
-        let rated = rate_pending(store.as_ref(), &state.metrics).await;
         backlog(state.backplane.as_ref(), &state.metrics).await;
         let wait = match (done, rated) {
             // A full batch: more may wait.
@@ -332,6 +331,24 @@ pub async fn archive_batch(
 /// The most pages of [`tabula_store::MAX_PENDING`] rated games one call
 /// of [`rate_pending`] applies.
 const RATE_PAGES: usize = 4;
+
+/// One round of the archiver: a batch off the queue into the store
+/// ([`archive_batch`]) and the pending ratings ([`rate_pending`]), the two
+/// at once (different rows: the ratings of games archived before, while
+/// the next batch is written), so a round takes the longer of the two
+/// rather than their sum. A game archived in this round is rated in the
+/// next, as each page of ratings is read oldest first whenever it runs.
+pub async fn round(
+    bp: &dyn Backplane,
+    store: &dyn DurableStore,
+    metrics: &Metrics,
+    batch: usize,
+) -> (Result<usize, ()>, Result<(), ()>) {
+    tokio::join!(
+        archive_batch(bp, store, metrics, batch),
+        rate_pending(store, metrics)
+    )
+}
 
 /// Applies the ratings of archived rated games still pending, oldest
 /// first, a page at a time: both players' stored ratings read once per
