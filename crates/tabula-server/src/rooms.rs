@@ -159,8 +159,20 @@ impl Rooms {
             }
         })
         .await?;
-        let id = entry.id.clone();
-        let lease = bp.claim(&id).await?;
+        let lease = bp.claim(&entry.id).await?;
+        self.write_new(entry.clone(), config, lease.epoch).await?;
+        tracing::info!(room = %entry.id, invite = %entry.invite, game = ?entry.options.game, "room created");
+        Ok(entry)
+    }
+
+    /// A new room, just claimed under `epoch`: its first snapshot written,
+    /// then its actor started here.
+    async fn write_new(
+        &self,
+        entry: RoomEntry,
+        config: RoomConfig,
+        epoch: u64,
+    ) -> Result<(), BackplaneError> {
         self.deps
             .metrics
             .claims
@@ -172,10 +184,12 @@ impl Rooms {
             snapshot: room.snapshot(),
             seqs: Default::default(),
         };
-        bp.save_snapshot(&id, lease.epoch, stored).await?;
-        self.start(entry.clone(), room, lease.epoch, Default::default(), false);
-        tracing::info!(room = %entry.id, invite = %entry.invite, game = ?entry.options.game, "room created");
-        Ok(entry)
+        self.deps
+            .backplane
+            .save_snapshot(&entry.id, epoch, stored)
+            .await?;
+        self.start(entry, room, epoch, Default::default(), false);
+        Ok(())
     }
 
     /// Creates a tournament's game room under its derived id (the game id,
@@ -223,19 +237,7 @@ impl Rooms {
             bp.release(id, lease.epoch, true).await?;
             return Ok(false);
         }
-        self.deps
-            .metrics
-            .claims
-            .with_label_values(&["create"])
-            .inc();
-        let room = Room::new(config);
-        let stored = StoredRoom {
-            entry: entry.clone(),
-            snapshot: room.snapshot(),
-            seqs: Default::default(),
-        };
-        bp.save_snapshot(id, lease.epoch, stored).await?;
-        self.start(entry, room, lease.epoch, Default::default(), false);
+        self.write_new(entry, config, lease.epoch).await?;
         tracing::info!(room = %id, tournament, "tournament game created");
         Ok(true)
     }

@@ -86,6 +86,23 @@ pub(super) fn creator(
     Ok(state.auth.authenticate(&creds).ok())
 }
 
+/// The [`creator`] of something new (a room, a tournament), refused with
+/// 503 `shutting_down` on a draining node.
+pub(super) fn creating(
+    state: &AppState,
+    req: &HttpRequest,
+    q: &AuthQuery,
+) -> Result<Option<PlayerId>, Box<HttpResponse>> {
+    if state.draining.load(Ordering::SeqCst) {
+        return Err(Box::new(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "the node is draining",
+        )));
+    }
+    creator(state, req, q)
+}
+
 fn created(e: &RoomEntry, bot: Option<BotLevel>) -> RoomCreated {
     RoomCreated {
         room_id: e.id.clone(),
@@ -241,14 +258,7 @@ pub(super) async fn create_room(
     q: web::Query<AuthQuery>,
     body: web::Json<CreateRoom>,
 ) -> HttpResponse {
-    if state.draining.load(Ordering::SeqCst) {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::ShuttingDown,
-            "the node is draining",
-        );
-    }
-    let player = match creator(&state, &req, &q) {
+    let player = match creating(&state, &req, &q) {
         Ok(p) => p,
         Err(r) => return *r,
     };

@@ -4,8 +4,6 @@
 //! inbox, which its owner applies within [`crate::tournaments::POLL_MS`]
 //! (202): any node answers, whoever owns the tournament.
 
-use std::sync::atomic::Ordering;
-
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use tabula_protocol::ErrorCode;
@@ -17,7 +15,7 @@ use tabula_room::GameKind;
 use tabula_tournament::{Format, Game, Input, PlayerId, Status, Tournament, TournamentConfig};
 
 use super::error;
-use super::rooms::{charge, creator, stored_rating};
+use super::rooms::{charge, creating, creator, stored_rating};
 use crate::AppState;
 use crate::room_actor::now_ms;
 use crate::tournaments::{self, CreateError};
@@ -59,14 +57,7 @@ pub(super) async fn create(
     q: web::Query<AuthQuery>,
     body: web::Json<CreateTournament>,
 ) -> HttpResponse {
-    if state.draining.load(Ordering::SeqCst) {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::ShuttingDown,
-            "the node is draining",
-        );
-    }
-    let player = match creator(&state, &req, &q) {
+    let player = match creating(&state, &req, &q) {
         Ok(p) => p,
         Err(r) => return *r,
     };
