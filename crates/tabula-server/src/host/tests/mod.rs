@@ -36,6 +36,20 @@ pub(super) fn entry() -> RoomEntry {
     }
 }
 
+/// A correspondence room (a day a move), its other settings `config`'s.
+pub(super) fn correspondence_with(config: tabula_room::RoomConfig) -> Room {
+    Room::new(tabula_room::RoomConfig {
+        master_seed: "host-tests".into(),
+        time_control: Some(tabula_room::TimeControl::DAYS_1),
+        ..config
+    })
+}
+
+/// A correspondence room (a day a move).
+pub(super) fn correspondence() -> Room {
+    correspondence_with(tabula_room::RoomConfig::default())
+}
+
 pub(super) fn pvp() -> Room {
     Room::new(RoomConfig {
         master_seed: "host-tests".into(),

@@ -14,13 +14,12 @@ const NOTIFY: HostConfig = HostConfig {
 /// Two Telegram players (`tg:11` on 1, `tg:22` on 2), seated, ready,
 /// everything written: the game has started.
 fn started(config: HostConfig) -> Run {
-    let mut r = Run::with(RoomHost::new(
-        entry(),
-        pvp(),
-        BTreeMap::new(),
-        false,
-        config,
-    ));
+    started_in(pvp(), config)
+}
+
+/// The same in `room`.
+fn started_in(room: Room, config: HostConfig) -> Run {
+    let mut r = Run::with(RoomHost::new(entry(), room, BTreeMap::new(), false, config));
     r.setup(&[
         In::JoinTg(1, 11),
         In::Ok,
@@ -223,15 +222,6 @@ fn a_game_against_the_computer_left_by_its_player_is_announced_a_day_later() {
     let _ = PlayerId::new("unused");
 }
 
-/// A correspondence room (a day a move) between `tg:11` and `tg:22`.
-fn correspondence() -> Room {
-    Room::new(tabula_room::RoomConfig {
-        master_seed: "host-tests".into(),
-        time_control: Some(tabula_room::TimeControl::DAYS_1),
-        ..tabula_room::RoomConfig::default()
-    })
-}
-
 #[test]
 fn a_correspondence_game_is_listed_for_both_reminds_the_mover_and_unloads_with_its_deadline() {
     let mut r = Run::with(RoomHost::new(
@@ -324,25 +314,13 @@ fn the_next_game_of_a_correspondence_match_tells_its_first_mover_if_he_is_away()
     // is written; in the other he is there and told nothing.
     let mut told_away = 0;
     for (away, resigner) in [(2u64, 1u64), (1, 2)] {
-        let room = Room::new(tabula_room::RoomConfig {
-            master_seed: "host-tests".into(),
+        let room = correspondence_with(tabula_room::RoomConfig {
             match_length: 3,
-            time_control: Some(tabula_room::TimeControl::DAYS_1),
             next_game_at_once: true,
             ..tabula_room::RoomConfig::default()
         });
-        let mut r = Run::with(RoomHost::new(entry(), room, BTreeMap::new(), false, NOTIFY));
-        r.setup(&[
-            In::JoinTg(1, 11),
-            In::Ok,
-            In::JoinTg(2, 22),
-            In::Ok,
-            In::Cmd(1, 2, Command::Ready),
-            In::Ok,
-            In::Cmd(2, 2, Command::Ready),
-            In::Ok,
-            In::Detach(away),
-        ]);
+        let mut r = started_in(room, NOTIFY);
+        r.feed(In::Detach(away));
         assert_eq!(r.h.room().game_number(), 1);
         let mut got = r.feed(In::Cmd(resigner, 3, Command::Resign));
         got.extend(r.feed(In::Ok));

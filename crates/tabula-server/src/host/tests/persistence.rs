@@ -397,13 +397,7 @@ fn an_open_correspondence_challenge_waits_loaded_for_a_taker_then_unloads() {
         open: true,
         ..entry()
     };
-    let corr = || {
-        Room::new(tabula_room::RoomConfig {
-            master_seed: "host-tests".into(),
-            time_control: Some(tabula_room::TimeControl::DAYS_1),
-            ..tabula_room::RoomConfig::default()
-        })
-    };
+    let corr = correspondence;
     let mut r = Run::with(RoomHost::new(
         open.clone(),
         corr(),
