@@ -296,17 +296,8 @@ impl FinishedGame {
         rated: bool,
         finished_ms: u64,
     ) -> Result<FinishedGame, StoreError> {
-        Ok(FinishedGame {
-            key: GameKey::new(room, record.setup.game_number),
-            kind: record.game,
-            seats,
-            result: record.result.clone(),
-            match_length,
-            rated,
-            finished_ms,
-            record: Record::of(record)?,
-            deltas: Vec::new(),
-        })
+        let json = Record::of(record)?;
+        FinishedGame::from_record_json(room, json, seats, match_length, rated, finished_ms)
     }
 
     /// The same from a record's JSON text as it was queued: its kind,
