@@ -15,7 +15,7 @@ import * as pl from './players.js';
 import { h, $, patchChildren } from './dom.js';
 import { gameName, levelName, kindName, params, pref, S, dispatch, net, setNet, credQuery, credHeaders, seatIdx, game, isDice, playing, myTurn, need } from './store.js';
 import { photoOf, avatar, seatWord, toast, ask, reasonFor, gameStats, statsTable } from './text.js';
-import { enterRoom, loadStats, renderLobby, R, loadRoom, prefetchRoom, onWelcome } from './lobby.js';
+import { enterRoom, loadStats, renderLobby, R, loadRoom, prefetchRoom, onWelcome, T, TOUR_SCREENS, loadTour, openTournaments } from './lobby.js';
 import { ping, onPong, strays } from './store.js';
 import { openSheet, sheet, applyBoardTheme } from './settings.js';
 
@@ -91,7 +91,14 @@ export function render() {
     renderLobby(app);
     if (S.player) prefetchRoom();
   } else if (pl.SCREENS.has(S.screen)) pl.render(app);
-  else if (R) {
+  else if (TOUR_SCREENS.has(S.screen)) {
+    // The tournament screens (tournaments.js), loaded on first use.
+    if (T) T.renderTour(app);
+    else {
+      if (!$('#tour-loading', app)) app.replaceChildren(h('main.room-loading', h('p.loading#tour-loading', { role: 'status' }, t('pl.loading'))));
+      loadTour().then(render);
+    }
+  } else if (R) {
     R.renderRoom(app);
     focusBoardAfterRoll();
   } else {
@@ -182,7 +189,7 @@ export function telegramChrome() {
   const inRoom = S.screen === 'room' && Boolean(R);
   tg.closingConfirmation(inRoom && playing() && Boolean(S.seat));
   tg.verticalSwipes(!inRoom);
-  tg.backButton(inRoom ? R.leave : pl.SCREENS.has(S.screen) ? pl.back : null);
+  tg.backButton(inRoom ? R.leave : pl.SCREENS.has(S.screen) ? pl.back : TOUR_SCREENS.has(S.screen) && T ? T.back : null);
   const v = S.view;
   const mine = S.seat && v ? v.seats[seatIdx(S.seat)] : null;
   const vsBot = inRoom && mine && v.seats.some((s) => s.bot);
@@ -284,15 +291,20 @@ export async function main() {
   };
   net.connect();
   // A Mini App link's parameter (Telegram's start_param, or ?startapp=):
-  // a room's invite or id, or the bot's link to a replay,
-  // `replay-<room>-<game>`; or this page's own ?join= / ?replay=.
+  // a room's invite or id, the bot's link to a replay,
+  // `replay-<room>-<game>`, or to a tournament, `t_<id>`; or this page's
+  // own ?join= / ?replay= / #/t/<id> / #/tournaments.
   const start = tg.startParam() || params.get('startapp');
   const linkedReplay = /^replay-([A-Za-z0-9_]{1,64})-(\d{1,6})$/.exec(start || '');
-  const code = linkedReplay ? null : start || params.get('join');
+  const linkedTour = /^t_([A-Za-z0-9_-]{1,30})$/.exec(start || '') || (tg.active() ? null : /^#\/t\/([A-Za-z0-9_-]{1,30})$/.exec(location.hash));
+  const code = linkedReplay || linkedTour ? null : start || params.get('join');
   const replay = linkedReplay
     ? { room: linkedReplay[1], gameNumber: Number(linkedReplay[2]) }
     : pl.replayParam(params.get('replay'));
-  if (code && /^[A-Za-z0-9_-]{1,64}$/.test(code)) enterRoom(code);
+  // A tournament's game is a room whose id holds colons (`cup:1:2`).
+  if (code && /^[A-Za-z0-9_:-]{1,64}$/.test(code)) enterRoom(code);
+  else if (linkedTour) openTournaments(linkedTour[1]);
+  else if (!tg.active() && location.hash === '#/tournaments') openTournaments();
   else if (replay) pl.open('replay', replay);
   render();
   setInterval(() => {

@@ -6,7 +6,7 @@ import { api } from './net.js';
 import { t } from './i18n.js';
 import * as pl from './players.js';
 import { h, $, patch } from './dom.js';
-import { GAME_KINDS, gameName, levelName, VARIANTS, setPref, TIME_CONTROLS, S, dispatch, net, credHeaders, seatIdx, playing, vsComputer, correspondence } from './store.js';
+import { GAME_KINDS, gameName, levelName, VARIANTS, pref, setPref, TIME_CONTROLS, S, dispatch, net, credHeaders, seatIdx, playing, vsComputer, correspondence } from './store.js';
 import { playerName, timeControlName, gameStats, statsTable, profiles } from './text.js';
 import { openSheet } from './settings.js';
 import { render, header } from './app.js';
@@ -93,6 +93,47 @@ export function onWelcome(m) {
   pl.onWelcome();
 }
 
+/**
+ * The tournament screens (tournaments.js, with tournament-state.js's
+ * transitions), loaded when one is first opened, or by the lobby once the
+ * player has a remembered tournament that is his and not over (for its
+ * "next game" banner). `T` holds them once loaded.
+ */
+export const TOUR_SCREENS = new Set(['tournaments', 'tournament', 'tournamentNew']);
+export let T = null;
+let tourLoading = null;
+export function loadTour() {
+  tourLoading ||= import('./tournaments.js').then((m) => {
+    T = m;
+    return T;
+  }, (e) => {
+    tourLoading = null;
+    throw e;
+  });
+  return tourLoading;
+}
+
+/** Opens the tournaments' list, or tournament `id` (`back`: where its Back goes). */
+export function openTournaments(id, back) {
+  loadTour().then(() => (id ? T.openTournament(id, back) : T.openList()), () => dispatch('lobbyError', t('pl.failed')));
+}
+
+/** Whether the player has a remembered tournament (his, not over) worth a look for a waiting game. */
+function tourWaiting() {
+  const list = pref('tournaments', []);
+  return Array.isArray(list) && list.some((r) => r?.mine && (r.status === 'running' || r.status === 'registering'));
+}
+
+/** The lobby's "next game" banner (tournaments.js), once a remembered tournament makes it worth loading. */
+function tourNextSection() {
+  if (!T) {
+    if (tourWaiting()) loadTour().then(render, () => {});
+    return null;
+  }
+  T.watchMine();
+  return T.nextBanner();
+}
+
 /** The boards' renderers for the Continue cards (loaded with the first card). */
 let boards = null;
 let boardsLoading = null;
@@ -140,6 +181,13 @@ export function toLobby() {
   else net.leaveRoom();
   dispatch('roomLeft');
   history.replaceState(null, '', `${location.pathname}${location.hash}`);
+  // A tournament's game: back to its tournament (its standings, the next round).
+  const tour = S.tour?.returnTo;
+  if (tour && T) {
+    dispatch('tourReturn', null);
+    T.openTournament(tour, 'lobby');
+    return;
+  }
   loadStats();
   render();
 }
@@ -184,9 +232,11 @@ export function renderLobby(app) {
   const page = h('main.lobby',
     header(t('lobby.title')),
     S.error ? h('p.error#lobby-error', S.error) : null,
+    // A tournament game waiting for the player (tournaments.js).
+    tourNextSection(),
     continueCards(),
-    // Profile, history, leaderboards (players.js).
-    pl.lobbyNav(),
+    // Profile, history, leaderboards (players.js); tournaments (tournaments.js).
+    pl.lobbyNav(() => openTournaments()),
     h('section.card', h('h2', t('lobby.game')), h('div.segs', gameButtons), variantRows, h('button.link#rules', { onclick: () => openSheet('rules', L.game) }, t('btn.rules'))),
     h('section.card', h('h2', t('lobby.computer')),
       h('div.row3', [1, 2, 3].map((l) => h(`button.big#bot-${['easy', 'medium', 'hard'][l - 1]}`, { onclick: () => createRoom(l), title: t(`level.${l}.about.${L.game}`) }, levelName(l)))),

@@ -231,11 +231,12 @@ export function status(text, cls = 'loading', id) {
   return h(`p.${cls}${id ? `#${id}` : ''}`, { role: cls === 'error' ? 'alert' : 'status' }, text);
 }
 
-/** The lobby's entries to these screens. */
-export function lobbyNav() {
-  const b = (id, screen, icon, key) => h(`button.nav#${id}`, { onclick: () => open(screen) }, h('span.nav-icon', { 'aria-hidden': 'true' }, icon), h('span', t(key)));
+/** The lobby's entries to these screens (and the tournaments', `onTournaments`). */
+export function lobbyNav(onTournaments) {
+  const b = (id, onclick, icon, key) => h(`button.nav#${id}`, { onclick }, h('span.nav-icon', { 'aria-hidden': 'true' }, icon), h('span', t(key)));
   return h('nav.lobby-nav#lobby-nav', { 'aria-label': t('pl.nav') },
-    b('open-profile', 'profile', '☺', 'pl.profile'),
-    b('open-history', 'history', '☰', 'pl.history'),
-    b('open-leaderboard', 'leaderboard', '♛', 'pl.leaderboard'));
+    b('open-profile', () => open('profile'), '☺', 'pl.profile'),
+    b('open-history', () => open('history'), '☰', 'pl.history'),
+    b('open-leaderboard', () => open('leaderboard'), '♛', 'pl.leaderboard'),
+    onTournaments ? b('open-tournaments', onTournaments, '♜', 'tour.nav') : null);
 }

@@ -43,6 +43,10 @@ test('every text exists in English and Russian, and every key the app and the pr
   for (const k of ['oin', 'mars', 'koks', 'head', 'gammon', 'backgammon']) used.add(`term.${k}`);
   for (const r of ['borneOff', 'resigned', 'stoodUp', 'disconnected', 'dropped', 'roundsOver', 'timeout']) used.add(`reason.${r}`);
   for (const v of ['normal', 'fast', 'off']) used.add(`settings.speed.${v}`);
+  // The tournament screens' names (tournaments.js): statuses, formats, the list's sections.
+  for (const s of ['registering', 'running', 'finished', 'cancelled']) used.add(`tour.status.${s}`);
+  for (const f of ['knockout', 'swiss', 'arena']) used.add(`tour.fmtName.${f}`).add(`tour.about.${f}`).add(`tour.fmt.${f}`);
+  for (const k of ['upcoming', 'running', 'finished', 'final', 'semi', 'quarter', 'roundN']) used.add(`tour.${k}`);
   // The move log's notes (the cube, a resignation, Thud!'s end of a round), named by the action.
   for (const k of ['double', 'take', 'drop', 'timeOut', 'proposeEnd', 'acceptEnd', 'declineEnd', 'resign.resigned', 'resign.stoodUp', 'resign.disconnected', 'resign.timeout']) used.add(`log.${k}`);
   // The boards' screen-reader labels (the keys boards/nardy.js and boards/thud.js list).
