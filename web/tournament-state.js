@@ -153,9 +153,13 @@ export function actionsFor(data, me) {
   return out;
 }
 
-/** Points as the table shows them: a Swiss's half-points as whole and halves (3 → 1.5); others as they are. */
-export function pointsShown(format, points) {
-  if (format?.type === 'swiss') return points / 2;
+/**
+ * Points as the table shows them: a Swiss's half-points as whole and
+ * halves (3 → 1.5), its Sonneborn–Berger's quarter-points (`unit` 4) as
+ * points; others as they are.
+ */
+export function pointsShown(format, points, unit = 2) {
+  if (format?.type === 'swiss') return points / unit;
   return points;
 }
 

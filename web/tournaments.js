@@ -556,15 +556,16 @@ function standingsCard(d) {
     col(t('tour.col.pts'), t(f.type === 'knockout' ? 'tour.col.ptsKnockout' : 'tour.col.ptsFull')),
     col(t('tour.col.g'), t('pl.games')),
     col(t('tour.col.wdl'), t('tour.col.wdlFull'))];
-  if (swiss) head.push(col(t('tour.col.bh'), t('tour.col.bhFull')), col(t('tour.col.bh1'), t('tour.col.bh1Full')), col(t('tour.col.sb'), t('tour.col.sbFull')));
-  const pts = (x) => String(pointsShown(f, x)).replace('.', lang() === 'ru' ? ',' : '.');
+  // A Swiss's tie-breaks in the order they count (README, *Tournaments*).
+  if (swiss) head.push(col(t('tour.col.bh1'), t('tour.col.bh1Full')), col(t('tour.col.bh'), t('tour.col.bhFull')), col(t('tour.col.sb'), t('tour.col.sbFull')));
+  const pts = (x, unit) => String(pointsShown(f, x, unit)).replace('.', lang() === 'ru' ? ',' : '.');
   const body = rows.map((r) => h(`tr${r.player === me() ? '.me' : ''}`, { 'data-player': r.player, 'aria-current': r.player === me() ? 'true' : null },
     h('td.rank', String(r.rank)),
     h('td.name', who(r.player), r.onFire ? h('span.fire', { title: t('tour.onFire') }, ' 🔥', h('span.sr-only', t('tour.onFire'))) : null),
     h('td.pts', pts(r.points)),
     h('td', String(r.games)),
     h('td.wdl', `${r.wins}–${r.draws}–${r.losses}`),
-    swiss ? [h('td', pts(r.buchholz)), h('td', pts(r.buchholzCut1)), h('td', pts(r.sonnebornBerger))] : null));
+    swiss ? [h('td', pts(r.buchholzCut1)), h('td', pts(r.buchholz)), h('td', pts(r.sonnebornBerger, 4))] : null));
   return h('section.card#tour-standings', { 'aria-labelledby': 'tour-standings-title' },
     h('h2#tour-standings-title', t(d.status === 'finished' ? 'tour.final.standings' : 'tour.standings')),
     rows.length

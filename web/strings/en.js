@@ -500,7 +500,7 @@ export default {
   'tour.fmtName.arena': 'Arena',
   'tour.about': 'About the tournament',
   'tour.about.knockout': 'A bracket seeded by rating: the winner of each match goes on, the loser is out. Byes fill a field that is not a power of two.',
-  'tour.about.swiss': 'Every player plays every round against someone on the same score, never the same opponent twice. Ties are broken by Buchholz (the opponents’ points).',
+  'tour.about.swiss': 'Every player plays every round against someone on the same score, never the same opponent twice. Ties are broken by Buchholz (the opponents’ points: less the lowest, then all of them) and Sonneborn–Berger.',
   'tour.about.arena': 'Play as many games as you can until the time is up: after each game you are paired again at once. Two wins in a row put you on fire: your wins then count double. You may pause or leave at any time.',
   'tour.status.registering': 'Registration open',
   'tour.status.running': 'Running',

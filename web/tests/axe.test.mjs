@@ -1,12 +1,13 @@
 // axe-core on every screen, in both languages (issue 46): the lobby, a game
 // against the computer, its result sheet, the settings and the rules, the
-// profile, the history and the leaderboard, with no serious or critical
-// finding. (board.test.mjs audits the lobby and a game in both themes.)
+// profile, the history and the leaderboard, the tournaments (the list, a
+// running knockout with its bracket and standings, the create form), with
+// no serious or critical finding. (board.test.mjs audits the lobby and a game in both themes.)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { startNode, launch, waitState } from './helpers.mjs';
+import { startNode, launch, waitState, openPage, api, sleep } from './helpers.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -30,6 +31,18 @@ test('axe-core: no serious or critical finding on any screen, in English and in 
   const node = await startNode();
   try {
     const found = [];
+    // A running knockout of two guests (a bracket, standings, a game) for the tournament screens.
+    const tokens = [];
+    for (let i = 0; i < 2; i++) {
+      const p = await openPage(browser, node.base);
+      await p.waitForFunction(() => window.__tabula.net.token);
+      tokens.push(await p.evaluate(() => window.__tabula.net.token));
+      await p.context().close();
+    }
+    const auth = (tok) => ({ authorization: `Bearer ${tok}` });
+    await api(node.base, 'POST', '/api/tournaments', { id: 'axecup', format: { type: 'knockout' }, game: 'long_nardy', startAtMs: Date.now() + 1500, graceMs: 0 }, auth(tokens[0]));
+    for (const tok of tokens) await api(node.base, 'POST', '/api/tournaments/axecup/join', undefined, auth(tok));
+    for (let i = 0; i < 100 && (await api(node.base, 'GET', '/api/tournaments/axecup')).status !== 'running'; i++) await sleep(100);
     for (const lang of ['en', 'ru']) {
       const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
       await ctx.addInitScript((l) => localStorage.setItem('tabula.lang', JSON.stringify(l)), lang);
@@ -66,6 +79,22 @@ test('axe-core: no serious or critical finding on any screen, in English and in 
         await page.click('#back');
         await page.waitForSelector('#open-profile');
       }
+      await page.click('#open-tournaments');
+      await page.waitForSelector('#tour-running [data-tour="axecup"]');
+      await audit('tournaments');
+      await page.click('[data-tour="axecup"]');
+      await page.waitForSelector('#bracket');
+      await page.waitForSelector('#standings');
+      await audit('tournament');
+      await page.click('#back');
+      await page.click('#tour-create');
+      await page.waitForSelector('#tour-form');
+      await page.click('#tf-swiss');
+      await page.waitForSelector('#tf-rounds');
+      await audit('tournament form');
+      await page.click('#back');
+      await page.click('#back');
+      await page.waitForSelector('#open-profile');
       await ctx.close();
     }
     for (const f of found) console.log(`# axe ${f.where}: ${f.impact} ${f.id} (${f.help})\n#   ${f.nodes.join('\n#   ')}`);

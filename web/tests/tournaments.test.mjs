@@ -1,0 +1,334 @@
+// Tournaments in the Mini App (issue 49): the screens' transitions and
+// questions in node; then, on a real node, a knockout of three (one joined
+// over HTTP, two through the screens: the list, and a #/t/<id> link), its
+// start, a player's game opened from the tournament screen and the other's
+// from the lobby's banner, a resignation, the bracket and the standings
+// updated, the final won by the absent player's forfeit; a refusal (409
+// `tournament_refused`) said on the screen; the create form and the list;
+// Telegram's start_param `t_<id>`; 320×568.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startNode, launch, openPage, openTelegramPage, waitState, ready, api, sleep, screenshot, TG_BOT_TOKEN, signInitData } from './helpers.mjs';
+import { S, dispatch } from '../store.js';
+import { tourState, actionsFor, pointsShown, roundKey, remember, dueTournaments, refreshMs, matchWinner } from '../tournament-state.js';
+
+// ---- the screens' state, in node ------------------------------------------------------
+const knockout = (status, players, extra = {}) => ({ id: 'cup', status, round: status === 'running' ? 1 : 0, config: { format: { type: 'knockout' }, game: 'long_nardy', startAtMs: 1000, maxPlayers: null }, players, ...extra });
+const entry = (player, o = {}) => ({ player, rating: 1500, withdrawn: false, paused: false, ...o });
+
+test('the buttons a tournament allows the player, as the server judges them', () => {
+  assert.deepEqual(actionsFor(knockout('registering', []), 'me'), ['join']);
+  assert.deepEqual(actionsFor(knockout('registering', [entry('me')]), 'me'), ['withdraw']);
+  assert.deepEqual(actionsFor(knockout('running', []), 'me'), [], 'a knockout takes nobody once started');
+  assert.deepEqual(actionsFor(knockout('running', [entry('me')]), 'me'), ['withdraw'], 'no pause in a knockout');
+  assert.deepEqual(actionsFor(knockout('finished', [entry('me')]), 'me'), []);
+  const full = knockout('registering', [entry('a'), entry('b')]);
+  full.config.maxPlayers = 2;
+  assert.deepEqual(actionsFor(full, 'me'), [], 'full');
+  assert.deepEqual(actionsFor(knockout('registering', [entry('me', { withdrawn: true })]), 'me'), ['join'], 'back after withdrawing');
+  const swiss = (round, late, players) => ({ ...knockout('running', players), round, config: { format: { type: 'swiss', rounds: 5, lateJoinUntilRound: late }, startAtMs: 0 } });
+  assert.deepEqual(actionsFor(swiss(1, 2, []), 'me'), ['join'], 'late joining open');
+  assert.deepEqual(actionsFor(swiss(2, 2, []), 'me'), [], 'late joining closed');
+  assert.deepEqual(actionsFor(swiss(1, 0, [entry('me')]), 'me'), ['withdraw', 'pause']);
+  assert.deepEqual(actionsFor(swiss(1, 0, [entry('me', { paused: true })]), 'me'), ['withdraw', 'resume']);
+  const arena = { ...knockout('running', []), config: { format: { type: 'arena', durationMs: 60000, rematchWaitMs: 0 }, startAtMs: 0 } };
+  assert.deepEqual(actionsFor(arena, 'me'), ['join']);
+  assert.deepEqual(actionsFor(arena, null), [], 'nobody known: no buttons');
+});
+
+test('points, round names, refreshing, and the remembered tournaments', () => {
+  assert.equal(pointsShown({ type: 'swiss' }, 3), 1.5);
+  assert.equal(pointsShown({ type: 'swiss' }, 5, 4), 1.25, 'Sonneborn–Berger in quarter-points');
+  assert.equal(pointsShown({ type: 'arena' }, 6), 6);
+  assert.deepEqual(roundKey(3, 3), ['tour.final', {}]);
+  assert.deepEqual(roundKey(2, 3), ['tour.semi', {}]);
+  assert.deepEqual(roundKey(1, 3), ['tour.quarter', {}]);
+  assert.deepEqual(roundKey(1, 5), ['tour.roundN', { n: 1 }]);
+  assert.equal(matchWinner({ winner: { state: 'winner', player: 'x' } }), 'x');
+  assert.equal(matchWinner({ winner: { state: 'pending' } }), null);
+  assert.equal(refreshMs(knockout('running', []), 0), 2500);
+  assert.equal(refreshMs(knockout('registering', []), 0), 2500, 'about to start');
+  assert.equal(refreshMs(knockout('registering', []), -3600000), 10000);
+  assert.equal(refreshMs(knockout('finished', []), 0), 0);
+  // Opened, not his: remembered, never read from the lobby.
+  let list = remember([], knockout('registering', []), 'me', 0);
+  assert.deepEqual(list, [{ id: 'cup', status: 'registering', startAtMs: 1000, mine: false }]);
+  assert.deepEqual(dueTournaments(list, 10000), []);
+  // A join just sent counts before the tournament shows him, then his entry decides.
+  list = remember(list, knockout('registering', []), 'me', 100, 100);
+  assert.equal(list[0].mine, true);
+  assert.equal(remember(list, knockout('registering', []), 'me', 20000)[0].mine, false, 'a join never applied');
+  list = remember(list, knockout('running', [entry('me')]), 'me', 200);
+  assert.deepEqual(list, [{ id: 'cup', status: 'running', startAtMs: 1000, mine: true }]);
+  assert.equal(dueTournaments(list, 0).length, 1);
+  list = remember(list, knockout('finished', [entry('me')]), 'me', 300);
+  assert.deepEqual(dueTournaments(list, 0), [], 'over: not read again');
+  // Newest first, at most 20.
+  for (let i = 0; i < 25; i++) list = remember(list, { ...knockout('running', []), id: `t${i}` }, 'me', 0);
+  assert.equal(list.length, 20);
+  assert.equal(list[0].id, 't24');
+});
+
+test('the tournament transitions', () => {
+  dispatch('tourInit');
+  assert.deepEqual(Object.keys(S.tour), Object.keys(tourState()));
+  dispatch('tourOpened', { screen: 'tournament', id: 'cup', back: 'tournaments' });
+  assert.equal(S.screen, 'tournament');
+  assert.equal(S.tour.back, 'tournaments');
+  assert.equal(dispatch('tourLoaded', { id: 'other', data: { id: 'other' } }), false, 'a late answer for another tournament is dropped');
+  assert.equal(S.tour.data, null);
+  assert.equal(dispatch('tourLoaded', { id: 'cup', data: { id: 'cup' } }), true);
+  assert.equal(S.tour.data.id, 'cup');
+  dispatch('tourLoaded', { id: 'cup', error: 'offline' });
+  assert.equal(S.tour.data.id, 'cup', 'a failed refresh keeps what was shown');
+  dispatch('tourOpened', { screen: 'tournament', id: 'cup2' });
+  assert.equal(S.tour.data, null, 'another tournament starts empty');
+  dispatch('tourForm', { field: 'format', value: 'swiss' });
+  assert.equal(S.tour.form.format, 'swiss');
+  dispatch('tourClosed', 'lobby');
+  assert.equal(S.screen, 'lobby');
+});
+
+// ---- in the browser, on a real node -----------------------------------------------------
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const bearer = (token) => ({ authorization: `Bearer ${token}` });
+const tourOf = (page) => page.evaluate(() => window.__tabula.state.tour?.data || null);
+const playerOf = async (page) => {
+  await page.waitForFunction(() => window.__tabula.state.player && window.__tabula.net.token);
+  return page.evaluate(() => ({ id: window.__tabula.state.player, token: window.__tabula.net.token }));
+};
+/** Waits until GET /api/tournaments/{id} satisfies `pred`. */
+async function until(base, id, pred, what, ms = 20000) {
+  const end = Date.now() + ms;
+  let d;
+  while (Date.now() < end) {
+    d = await api(base, 'GET', `/api/tournaments/${id}`);
+    if (pred(d)) return d;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(d)}`);
+}
+
+/** Every visible button on the page smaller than 44×44, and whether the page is wider than the window. */
+const fit = (page) => page.evaluate(() => ({
+  small: [...document.querySelectorAll('#app button')].filter((b) => b.offsetParent).map((b) => [b.id || b.textContent.trim().slice(0, 20), b.getBoundingClientRect()]).filter(([, r]) => r.width < 43.5 || r.height < 43.5).map(([n, r]) => `${n} ${Math.round(r.width)}×${Math.round(r.height)}`),
+  overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
+}));
+
+test('a knockout of three: joined from the list and a link, started, played from the tournament screen and the lobby\u2019s banner, bracket and standings updated', { timeout: 180000 }, async () => {
+  const node = await startNode();
+  const pages = [];
+  try {
+    // C, the first to join (the first seed, a bye): a guest who joins over HTTP and never plays.
+    const c = await openPage(browser, node.base);
+    const C = await playerOf(c);
+    await c.context().close();
+    const a = await openPage(browser, node.base);
+    pages.push(a);
+    const A = await playerOf(a);
+    await api(node.base, 'POST', '/api/tournaments', { id: 'cup1', format: { type: 'knockout' }, game: 'long_nardy', startAtMs: Date.now() + 15000, graceMs: 20000, timeControl: 'none' }, bearer(C.token));
+    await api(node.base, 'POST', '/api/tournaments/cup1/join', undefined, bearer(C.token));
+    await until(node.base, 'cup1', (d) => d.players.length === 1, 'C registered');
+
+    // A: the lobby's entry, the list, the tournament, Join.
+    await a.click('#open-tournaments');
+    const line = a.locator('#tour-upcoming [data-tour="cup1"]');
+    await line.waitFor();
+    assert.match(await line.textContent(), /Knockout · Long nardy.*1 player/);
+    await line.click();
+    await a.waitForSelector('#tour-join');
+    assert.equal(await a.textContent('#tour-status'), 'Registration open');
+    await a.click('#tour-join');
+    await a.waitForSelector(`#tour-players li[data-player="${A.id}"]`);
+    assert.match(await a.textContent('#tour-you-line'), /You are registered/);
+    assert.ok(await a.locator('#tour-withdraw').count(), 'Withdraw offered once registered');
+
+    // B: a link to the tournament (#/t/<id>), Join, then back to the lobby.
+    const b = await openPage(browser, `${node.base}/#/t/cup1`);
+    pages.push(b);
+    const B = await playerOf(b);
+    await b.waitForSelector('#tour-join');
+    await b.click('#tour-join');
+    await b.waitForSelector(`#tour-players li[data-player="${B.id}"]`);
+    await until(node.base, 'cup1', (d) => d.players.length === 3, 'three registered');
+    await b.click('#back');
+    await b.waitForSelector('#bot-easy');
+
+    // The start (registration closes): A's screen, read again every few seconds, shows his game.
+    await a.waitForSelector('#play-my-game', { timeout: 30000 });
+    let d = await tourOf(a);
+    assert.equal(d.status, 'running');
+    assert.deepEqual(d.bracket.seeds, [C.id, A.id, B.id], 'seeded in order of joining (equal ratings)');
+    assert.equal(await a.getAttribute('#bracket [data-round="1"] [data-match="1"]', 'data-winner'), C.id, 'the first seed\u2019s bye');
+    assert.equal(await a.getAttribute('#bracket [data-round="1"] [data-match="2"]', 'data-winner'), null, 'A against B: pending');
+    assert.match(await a.textContent('#bracket [data-round="1"]'), /Semi-finals/);
+    assert.match(await a.textContent('#bracket [data-round="2"]'), /Final/);
+    const semi = d.myGame.roomId;
+    assert.equal(await a.getAttribute('#play-my-game', 'data-room'), semi);
+    assert.ok(await a.locator(`#tour-games [data-room="${semi}"]`).count(), 'the round\u2019s game listed');
+    await screenshot(a, 'tournament-running');
+
+    // B's lobby shows the waiting game; A opens his from the tournament screen.
+    await b.waitForSelector('#play-next', { timeout: 15000 });
+    assert.equal(await b.getAttribute('#play-next', 'data-room'), semi);
+    await screenshot(b, 'tournament-lobby-banner');
+    await b.click('#play-next');
+    await a.click('#play-my-game');
+    for (const p of [a, b]) await waitState(p, (s) => s.roomId === semi && s.seat, 'seated in the tournament game');
+    await Promise.all([ready(a), ready(b)]);
+    for (const p of [a, b]) await waitState(p, (s) => s.view?.phase === 'playing', 'the game to start');
+
+    // A resigns; back from the room, he is on the tournament again: B won the match.
+    await a.click('#resign');
+    await a.click('#confirm-yes');
+    await a.waitForSelector('#game-over');
+    await a.click('#close-result');
+    await a.click('#leave');
+    await a.waitForFunction(() => window.__tabula.state.screen === 'tournament');
+    await a.waitForFunction((bId) => document.querySelector('#bracket [data-round="1"] [data-match="2"]')?.dataset.winner === bId, B.id, { timeout: 15000 });
+    await a.waitForFunction((aId) => document.querySelector(`#standings tr[data-player="${aId}"] td.wdl`)?.textContent === '0–0–1', A.id);
+    assert.equal(await a.textContent(`#standings tr[data-player="${B.id}"] td.wdl`), '1–0–0');
+    assert.ok(!(await a.locator('#play-my-game').count()), 'no game for A any more');
+
+    // B: back from the room to the tournament, where the final waits: C never comes and forfeits.
+    await b.waitForSelector('#game-over');
+    await b.click('#close-result');
+    await b.click('#leave');
+    await b.waitForFunction(() => window.__tabula.state.screen === 'tournament');
+    await b.waitForSelector('#play-my-game', { timeout: 15000 });
+    d = await tourOf(b);
+    assert.deepEqual([d.myGame.white, d.myGame.black].sort(), [B.id, C.id].sort(), 'the final: B against C');
+    const final = d.myGame.roomId;
+    await b.click('#play-my-game');
+    await waitState(b, (s) => s.roomId === final && s.seat, 'seated in the final');
+    await ready(b);
+
+    // On A's screen: the champion, the final standings, the bracket's final.
+    await a.waitForSelector('#tour-champion', { timeout: 45000 });
+    assert.match(await a.textContent('#tour-champion'), /Champion/);
+    await a.waitForFunction((bId) => document.querySelector('#bracket [data-round="2"] [data-match="1"]')?.dataset.winner === bId, B.id);
+    d = await tourOf(a);
+    assert.equal(d.champion, B.id);
+    assert.equal(d.status, 'finished');
+    await a.waitForFunction(() => /Final standings/.test(document.querySelector('#tour-standings h2')?.textContent));
+    assert.equal(await a.getAttribute('#standings tbody tr:first-child', 'data-player'), B.id, 'the champion first');
+    assert.equal(await a.locator('#tour-status').textContent(), 'Finished');
+    await screenshot(a, 'tournament-finished');
+
+    // 320×568: nothing wider than the screen (the bracket and the table scroll in their boxes), every button 44×44.
+    await a.setViewportSize({ width: 320, height: 568 });
+    assert.deepEqual(await fit(a), { small: [], overflow: false });
+    await screenshot(a, 'tournament-finished-320');
+    for (const p of pages) assert.deepEqual(p.errors, []);
+  } finally {
+    for (const p of pages) await p.context().close().catch(() => {});
+    await node.stop();
+  }
+});
+
+test('the create form, the list, and a refusal said clearly', { timeout: 90000 }, async () => {
+  const node = await startNode();
+  try {
+    const page = await openPage(browser, node.base);
+    const me = await playerOf(page);
+    await page.setViewportSize({ width: 320, height: 568 });
+    await page.click('#open-tournaments');
+    await page.waitForSelector('#tour-upcoming .empty');
+    assert.deepEqual(await fit(page), { small: [], overflow: false });
+    await page.click('#tour-create');
+    await page.waitForSelector('#tour-form');
+    // A Swiss of 3 rounds of short nardy, late joining until round 1, 8 players, in 30 minutes.
+    await page.click('#tf-swiss');
+    await page.waitForSelector('#tf-rounds');
+    await page.selectOption('#tf-game', 'backgammon');
+    await page.fill('#tf-points', '3');
+    await page.selectOption('#tf-clock', 'blitz');
+    await page.check('#tf-rated');
+    await page.fill('#tf-start', '30');
+    await page.fill('#tf-max', '8');
+    await page.fill('#tf-rounds', '0');
+    await page.click('#tf-submit');
+    assert.match(await page.textContent('#tf-error'), /1 to 64 rounds/, 'a wrong field said before sending');
+    await page.fill('#tf-rounds', '3');
+    await page.fill('#tf-late', '1');
+    assert.deepEqual(await fit(page), { small: [], overflow: false });
+    await screenshot(page, 'tournament-create-320');
+    const sent = Date.now();
+    await page.click('#tf-submit');
+    await page.waitForFunction(() => window.__tabula.state.screen === 'tournament' && window.__tabula.state.tour.data);
+    const d = await tourOf(page);
+    const stored = await api(node.base, 'GET', `/api/tournaments/${d.id}`);
+    assert.deepEqual(stored.config.format, { type: 'swiss', rounds: 3, lateJoinUntilRound: 1 });
+    assert.equal(stored.config.game, 'backgammon');
+    assert.equal(stored.config.matchPoints, 3);
+    assert.equal(stored.config.rated, true);
+    assert.equal(stored.config.maxPlayers, 8);
+    assert.ok(Math.abs(stored.config.startAtMs - (sent + 30 * 60000)) < 15000, 'starts in 30 minutes');
+    assert.match(await page.textContent('h1'), /Swiss · 3 rounds · Short nardy/);
+    assert.match(await page.textContent('#tour-count'), /0 of 8/);
+    // Back to the list: the new one is upcoming.
+    await page.click('#back');
+    await page.waitForSelector(`#tour-upcoming [data-tour="${d.id}"]`);
+    assert.match(await page.textContent(`[data-tour="${d.id}"]`), /Swiss · 3 rounds · Short nardy.*0 players/);
+
+    // A refusal: the page shows Join for a tournament of two that fills meanwhile.
+    const other = await openPage(browser, node.base);
+    const O = await playerOf(other);
+    await other.context().close();
+    await api(node.base, 'POST', '/api/tournaments', { id: 'pair', format: { type: 'knockout' }, game: 'thud', startAtMs: Date.now() + 3600000, maxPlayers: 2 }, bearer(O.token));
+    await api(node.base, 'POST', '/api/tournaments/pair/join', undefined, bearer(O.token));
+    await until(node.base, 'pair', (x) => x.players.length === 1, 'one registered');
+    await page.click('#back');
+    await page.waitForSelector('#bot-easy');
+    await page.click('#open-tournaments');
+    await page.click('[data-tour="pair"]');
+    await page.waitForSelector('#tour-join');
+    const third = await openPage(browser, node.base);
+    const Th = await playerOf(third);
+    await third.context().close();
+    await api(node.base, 'POST', '/api/tournaments/pair/join', undefined, bearer(Th.token));
+    await until(node.base, 'pair', (x) => x.players.length === 2, 'full');
+    await page.click('#tour-join');
+    await page.waitForFunction(() => document.querySelector('#tour-notice')?.textContent.length > 0);
+    assert.equal(await page.textContent('#tour-notice'), 'Refused: the tournament is full.');
+    assert.equal(await page.getAttribute('#tour-notice', 'role'), 'alert');
+    assert.ok(!(await api(node.base, 'GET', '/api/tournaments/pair')).players.some((p) => p.player === me.id));
+    await screenshot(page, 'tournament-refused-320');
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  } finally {
+    await node.stop();
+  }
+});
+
+test('inside Telegram: start_param t_<id> opens the tournament, in Russian; the BackButton goes to the lobby', { timeout: 60000 }, async () => {
+  const node = await startNode(undefined, { TABULA__AUTH__BOT_TOKEN: TG_BOT_TOKEN });
+  try {
+    const initData = signInitData({ auth_date: String(Math.floor(Date.now() / 1000)), user: JSON.stringify({ id: 4901, first_name: 'Org' }) });
+    await api(node.base, 'POST', '/api/tournaments', { id: 'tgcup', format: { type: 'arena', durationMs: 1800000, rematchWaitMs: 10000 }, game: 'long_nardy', startAtMs: Date.now() + 600000 }, { 'x-telegram-init-data': initData });
+    const page = await openTelegramPage(browser, node.base, { id: 4902, first_name: 'Рита', language_code: 'ru' }, { startParam: 't_tgcup' });
+    await page.waitForFunction(() => window.__tabula.state.screen === 'tournament' && window.__tabula.state.tour?.data?.id === 'tgcup');
+    await page.waitForSelector('#tour-join');
+    assert.match(await page.textContent('h1'), /Арена · 30 мин · Длинные нарды/i);
+    assert.equal(await page.textContent('#tour-join'), 'Записаться');
+    assert.ok(!(await page.textContent('body')).includes('⟦'), 'nothing untranslated');
+    await page.click('#tour-join');
+    await page.waitForSelector('#tour-players li[data-player="tg:4902"]');
+    // Registered before the start: Pause comes only while it runs.
+    assert.deepEqual(await page.$$eval('#tour-actions button', (bs) => bs.map((b) => b.id)), ['tour-withdraw']);
+    await page.evaluate(() => window.__tg.back.f());
+    await page.waitForFunction(() => window.__tabula.state.screen === 'lobby');
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  } finally {
+    await node.stop();
+  }
+});
