@@ -476,7 +476,7 @@ function tournamentPage() {
   if (f.type === 'arena') facts.push(['tour.rematchLabel', t('tour.seconds', { n: Math.round(f.rematchWaitMs / 1000) }), null]);
   if (c.graceMs) facts.push(['tour.graceLabel', t('tour.graceText', { t: formatClock(c.graceMs) }), null]);
   out.push(h('section.card#tour-info', { 'aria-label': t('tour.about') },
-    h('dl.tour-facts', facts.filter(([, v]) => v).map(([k, v, id]) => [h('dt', t(k)), h(`dd${id ? `#${id}` : ''}`, v)])),
+    h('dl.tour-facts', facts.filter(([, v]) => v).flatMap(([k, v, id]) => [h('dt', t(k)), h(`dd${id ? `#${id}` : ''}`, v)])),
     h('p.note.left', t(`tour.about.${f.type}`))));
   // The player's buttons.
   const acts = actionsFor(d, me());
@@ -534,7 +534,7 @@ function bracketCard(d) {
       const cls = w === p ? '.won' : w || m.winner?.state === 'nobody' ? '.lost' : '';
       return h(`div.b-side${cls}${p === me() ? '.me' : ''}`, { 'data-player': p },
         h('span.b-name', who(p)),
-        w === p ? h('span.b-mark', { 'aria-label': t('tour.winner') }, '✓') : null);
+        w === p ? h('span.b-mark', h('span', { 'aria-hidden': 'true' }, '✓'), h('span.sr-only', ` (${t('tour.winner')})`)) : null);
     };
     cols.push(h('div.b-round', { 'data-round': String(r + 1) },
       h('h3', t(...roundKey(r + 1, b.totalRounds))),
