@@ -444,7 +444,8 @@ function tournamentPage() {
   const c = d.config;
   const f = c.format;
   const now = serverNow();
-  const out = [top(`${formatText(f)} · ${gameName(c.game)}`)];
+  // The format as the title (short enough for 320 px beside the header's buttons), the game first among the facts.
+  const out = [top(formatText(f))];
   if (T().error) out.push(status(T().error, 'error', 'tour-error'));
   // The player's own game, first and prominent.
   if (d.myGame) {
@@ -465,6 +466,7 @@ function tournamentPage() {
     if (end > now) state += ` · ${t('tour.endsIn', { n: Math.ceil((end - now) / 60000) })}`;
   }
   const facts = [
+    ['lobby.game', gameName(c.game), 'tour-game'],
     ['tour.statusLabel', state, 'tour-status'],
     ['tour.start', `${whenText(c.startAtMs)}${d.status === 'registering' && inText(c.startAtMs, now) ? ` (${inText(c.startAtMs, now)})` : ''}`, 'tour-start'],
     ['tour.match', t('tour.points', { n: c.matchPoints }), null],
@@ -516,7 +518,6 @@ function gamesCard(d) {
         return h('li', h(`button.tour-game${mineGame ? '.mine' : ''}`, {
           'data-room': g.roomId,
           'data-outcome': g.outcome || null,
-          'aria-label': `${mineGame && !g.outcome ? t('tour.playAria', { a: who(g.white), b: who(g.black) }) : t('live.watch', { a: who(g.white), b: who(g.black) })}${res ? ` · ${res}` : ''}`,
           onclick: () => enterGame(d.id, g.roomId, !(mineGame && !g.outcome)),
         }, h('b', text), h('span', res || (mineGame ? t('tour.play') : t('tour.watch')))));
       }))
@@ -542,7 +543,8 @@ function bracketCard(d) {
         ? h('ol.b-matches', matches.map((m, i) => h('li.b-match', { 'data-match': String(i + 1), 'data-winner': matchWinner(m) || (m.winner?.state === 'nobody' ? '-' : null) }, side(m, m.a), side(m, m.b))))
         : h('p.b-later', t('tour.later'))));
   }
-  return h('section.card#tour-bracket', { 'aria-labelledby': 'tour-bracket-title' },
+  // The scrolling box is the region (named once: the section itself is not a landmark).
+  return h('section.card#tour-bracket',
     h('h2#tour-bracket-title', t('tour.bracket')),
     h('div.bracket#bracket', { tabindex: '0', role: 'region', 'aria-label': t('tour.bracket') }, cols));
 }
@@ -566,7 +568,7 @@ function standingsCard(d) {
     h('td', String(r.games)),
     h('td.wdl', `${r.wins}–${r.draws}–${r.losses}`),
     swiss ? [h('td', pts(r.buchholzCut1)), h('td', pts(r.buchholz)), h('td', pts(r.sonnebornBerger, 4))] : null));
-  return h('section.card#tour-standings', { 'aria-labelledby': 'tour-standings-title' },
+  return h('section.card#tour-standings',
     h('h2#tour-standings-title', t(d.status === 'finished' ? 'tour.final.standings' : 'tour.standings')),
     rows.length
       ? h('div.table-wrap', { tabindex: '0', role: 'region', 'aria-labelledby': 'tour-standings-title' },

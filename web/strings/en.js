@@ -533,7 +533,6 @@ export default {
   'tour.yourGame': 'Your game is ready',
   'tour.against': 'Against {name}. Sit down before the grace time runs out, or the game is forfeited.',
   'tour.play': 'Play your game',
-  'tour.playAria': 'Play your game: {a} against {b}',
   'tour.watch': 'Watch',
   'tour.nextTitle': 'Tournament',
   'tour.nextText': 'Your game is waiting ({what}), against {name}.',
