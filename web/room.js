@@ -8,7 +8,7 @@ import { renderThud, thudScore } from './boards/thud.js';
 import { t, lang } from './i18n.js';
 import { formatClock } from './clock.js';
 import { h, $, patchChildren } from './dom.js';
-import { gameName, params, pref, S, dispatch, net, serverNow, seatIdx, other, isDice, playing, myTurn, need, localSteps, currentMoves, vsComputer } from './store.js';
+import { gameName, params, pref, S, dispatch, net, serverNow, seatIdx, other, isDice, playing, myTurn, need, localSteps, currentMoves, vsComputer, tournamentRoom } from './store.js';
 import { seatName, playerName, seatAvatar, narrate, sideName, toast, inviteLink, resultKind, resultSentence, reasonFor, timeoutSentence, roundTimeoutSentence, gameStats, statsTable } from './text.js';
 import { sendReady, roll, undo, sendTurn, thudPlay, resign, leave, playAgain, verifySeed, boardPointerDown, cancelDrag, boardPointerMove, boardPointerUp, askHint, playHint, askRematch } from './play.js';
 import { clockBox } from './server.js';
@@ -275,7 +275,7 @@ export function controls() {
   }
   if (S.hint) c.push(hintBox());
   const done = v.phase !== 'playing' && (v.lastResult || S.ended);
-  if (S.seat && done && !vsComputer() && v.seats.every((x) => x.player) && v.phase === 'finished') {
+  if (S.seat && done && !vsComputer() && !tournamentRoom() && v.seats.every((x) => x.player) && v.phase === 'finished') {
     const asked = S.rematch?.[S.seat];
     c.push(h('button.primary#rematch', { onclick: askRematch, disabled: asked }, asked ? t('btn.rematchWaiting') : t('btn.rematch')));
     if (S.rematch && (asked || S.rematch[other(S.seat)])) c.push(h('button#decline-rematch', { onclick: () => net.send({ type: 'declineRematch' }) }, t(asked ? 'btn.withdrawRematch' : 'btn.declineRematch')));
@@ -399,10 +399,11 @@ export function gameOverSheet() {
         h('a#records', { href: `/api/rooms/${encodeURIComponent(S.roomId || S.roomKey)}/records`, target: '_blank', rel: 'noopener' }, t('btn.record'))),
       ver ? h(`p#verify-result.${ver.ok ? 'ok' : 'bad'}`, ver.ok ? t('fair.ok') : ver.ok === null ? t('fair.hash', { h: ver.got }) : t('fair.bad', { h: ver.got })) : null));
   }
-  const again = v.phase === 'waiting_for_player' ? t('btn.nextGame') : v.seats[1]?.bot ? t('btn.playAgain') : t('btn.lobby');
+  // A tournament's game goes back to its tournament (lobby.js's toLobby).
+  const again = v.phase === 'waiting_for_player' ? t('btn.nextGame') : v.seats[1]?.bot ? t('btn.playAgain') : S.tour?.returnTo ? t('tour.backTo') : t('btn.lobby');
   // The sheet's actions stay at its foot, in sight however long the sheet (320×568 included).
   const actions = [];
-  if (S.seat && v.phase === 'finished' && !vsComputer() && v.seats.every((x) => x.player)) {
+  if (S.seat && v.phase === 'finished' && !vsComputer() && !tournamentRoom() && v.seats.every((x) => x.player)) {
     const asked = S.rematch?.[S.seat];
     actions.push(h('div.row', h('button.primary#sheet-rematch', { onclick: askRematch, disabled: asked }, asked ? t('btn.rematchWaiting') : t('btn.rematch'))));
   }

@@ -300,6 +300,8 @@ export function currentMoves() {
 }
 
 export const vsComputer = () => Boolean(S.view?.seats?.some((s) => s.bot));
+/** A tournament's game: its room id is the game's, `{tournament}:{round}:{board}` or `{tournament}:a:{n}` (no rematch there: the tournament pairs). */
+export const tournamentRoom = () => /^[A-Za-z0-9_-]{1,30}:(\d+|a):\d+$/.test(S.roomId || S.roomKey || '');
 /** A correspondence room (days a move): its players come and go; only `leave` or resigning ends their part. */
 export const correspondence = () => (S.view?.timeControl?.delayMs || 0) >= 86400000;
 

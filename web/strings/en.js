@@ -510,9 +510,9 @@ export default {
   'tour.start': 'Start',
   'tour.match': 'Match',
   'tour.points': (p) => `to ${enPts(p.n)}`,
-  'tour.ratedLabel': 'Games',
-  'tour.ratedYes': 'Rated',
-  'tour.ratedNo': 'Casual',
+  'tour.ratedLabel': 'Rating',
+  'tour.ratedYes': 'Rated games',
+  'tour.ratedNo': 'Casual games',
   'tour.playersLabel': 'Players',
   'tour.ofMax': '{n} of {max}',
   'tour.lateJoinLabel': 'Late joining',
@@ -610,4 +610,5 @@ export default {
   'tour.bad.duration': 'An arena lasts 1 to 1440 minutes.',
   'tour.bad.rematch': 'The wait is 0 to 3600 seconds.',
   'tour.bad.server': 'The server refused it: {why}',
+  'tour.backTo': 'Tournament',
 };

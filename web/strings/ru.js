@@ -511,9 +511,9 @@ export default {
   'tour.start': 'Начало',
   'tour.match': 'Матч',
   'tour.points': (p) => `до ${ruPts(p.n)}`,
-  'tour.ratedLabel': 'Партии',
-  'tour.ratedYes': 'На рейтинг',
-  'tour.ratedNo': 'Товарищеские',
+  'tour.ratedLabel': 'Рейтинг',
+  'tour.ratedYes': 'Партии на рейтинг',
+  'tour.ratedNo': 'Товарищеские партии',
   'tour.playersLabel': 'Игроки',
   'tour.ofMax': '{n} из {max}',
   'tour.lateJoinLabel': 'Поздняя запись',
@@ -611,4 +611,5 @@ export default {
   'tour.bad.duration': 'Арена длится от 1 до 1440 минут.',
   'tour.bad.rematch': 'Пауза — от 0 до 3600 секунд.',
   'tour.bad.server': 'Сервер отказал: {why}',
+  'tour.backTo': 'К турниру',
 };

@@ -134,7 +134,7 @@ test('a knockout of three: joined from the list and a link, started, played from
     const a = await openPage(browser, node.base);
     pages.push(a);
     const A = await playerOf(a);
-    await api(node.base, 'POST', '/api/tournaments', { id: 'cup1', format: { type: 'knockout' }, game: 'long_nardy', startAtMs: Date.now() + 15000, graceMs: 20000, timeControl: 'none' }, bearer(C.token));
+    await api(node.base, 'POST', '/api/tournaments', { id: 'cup1', format: { type: 'knockout' }, game: 'long_nardy', startAtMs: Date.now() + 15000, graceMs: 30000, timeControl: 'none' }, bearer(C.token));
     await api(node.base, 'POST', '/api/tournaments/cup1/join', undefined, bearer(C.token));
     await until(node.base, 'cup1', (d) => d.players.length === 1, 'C registered');
 
@@ -190,8 +190,10 @@ test('a knockout of three: joined from the list and a link, started, played from
     await a.click('#resign');
     await a.click('#confirm-yes');
     await a.waitForSelector('#game-over');
-    await a.click('#close-result');
-    await a.click('#leave');
+    // No rematch in a tournament's game (the tournament pairs); the sheet's button goes back to it.
+    assert.equal(await a.locator('#sheet-rematch, #rematch').count(), 0);
+    assert.equal(await a.textContent('#play-again'), 'Tournament');
+    await a.click('#play-again');
     await a.waitForFunction(() => window.__tabula.state.screen === 'tournament');
     await a.waitForFunction((bId) => document.querySelector('#bracket [data-round="1"] [data-match="2"]')?.dataset.winner === bId, B.id, { timeout: 15000 });
     await a.waitForFunction((aId) => document.querySelector(`#standings tr[data-player="${aId}"] td.wdl`)?.textContent === '0–0–1', A.id);
@@ -212,7 +214,7 @@ test('a knockout of three: joined from the list and a link, started, played from
     await ready(b);
 
     // On A's screen: the champion, the final standings, the bracket's final.
-    await a.waitForSelector('#tour-champion', { timeout: 45000 });
+    await a.waitForSelector('#tour-champion', { timeout: 60000 });
     assert.match(await a.textContent('#tour-champion'), /Champion/);
     await a.waitForFunction((bId) => document.querySelector('#bracket [data-round="2"] [data-match="1"]')?.dataset.winner === bId, B.id);
     d = await tourOf(a);
