@@ -189,8 +189,15 @@ export async function act(action) {
   render();
   try {
     await api('POST', `/api/tournaments/${encodeURIComponent(id)}/${action}`, undefined, credHeaders());
-    dispatch('tourNotice', { kind: 'ok', text: t(SENT[action]) });
+    const sent = { kind: 'ok', text: t(SENT[action]) };
+    dispatch('tourNotice', sent);
     if (action === 'join' && T().data?.id === id) note(T().data, Date.now());
+    // Said while it is being applied; the screen shows the rest (he is on the list, paused, …).
+    setTimeout(() => {
+      if (T().notice !== sent) return;
+      dispatch('tourNotice', null);
+      if (S.screen === 'tournament') render();
+    }, 4000);
   } catch (e) {
     dispatch('tourNotice', { kind: 'error', text: errorText(e) });
   }
@@ -489,7 +496,8 @@ function tournamentPage() {
     if (a === 'withdraw') ask(t(d.status === 'running' ? 'tour.withdrawAskRunning' : 'tour.withdrawAsk'), t('tour.withdraw'), () => act('withdraw'));
     else act(a);
   };
-  const youLine = mine && !mine.withdrawn ? t(mine.paused ? 'tour.youPaused' : 'tour.youIn') : mine?.withdrawn ? t('tour.youOut') : null;
+  const open = d.status === 'registering' || d.status === 'running';
+  const youLine = !open || !mine ? null : !mine.withdrawn ? t(mine.paused ? 'tour.youPaused' : 'tour.youIn') : t('tour.youOut');
   if (acts.length || youLine || T().notice) {
     out.push(h('section.card#tour-you', { 'aria-label': t('tour.yourPlace') },
       youLine ? h('p#tour-you-line', youLine) : null,

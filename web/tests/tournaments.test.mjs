@@ -242,6 +242,9 @@ test('the create form, the list, and a refusal said clearly', { timeout: 90000 }
     const page = await openPage(browser, node.base);
     const me = await playerOf(page);
     await page.setViewportSize({ width: 320, height: 568 });
+    // The lobby's four entries fit 320 px, their words whole.
+    await page.waitForSelector('#open-tournaments');
+    assert.deepEqual(await page.$$eval('#lobby-nav button', (bs) => bs.filter((b) => b.scrollWidth > b.clientWidth).map((b) => b.textContent)), []);
     await page.click('#open-tournaments');
     await page.waitForSelector('#tour-upcoming .empty');
     assert.deepEqual(await fit(page), { small: [], overflow: false });
