@@ -5,7 +5,8 @@
 // from the lobby's banner, a resignation, the bracket and the standings
 // updated, the final won by the absent player's forfeit; a refusal (409
 // `tournament_refused`) said on the screen; the create form and the list;
-// Telegram's start_param `t_<id>`; 320×568.
+// an arena's late joining, Pause and Resume; Telegram's start_param
+// `t_<id>`; 320×568.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -310,6 +311,62 @@ test('the create form, the list, and a refusal said clearly', { timeout: 90000 }
     await screenshot(page, 'tournament-refused-320');
     assert.deepEqual(page.errors, []);
     await page.context().close();
+  } finally {
+    await node.stop();
+  }
+});
+
+test('an arena: joined late, its games being played, Pause and Resume; no write to the state outside a transition', { timeout: 90000 }, async () => {
+  const node = await startNode();
+  try {
+    // Three guests over HTTP: two play each other from the start, the third waits for someone.
+    const guests = [];
+    for (let i = 0; i < 3; i++) {
+      const g = await openPage(browser, node.base);
+      guests.push(await playerOf(g));
+      await g.context().close();
+    }
+    await api(node.base, 'POST', '/api/tournaments', { id: 'ar', format: { type: 'arena', durationMs: 600000, rematchWaitMs: 0 }, game: 'backgammon', startAtMs: Date.now() + 2000, graceMs: 0 }, bearer(guests[0].token));
+    for (const g of guests) await api(node.base, 'POST', '/api/tournaments/ar/join', undefined, bearer(g.token));
+    await until(node.base, 'ar', (x) => x.status === 'running' && x.games.length === 1, 'the arena running, one game');
+    // The page in strict mode: every write to the state outside a named transition is recorded.
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await ctx.addInitScript(() => { window.__tabulaStrict = true; });
+    const page = await ctx.newPage();
+    page.errors = [];
+    page.on('pageerror', (e) => page.errors.push(String(e)));
+    await page.goto(`${node.base}/`);
+    const me = await playerOf(page);
+    await page.click('#open-tournaments');
+    await page.click('#tour-running [data-tour="ar"]');
+    // Running, yet an arena takes late joiners.
+    await page.waitForSelector('#tour-join');
+    assert.match(await page.textContent('#tour-status'), /Running · ends in 10 min/);
+    await page.click('#tour-join');
+    await page.waitForSelector('#tour-pause');
+    // Paired at once with the one waiting: his game, among those being played.
+    await page.waitForSelector('#play-my-game', { timeout: 15000 });
+    const d = await tourOf(page);
+    assert.match(d.myGame.roomId, /^ar:a:\d+$/);
+    assert.equal(await page.textContent('#tour-games-title'), 'Games being played');
+    assert.ok(await page.locator(`#tour-games [data-room="${d.myGame.roomId}"]`).count());
+    await page.click('#tour-pause');
+    await page.waitForSelector('#tour-resume');
+    assert.match(await page.textContent('#tour-you-line'), /You are paused/);
+    assert.ok((await api(node.base, 'GET', '/api/tournaments/ar')).players.find((p) => p.player === me.id).paused);
+    await page.click('#tour-resume');
+    await page.waitForSelector('#tour-pause');
+    assert.match(await page.textContent('#tour-you-line'), /You are registered/);
+    // Withdraw asks first; cancelled, nothing changes.
+    await page.click('#tour-withdraw');
+    await page.click('#confirm-no');
+    assert.ok(await page.locator('#tour-pause').count());
+    await page.click('#back');
+    await page.click('#back');
+    await page.waitForSelector('#bot-easy');
+    assert.deepEqual(await page.evaluate(() => window.__tabula.strays.map((s) => s.key)), []);
+    assert.deepEqual(page.errors, []);
+    await ctx.close();
   } finally {
     await node.stop();
   }
