@@ -27,6 +27,8 @@ import { freshForm, actionsFor, entryOf, pointsShown, roundKey, matchWinner, ref
 
 /** How often the lobby reads the player's running tournaments for a waiting game. */
 export const MINE_MS = 5000;
+/** The most rows of standings and players drawn (the player's own is added when further down). */
+export const SHOWN = 100;
 /** How often the list is read again while shown. */
 export const LIST_MS = 10000;
 const REMEMBERED = 'tournaments';
@@ -569,13 +571,23 @@ function standingsCard(d) {
   // A Swiss's tie-breaks in the order they count (README, *Tournaments*).
   if (swiss) head.push(col(t('tour.col.bh1'), t('tour.col.bh1Full')), col(t('tour.col.bh'), t('tour.col.bhFull')), col(t('tour.col.sb'), t('tour.col.sbFull')));
   const pts = (x, unit) => String(pointsShown(f, x, unit)).replace('.', lang() === 'ru' ? ',' : '.');
-  const body = rows.map((r) => h(`tr${r.player === me() ? '.me' : ''}`, { 'data-player': r.player, 'aria-current': r.player === me() ? 'true' : null },
+  // A big field (an arena of hundreds): the first SHOWN rows and the player's own, after "…"
+  // (each name is a profile to read, and nobody scrolls 800 rows on a phone).
+  const cols = 5 + (swiss ? 3 : 0);
+  const mineAt = rows.findIndex((r) => r.player === me());
+  const shown = rows.slice(0, SHOWN);
+  const row = (r) => h(`tr${r.player === me() ? '.me' : ''}`, { 'data-player': r.player, 'aria-current': r.player === me() ? 'true' : null },
     h('td.rank', String(r.rank)),
     h('td.name', who(r.player), r.onFire ? h('span.fire', { title: t('tour.onFire') }, ' 🔥', h('span.sr-only', t('tour.onFire'))) : null),
     h('td.pts', pts(r.points)),
     h('td', String(r.games)),
     h('td.wdl', `${r.wins}–${r.draws}–${r.losses}`),
-    swiss ? [h('td', pts(r.buchholzCut1)), h('td', pts(r.buchholz)), h('td', pts(r.sonnebornBerger, 4))] : null));
+    swiss ? [h('td', pts(r.buchholzCut1)), h('td', pts(r.buchholz)), h('td', pts(r.sonnebornBerger, 4))] : null);
+  const body = shown.map(row);
+  if (rows.length > SHOWN) {
+    body.push(h('tr.gap', h('td', { colspan: cols }, t('tour.more', { n: rows.length - SHOWN - (mineAt >= SHOWN ? 1 : 0) }))));
+    if (mineAt >= SHOWN) body.push(row(rows[mineAt]));
+  }
   return h('section.card#tour-standings',
     h('h2#tour-standings-title', t(d.status === 'finished' ? 'tour.final.standings' : 'tour.standings')),
     rows.length
@@ -586,10 +598,14 @@ function standingsCard(d) {
 
 function playersCard(d) {
   const players = d.players || [];
+  const shown = players.slice(0, SHOWN);
+  const mine = players.slice(SHOWN).find((p) => p.player === me());
+  if (mine) shown.push(mine);
   return h('section.card#tour-players', { 'aria-labelledby': 'tour-players-title' },
     h('h2#tour-players-title', t('tour.playersTitle', { n: players.filter((p) => !p.withdrawn).length })),
+    players.length > SHOWN ? h('p.note.left', t('tour.more', { n: players.length - shown.length })) : null,
     players.length
-      ? h('ul.tour-players', players.map((p) => h(`li${p.withdrawn ? '.out' : ''}${p.player === me() ? '.me' : ''}`, { 'data-player': p.player },
+      ? h('ul.tour-players', shown.map((p) => h(`li${p.withdrawn ? '.out' : ''}${p.player === me() ? '.me' : ''}`, { 'data-player': p.player },
         h('span', who(p.player)),
         h('span.muted', [String(p.rating), p.withdrawn ? t('tour.withdrawn') : null, p.paused ? t('tour.paused') : null].filter(Boolean).join(' · ')))))
       : h('p.empty', t('tour.noPlayers')));

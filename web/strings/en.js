@@ -611,4 +611,5 @@ export default {
   'tour.bad.rematch': 'The wait is 0 to 3600 seconds.',
   'tour.bad.server': 'The server refused it: {why}',
   'tour.backTo': 'Tournament',
+  'tour.more': (p) => `… and ${p.n} more`,
 };

@@ -612,4 +612,5 @@ export default {
   'tour.bad.rematch': 'Пауза — от 0 до 3600 секунд.',
   'tour.bad.server': 'Сервер отказал: {why}',
   'tour.backTo': 'К турниру',
+  'tour.more': (p) => `… и ещё ${p.n}`,
 };
