@@ -19,7 +19,7 @@ import { t, lang } from './i18n.js';
 import { h, $ } from './dom.js';
 import * as tg from './telegram.js';
 import { S, dispatch, gameName, GAME_KINDS, credHeaders, pref, setPref, serverNow } from './store.js';
-import { playerName, timeControlName, ask } from './text.js';
+import { playerName, timeControlName, ask, toast } from './text.js';
 import { formatClock } from './clock.js';
 import { enterRoom, mount, loadStats } from './lobby.js';
 import { render, header } from './app.js';
@@ -57,6 +57,12 @@ function setUrl() {
   const hash = s === 'tournament' && T().id ? `#/t/${encodeURIComponent(T().id)}` : s === 'tournaments' || s === 'tournamentNew' ? '#/tournaments' : '';
   const keep = location.hash.startsWith('#/') ? '' : location.hash;
   history.replaceState(null, '', `${location.pathname}${location.search}${hash || keep}`);
+}
+
+/** A tournament's link: the Mini App's `startapp=t_<id>` when the node knows it, else this page's `#/t/<id>`. */
+export function tourLink(id) {
+  if (S.config?.telegramAppUrl) return `${S.config.telegramAppUrl}?startapp=t_${id}`;
+  return `${location.origin}${location.pathname}#/t/${encodeURIComponent(id)}`;
 }
 
 // ---- navigation -----------------------------------------------------------------------
@@ -505,6 +511,22 @@ function tournamentPage() {
       youLine ? h('p#tour-you-line', youLine) : null,
       acts.length ? h('div.row2#tour-actions', acts.map((a) => h(`button.big${a === 'join' ? '.primary' : ''}#tour-${a}`, { onclick: press(a), disabled: Boolean(busy) }, busy === a ? t('tour.sending') : t(label[a])))) : null,
       h(`p#tour-notice${T().notice?.kind === 'error' ? '.error' : '.ok'}`, { role: T().notice?.kind === 'error' ? 'alert' : 'status' }, T().notice?.text || '')));
+  }
+  // Its link, to bring players (the bot's Join button opens the same).
+  if (open) {
+    const link = tourLink(d.id);
+    out.push(h('section.card#tour-invite', { 'aria-labelledby': 'tour-invite-title' },
+      h('h2#tour-invite-title', t('tour.invite')),
+      h('div.row',
+        h('input#tour-link', { value: link, readonly: true, 'aria-label': t('tour.invite'), onclick: (e) => e.target.select() }),
+        h('button#tour-copy', { onclick: async () => { try { await navigator.clipboard.writeText(link); toast(t('toast.linkCopied')); } catch { $('#tour-link')?.select(); } } }, t('btn.copy')),
+        h('button#tour-share', {
+          onclick: () => {
+            if (tg.share(link, t('tour.inviteText'))) return;
+            if (navigator.share) navigator.share({ title: 'Tabula', url: link }).catch(() => {});
+            else $('#tour-link')?.select();
+          },
+        }, t('btn.share')))));
   }
   // The round's games (an arena's: those being played).
   if (d.status === 'running' || (d.games || []).length) out.push(gamesCard(d));

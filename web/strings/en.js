@@ -612,4 +612,6 @@ export default {
   'tour.bad.server': 'The server refused it: {why}',
   'tour.backTo': 'Tournament',
   'tour.more': (p) => `… and ${p.n} more`,
+  'tour.invite': 'Invite players',
+  'tour.inviteText': 'Join my tournament in Tabula',
 };

@@ -613,4 +613,6 @@ export default {
   'tour.bad.server': 'Сервер отказал: {why}',
   'tour.backTo': 'К турниру',
   'tour.more': (p) => `… и ещё ${p.n}`,
+  'tour.invite': 'Позвать игроков',
+  'tour.inviteText': 'Присоединяйтесь к моему турниру в Tabula',
 };

@@ -147,6 +147,8 @@ test('a knockout of three: joined from the list and a link, started, played from
     await line.click();
     await a.waitForSelector('#tour-join');
     assert.equal(await a.textContent('#tour-status'), 'Registration open');
+    // Its link, for players to come (outside Telegram, this page's #/t/<id>: B opens it below).
+    assert.equal(await a.inputValue('#tour-link'), `${node.base}/#/t/cup1`);
     await a.click('#tour-join');
     await a.waitForSelector(`#tour-players li[data-player="${A.id}"]`);
     assert.match(await a.textContent('#tour-you-line'), /You are registered/);
@@ -372,8 +374,8 @@ test('an arena: joined late, its games being played, Pause and Resume; no write 
   }
 });
 
-test('inside Telegram: start_param t_<id> opens the tournament, in Russian; the BackButton goes to the lobby', { timeout: 60000 }, async () => {
-  const node = await startNode(undefined, { TABULA__AUTH__BOT_TOKEN: TG_BOT_TOKEN });
+test('inside Telegram: start_param t_<id> opens the tournament, in Russian; its link is the Mini App\u2019s; the BackButton goes to the lobby', { timeout: 60000 }, async () => {
+  const node = await startNode(undefined, { TABULA__AUTH__BOT_TOKEN: TG_BOT_TOKEN, TABULA__WEB__TELEGRAM_APP_URL: 'https://t.me/tabula_bot/play' });
   try {
     const initData = signInitData({ auth_date: String(Math.floor(Date.now() / 1000)), user: JSON.stringify({ id: 4901, first_name: 'Org' }) });
     await api(node.base, 'POST', '/api/tournaments', { id: 'tgcup', format: { type: 'arena', durationMs: 1800000, rematchWaitMs: 10000 }, game: 'long_nardy', startAtMs: Date.now() + 600000 }, { 'x-telegram-init-data': initData });
@@ -384,6 +386,12 @@ test('inside Telegram: start_param t_<id> opens the tournament, in Russian; the 
     assert.equal(await page.textContent('#tour-game'), 'Длинные нарды');
     assert.equal(await page.textContent('#tour-join'), 'Записаться');
     assert.ok(!(await page.textContent('body')).includes('⟦'), 'nothing untranslated');
+    // Its link is the Mini App's, as the bot's Join button; Share goes through Telegram's share sheet.
+    await page.waitForFunction(() => document.querySelector('#tour-link')?.value.startsWith('https://t.me/'));
+    assert.equal(await page.inputValue('#tour-link'), 'https://t.me/tabula_bot/play?startapp=t_tgcup');
+    await page.click('#tour-share');
+    const shared = await page.evaluate(() => window.__tg.calls.find((c) => c[0] === 'openTelegramLink')?.[1]);
+    assert.ok(shared.startsWith('https://t.me/share/url?url=https%3A%2F%2Ft.me%2Ftabula_bot%2Fplay%3Fstartapp%3Dt_tgcup'), shared);
     await page.click('#tour-join');
     await page.waitForSelector('#tour-players li[data-player="tg:4902"]');
     // Registered before the start: Pause comes only while it runs.
