@@ -196,6 +196,9 @@ export function telegramChrome() {
   if (inRoom && S.local?.complete && !S.local.sent) tg.mainButton(t('btn.done'), R.sendTurn);
   else if (inRoom && mine && v.phase === 'waiting_for_player' && !mine.ready && !S.gameOver && !vsBot) tg.mainButton(t('btn.ready'), R.sendReady);
   else if (inRoom && S.showResult && (S.gameOver || S.ended)) tg.mainButton(t('btn.playAgain'), R.playAgain);
+  // A tournament game waiting for him: on its tournament's screen, and in the lobby's banner.
+  else if (T && S.screen === 'tournament' && S.tour?.data?.myGame) tg.mainButton(t('tour.play'), T.playMine);
+  else if (T && S.screen === 'lobby' && S.tour?.next) tg.mainButton(t('tour.play'), T.playNext);
   else tg.mainButton(null);
 }
 

@@ -310,6 +310,18 @@ export function watchMine() {
   }, MINE_MS);
 }
 
+/** Opens the player's game of the tournament shown (Telegram's MainButton on that screen). */
+export function playMine() {
+  const d = T().data;
+  if (d?.myGame) enterGame(d.id, d.myGame.roomId);
+}
+
+/** Opens the game the lobby's banner offers (Telegram's MainButton in the lobby). */
+export function playNext() {
+  const n = T().next;
+  if (n) enterGame(n.id, n.game.roomId);
+}
+
 /** The lobby's banner: the player's tournament game is waiting for him. */
 export function nextBanner() {
   const n = T().next;
@@ -318,7 +330,7 @@ export function nextBanner() {
   return h('section.card.tour-next#tour-next', { 'aria-labelledby': 'tour-next-title' },
     h('h2#tour-next-title', t('tour.nextTitle')),
     h('p', t('tour.nextText', { what: `${formatText(n.format)} · ${gameName(n.kind)}`, name: playerName(opp) })),
-    h('button.big.primary#play-next', { 'data-room': n.game.roomId, onclick: () => enterGame(n.id, n.game.roomId) }, t('tour.play')));
+    h('button.big.primary#play-next', { 'data-room': n.game.roomId, onclick: playNext }, t('tour.play')));
 }
 
 // ---- words ------------------------------------------------------------------------------------
@@ -468,7 +480,7 @@ function tournamentPage() {
     out.push(h('section.card.tour-play#tour-play', { 'aria-labelledby': 'tour-play-title' },
       h('h2#tour-play-title', t('tour.yourGame')),
       h('p', t('tour.against', { name: playerName(opp) })),
-      h('button.big.primary#play-my-game', { 'data-room': d.myGame.roomId, onclick: () => enterGame(d.id, d.myGame.roomId) }, t('tour.play'))));
+      h('button.big.primary#play-my-game', { 'data-room': d.myGame.roomId, onclick: playMine }, t('tour.play'))));
   }
   if (d.champion) out.push(h('p.tour-champion#tour-champion', { role: 'status' }, h('span', { 'aria-hidden': 'true' }, '🏆 '), t('tour.champion', { name: who(d.champion) })));
   // What it is.

@@ -374,11 +374,13 @@ test('an arena: joined late, its games being played, Pause and Resume; no write 
   }
 });
 
-test('inside Telegram: start_param t_<id> opens the tournament, in Russian; its link is the Mini App\u2019s; the BackButton goes to the lobby', { timeout: 60000 }, async () => {
+test('inside Telegram: start_param t_<id> opens the tournament, in Russian; its link is the Mini App\u2019s; the MainButton opens the player\u2019s game; the BackButton goes back', { timeout: 90000 }, async () => {
   const node = await startNode(undefined, { TABULA__AUTH__BOT_TOKEN: TG_BOT_TOKEN, TABULA__WEB__TELEGRAM_APP_URL: 'https://t.me/tabula_bot/play' });
   try {
     const initData = signInitData({ auth_date: String(Math.floor(Date.now() / 1000)), user: JSON.stringify({ id: 4901, first_name: 'Org' }) });
-    await api(node.base, 'POST', '/api/tournaments', { id: 'tgcup', format: { type: 'arena', durationMs: 1800000, rematchWaitMs: 10000 }, game: 'long_nardy', startAtMs: Date.now() + 600000 }, { 'x-telegram-init-data': initData });
+    const startAt = Date.now() + 12000;
+    await api(node.base, 'POST', '/api/tournaments', { id: 'tgcup', format: { type: 'arena', durationMs: 1800000, rematchWaitMs: 10000 }, game: 'long_nardy', startAtMs: startAt, graceMs: 0 }, { 'x-telegram-init-data': initData });
+    await api(node.base, 'POST', '/api/tournaments/tgcup/join', undefined, { 'x-telegram-init-data': initData });
     const page = await openTelegramPage(browser, node.base, { id: 4902, first_name: 'Рита', language_code: 'ru' }, { startParam: 't_tgcup' });
     await page.waitForFunction(() => window.__tabula.state.screen === 'tournament' && window.__tabula.state.tour?.data?.id === 'tgcup');
     await page.waitForSelector('#tour-join');
@@ -395,7 +397,19 @@ test('inside Telegram: start_param t_<id> opens the tournament, in Russian; its 
     await page.click('#tour-join');
     await page.waitForSelector('#tour-players li[data-player="tg:4902"]');
     // Registered before the start: Pause comes only while it runs.
+    assert.ok(Date.now() < startAt - 500, 'still registering');
     assert.deepEqual(await page.$$eval('#tour-actions button', (bs) => bs.map((b) => b.id)), ['tour-withdraw']);
+    // The start pairs the two: Telegram's MainButton is "Play your game" and opens the room.
+    await page.waitForSelector('#play-my-game', { timeout: 30000 });
+    assert.deepEqual(await page.$$eval('#tour-actions button', (bs) => bs.map((b) => b.id)), ['tour-withdraw', 'tour-pause']);
+    const room = await page.getAttribute('#play-my-game', 'data-room');
+    await page.waitForFunction(() => window.__tg.main.visible && window.__tg.main.text === 'Играть свою партию');
+    await page.evaluate(() => window.__tg.main.f());
+    await waitState(page, (st) => st.screen === 'room' && st.roomId === room && st.seat, 'seated in the arena game');
+    // The BackButton: from the room to the tournament, then to the lobby.
+    await page.evaluate(() => window.__tg.back.f());
+    if (await page.locator('#confirm-yes').count()) await page.click('#confirm-yes');
+    await page.waitForFunction(() => window.__tabula.state.screen === 'tournament');
     await page.evaluate(() => window.__tg.back.f());
     await page.waitForFunction(() => window.__tabula.state.screen === 'lobby');
     assert.deepEqual(page.errors, []);
