@@ -115,7 +115,10 @@ export function loadTour() {
 
 /** Opens the tournaments' list, or tournament `id` (`back`: where its Back goes). */
 export function openTournaments(id, back) {
-  loadTour().then(() => (id ? T.openTournament(id, back) : T.openList()), () => dispatch('lobbyError', t('pl.failed')));
+  loadTour().then(() => (id ? T.openTournament(id, back) : T.openList()), () => {
+    dispatch('lobbyError', t('pl.failed'));
+    render();
+  });
 }
 
 /** Whether the player has a remembered tournament (his, not over) worth a look for a waiting game. */

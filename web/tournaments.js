@@ -529,8 +529,8 @@ function tournamentPage() {
     const link = tourLink(d.id);
     out.push(h('section.card#tour-invite', { 'aria-labelledby': 'tour-invite-title' },
       h('h2#tour-invite-title', t('tour.invite')),
-      h('div.row',
-        h('input#tour-link', { value: link, readonly: true, 'aria-label': t('tour.invite'), onclick: (e) => e.target.select() }),
+      h('input#tour-link', { value: link, readonly: true, 'aria-label': t('tour.invite'), onclick: (e) => e.target.select() }),
+      h('div.row2',
         h('button#tour-copy', { onclick: async () => { try { await navigator.clipboard.writeText(link); toast(t('toast.linkCopied')); } catch { $('#tour-link')?.select(); } } }, t('btn.copy')),
         h('button#tour-share', {
           onclick: () => {
