@@ -243,6 +243,15 @@ pub struct Player {
     /// dropped on a node that serves is a healthy socket the docs made a
     /// client drop ([`assert_no_healthy_socket_dropped`]).
     pub silent_drops: Vec<SocketAddr>,
+    /// The node of every socket this client lost or gave up in `call`, for
+    /// whatever reason (closed, reset, silent): each is a reconnect that
+    /// only a fault of that node may force
+    /// ([`assert_no_healthy_socket_dropped`]).
+    pub lost: Vec<SocketAddr>,
+    /// Answers `unavailable` (the command retried) and `pending` progress
+    /// messages received in `call`: how often the server said "not now" or
+    /// "still waiting" rather than fall silent.
+    pub held: u32,
     /// Seen on the socket: `gameEnded`, and `playerDisconnected` of anyone.
     pub saw_end: bool,
     /// See `saw_end`.
@@ -266,6 +275,8 @@ impl Player {
             first_after_mark: None,
             reconnects: 0,
             silent_drops: Vec::new(),
+            lost: Vec::new(),
+            held: 0,
             saw_end: false,
             saw_disconnected: false,
         }
@@ -385,6 +396,7 @@ impl Player {
             }
             let ws = self.ws.as_mut().unwrap();
             if ws.send(Message::text(cmd.to_string())).await.is_err() {
+                self.lost.push(self.home);
                 self.ws = None;
                 continue;
             }
@@ -398,6 +410,9 @@ impl Player {
                             && v.get("version").is_some()
                         {
                             self.first_after_mark = Some(m.elapsed());
+                        }
+                        if v["type"] == "pending" {
+                            self.held += 1;
                         }
                         if v["seq"] == json!(seq) {
                             break Some(v);
@@ -416,11 +431,15 @@ impl Player {
                 }
             };
             match answer {
-                None => self.ws = None,
+                None => {
+                    self.lost.push(self.home);
+                    self.ws = None;
+                }
                 Some(v)
                     if v["type"] == "error"
                         && (v["code"] == "unavailable" || v["code"] == "rate_limited") =>
                 {
+                    self.held += 1;
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 Some(v) => {
@@ -435,23 +454,51 @@ impl Player {
     }
 }
 
-/// No player of `games` dropped a socket for its silence except on the
-/// nodes in `silent` (those the fault stopped or cut off): a client that
-/// follows docs/protocol.md drops no healthy socket.
+/// A client that follows docs/protocol.md drops no healthy socket, and
+/// reconnects only where a fault forces it: every socket a player lost
+/// (closed, reset or silent) was on a node in `faulted` (those the fault
+/// killed, stopped, drained or cut off), at most once per node and player
+/// (one fault, one reconnect), and every one dropped for its silence was on
+/// a node in `silent` (those whose sockets the fault silences: stopped,
+/// killed, cut off from their clients). Returns the reconnects counted.
 pub fn assert_no_healthy_socket_dropped<'a>(
     players: impl IntoIterator<Item = &'a Player>,
+    faulted: &[SocketAddr],
     silent: &[SocketAddr],
     logs: &str,
-) {
-    let dropped: Vec<(&str, SocketAddr)> = players
-        .into_iter()
-        .flat_map(|p| p.silent_drops.iter().map(move |a| (p.name.as_str(), *a)))
-        .filter(|(_, a)| !silent.contains(a))
-        .collect();
-    assert!(
-        dropped.is_empty(),
-        "healthy sockets dropped for 3 s of silence (player, node): {dropped:?}; logs: {logs}"
-    );
+) -> usize {
+    let mut count = 0;
+    for p in players {
+        let silenced: Vec<&SocketAddr> = p
+            .silent_drops
+            .iter()
+            .filter(|a| !silent.contains(a))
+            .collect();
+        assert!(
+            silenced.is_empty(),
+            "{}: healthy sockets dropped for 3 s of silence on {silenced:?}; logs: {logs}",
+            p.name
+        );
+        let unforced: Vec<&SocketAddr> = p.lost.iter().filter(|a| !faulted.contains(a)).collect();
+        assert!(
+            unforced.is_empty(),
+            "{}: reconnected from {unforced:?}, which no fault touched (lost sockets: {:?}); logs: {logs}",
+            p.name,
+            p.lost
+        );
+        let mut nodes = p.lost.clone();
+        nodes.sort();
+        nodes.dedup();
+        assert_eq!(
+            nodes.len(),
+            p.lost.len(),
+            "{}: more than one reconnect forced by one node's fault: {:?}; logs: {logs}",
+            p.name,
+            p.lost
+        );
+        count += p.lost.len();
+    }
+    count
 }
 
 /// The room state from any live node.
