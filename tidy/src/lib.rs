@@ -10,6 +10,7 @@
 
 pub mod imports;
 pub mod layers;
+mod lex;
 
 #[cfg(test)]
 mod tests;
