@@ -382,18 +382,6 @@ impl Clocks {
         }
     }
 
-    /// The `clock` event of these clocks at `at`.
-    pub(crate) fn event(&self, at: u64) -> crate::event::Event {
-        let v = self.view();
-        crate::event::Event::Clock {
-            at,
-            delay_ms: v.delay_ms,
-            reserve_ms: v.reserve_ms,
-            reserve: v.reserve,
-            running: v.running,
-        }
-    }
-
     /// The clocks as everyone may see them.
     pub(crate) fn view(&self) -> ClockView {
         ClockView {

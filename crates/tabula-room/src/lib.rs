@@ -45,6 +45,7 @@ mod narration;
 mod policy;
 mod record;
 pub mod replay;
+mod result;
 mod room;
 mod stake;
 mod stats;
@@ -56,20 +57,19 @@ pub use clock::{
     MIN_DELAY_MS, RunningView, TimeControl, TurnTime,
 };
 pub use error::{EngineError, RoomError};
-pub use event::{
-    Audience, BotNeed, ChatAuthor, EndReason, Envelope, Event, GameResult, GameSummary, Phase,
-    PlayerDelta, PlayerResult, ResultKind,
-};
+pub use event::{Audience, BotNeed, ChatAuthor, Envelope, Event, Phase, PlayerDelta};
 pub use game::{
-    Action, BoardView, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, StartPosition,
+    Action, BoardView, Cube, Game, GameKind, GameOptions, GameSetup, MAX_CUBE, PlayedTurn,
+    StartPosition,
 };
 pub use narration::{Narration, points_ru};
 pub use policy::{
     BotRequest, DEFAULT_HINT_ROLLOUTS, HintRefusal, MAX_HINT_ROLLOUTS, hint_cost, hint_rollouts,
     hint_seed,
 };
-pub use record::{GameRecord, PlayedTurn, VerifiedGame, VerifyError, played_turns, verify};
+pub use record::{GameRecord, VerifiedGame, VerifyError, played_turns, verify};
 pub use replay::{Frame, played_turn_frames, replay, turn_notation};
+pub use result::{EndReason, GameResult, GameSummary, PlayerResult, ResultKind};
 pub use room::{Command, EVENT_LOG_KEEP, Input, Room, RoomConfig, RoomSnapshot};
 pub use stake::{MAX_STAKE_AMOUNT, StakeError};
 pub use stats::{LevelStats, PlayerStats};

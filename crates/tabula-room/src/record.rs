@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::ClockRecord;
 use crate::error::RoomError;
-use crate::event::GameResult;
 use crate::fair::commitment;
-use crate::game::{Action, Game, GameKind, GameSetup, bg_points, long_step};
+use crate::game::{Action, Game, GameKind, GameSetup, PlayedTurn, bg_points, long_step};
+use crate::result::GameResult;
 use crate::types::SeatId;
 
 /// Everything needed to check a finished game: the game and its options,
@@ -230,7 +230,7 @@ impl Periods {
             a,
             Action::TimeOut { .. }
                 | Action::Resign {
-                    reason: crate::event::EndReason::Timeout,
+                    reason: crate::result::EndReason::Timeout,
                     ..
                 }
         );
@@ -308,47 +308,6 @@ impl Periods {
             left[seat.index()] = Some((t.bank_ms.saturating_sub(t.overrun(tc)), round));
         }
         Ok(())
-    }
-}
-
-/// One turn of a finished dice game, as played: who, the roll, the position
-/// before the first step (the mover on roll) and the steps, in the engine's
-/// own terms (long nardy: seed-000 numbering; backgammon: the mover's
-/// numbering, 25 = bar, 0 = off). The input of replay analysis.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PlayedTurn {
-    /// Long nardy.
-    LongNardy {
-        /// Who played.
-        seat: SeatId,
-        /// The roll.
-        dice: tabula_dice::Dice,
-        /// The position before the first step.
-        start: tabula_long::Position,
-        /// The steps played.
-        steps: Vec<tabula_long::Step>,
-    },
-    /// Backgammon.
-    Backgammon {
-        /// Who played.
-        seat: SeatId,
-        /// The roll.
-        dice: tabula_dice::Dice,
-        /// The position before the first step.
-        start: tabula_backgammon::Position,
-        /// The steps played, `(from, to)`.
-        steps: Vec<(u8, u8)>,
-    },
-}
-
-impl PlayedTurn {
-    /// No step played yet.
-    pub(crate) fn is_unplayed(&self) -> bool {
-        match self {
-            PlayedTurn::LongNardy { steps, .. } => steps.is_empty(),
-            PlayedTurn::Backgammon { steps, .. } => steps.is_empty(),
-        }
     }
 }
 

@@ -37,8 +37,8 @@
 use serde::{Deserialize, Serialize};
 use tabula_backgammon as bg;
 
-use crate::game::{Action, BoardView, Game, bg_points, long_step};
-use crate::record::{GameRecord, PlayedTurn, VerifyError, verify};
+use crate::game::{Action, BoardView, Game, PlayedTurn, bg_points, long_step};
+use crate::record::{GameRecord, VerifyError, verify};
 use crate::types::SeatId;
 
 /// One position of a replay.

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::{PlayerDelta, PlayerResult};
+use crate::event::PlayerDelta;
 use crate::game::GameKind;
+use crate::result::PlayerResult;
 use crate::types::BotLevel;
 
 /// Results against one bot level (seed 001).

@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::VecDeque;
 
-use crate::event::{BotNeed, Envelope, Event, GameResult, Phase};
+use crate::event::{BotNeed, Envelope, Event, Phase};
 use crate::game::{Action, BoardView, Cube, GameKind, GameOptions};
-use crate::room::Room;
+use crate::result::GameResult;
 use crate::types::{BotLevel, PlayerId, SeatId, Stake};
 
 /// One seat as everyone may see it.
@@ -86,7 +86,7 @@ pub struct RoomView {
     /// The last finished game's result.
     pub last_result: Option<GameResult>,
     /// A game against a bot waiting for its absent player
-    /// ([`Room::paused`]); on the wire only when true.
+    /// ([`Room::paused`](crate::Room::paused)); on the wire only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub paused: bool,
     /// The room's latest chat lines, oldest first (at most [`CHAT_KEEP`];
@@ -132,7 +132,7 @@ fn is_first_match(n: &u32) -> bool {
     *n == 1
 }
 
-/// What [`Room::view`] shows from past events (this turn's dice and
+/// What [`Room::view`](crate::Room::view) shows from past events (this turn's dice and
 /// offer, the last game's result), kept up to date as each event is
 /// emitted: the view reads it instead of scanning the log back, and it
 /// outlives the events the log drops.
@@ -213,7 +213,24 @@ impl Recent {
         }
     }
 
-    fn moves(&self, log: &VecDeque<Envelope>) -> Option<MovesView> {
+    /// This turn's dice, if rolled (`[0, 0]` before the roll).
+    pub(crate) fn dice(&self) -> Option<[u8; 2]> {
+        self.dice
+    }
+
+    /// The latest `gameEnded`'s result.
+    pub(crate) fn last_result(&self) -> Option<&GameResult> {
+        self.last_result.as_ref()
+    }
+
+    /// The latest [`CHAT_KEEP`] chat lines, oldest first.
+    pub(crate) fn chat(&self) -> &VecDeque<Envelope> {
+        &self.chat
+    }
+
+    /// The latest `possibleMoves` after this turn's dice, as the view
+    /// shows it.
+    pub(crate) fn moves(&self, log: &VecDeque<Envelope>) -> Option<MovesView> {
         let at = self.moves_at?;
         let env = match &self.moves_dropped {
             Some(e) => e,
@@ -235,97 +252,6 @@ impl Recent {
                 sequences: sequences.clone(),
             }),
             _ => None,
-        }
-    }
-}
-
-impl Room {
-    /// The legal continuations of the turn being played, as
-    /// [`Room::view`]'s `moves` (without building the rest of the view: a
-    /// bot's prompt needs only these).
-    pub fn moves_view(&self) -> Option<MovesView> {
-        let moving = self.phase() == Phase::Playing
-            && matches!(
-                self.game().and_then(|g| g.to_act()),
-                Some((_, BotNeed::Move))
-            );
-        let thud = self.game().is_some_and(|g| !g.uses_dice());
-        if moving && !thud {
-            self.recent().moves(self.log())
-        } else {
-            None
-        }
-    }
-
-    /// The full state everyone may see (no secrets: the server seed stays
-    /// hidden until the game ends).
-    pub fn view(&self) -> RoomView {
-        let game = self.game();
-        let playing = self.phase() == Phase::Playing;
-        let to_act = if playing {
-            game.and_then(|g| g.to_act())
-                .map(|(seat, need)| ToAct { seat, need })
-        } else {
-            None
-        };
-        let recent = self.recent();
-        let dice = recent.dice;
-        let last_result = recent.last_result.clone();
-        let moves = recent.moves(self.log());
-        let dice = dice.filter(|d| d[0] != 0 && playing);
-        let moving = matches!(
-            to_act,
-            Some(ToAct {
-                need: BotNeed::Move,
-                ..
-            })
-        );
-        // Games without dice (Thud!) show no cube, dice or moves.
-        let thud = game.is_some_and(|g| !g.uses_dice());
-        let seats = SeatId::BOTH.map(|s| self.seat_view(s));
-        RoomView {
-            version: self.version(),
-            phase: self.phase(),
-            game: self.config().options.game,
-            options: self.config().options,
-            stake: self.config().stake.clone(),
-            match_length: self.config().match_length,
-            score: self.score(),
-            seats,
-            spectators: self.spectators().to_vec(),
-            game_number: self.game_number(),
-            board: game.map(|g| g.board_view()),
-            to_act,
-            cube: game.filter(|_| !thud).map(|g| g.cube()),
-            dice: if thud { None } else { dice },
-            moves: if moving && !thud { moves } else { None },
-            commitment: game.filter(|_| playing).map(|g| g.dice().commitment()),
-            last_result,
-            paused: self.paused(),
-            chat: recent
-                .chat
-                .iter()
-                .filter_map(|e| match &*e.event {
-                    Event::Chat {
-                        from,
-                        text,
-                        narration,
-                    } => Some(ChatLine {
-                        version: e.version,
-                        from: from.clone(),
-                        text: text.clone(),
-                        narration: narration.clone(),
-                    }),
-                    _ => None,
-                })
-                .collect(),
-            takeback: self.takeback_asked(),
-            rematch: self.rematch_offers(),
-            match_number: self.match_number(),
-            actions: game.map(|g| g.actions().to_vec()).unwrap_or_default(),
-            rated: self.config().rated && self.config().bot.is_none(),
-            time_control: self.config().time_control,
-            clock: self.clock(),
         }
     }
 }

@@ -3,11 +3,12 @@
 use tabula_backgammon as bg;
 use tabula_dice::Dice;
 
-use super::{BoardView, Engine, GameOptions, Moves, Outcome, StartPosition, Stepped, Turn};
+use super::{
+    BoardView, Engine, GameOptions, Moves, Outcome, PlayedTurn, StartPosition, Stepped, Turn,
+};
 use crate::error::{EngineError, RoomError};
-use crate::event::ResultKind;
 use crate::narration::Seats;
-use crate::record::PlayedTurn;
+use crate::result::ResultKind;
 use crate::types::{SeatId, Spot};
 
 /// A backgammon game: the position at the start of the turn (the mover on

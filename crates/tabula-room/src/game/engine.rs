@@ -5,9 +5,9 @@ use tabula_dice::Dice;
 
 use super::{BoardView, GameOptions, StartPosition};
 use crate::error::RoomError;
-use crate::event::{BotNeed, ResultKind};
+use crate::event::BotNeed;
 use crate::narration::Seats;
-use crate::record::PlayedTurn;
+use crate::result::ResultKind;
 use crate::types::{SeatId, Spot};
 
 /// The rules of one game, as the shared flow of [`Game`] needs them.
@@ -225,5 +225,46 @@ pub(super) fn bad_points(from: Spot, to: Spot) -> RoomError {
     RoomError::BadPoints {
         from: from.to_string(),
         to: to.to_string(),
+    }
+}
+
+/// One turn of a finished dice game, as played: who, the roll, the position
+/// before the first step (the mover on roll) and the steps, in the engine's
+/// own terms (long nardy: seed-000 numbering; backgammon: the mover's
+/// numbering, 25 = bar, 0 = off). The input of replay analysis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlayedTurn {
+    /// Long nardy.
+    LongNardy {
+        /// Who played.
+        seat: SeatId,
+        /// The roll.
+        dice: tabula_dice::Dice,
+        /// The position before the first step.
+        start: tabula_long::Position,
+        /// The steps played.
+        steps: Vec<tabula_long::Step>,
+    },
+    /// Backgammon.
+    Backgammon {
+        /// Who played.
+        seat: SeatId,
+        /// The roll.
+        dice: tabula_dice::Dice,
+        /// The position before the first step.
+        start: tabula_backgammon::Position,
+        /// The steps played, `(from, to)`.
+        steps: Vec<(u8, u8)>,
+    },
+}
+
+impl PlayedTurn {
+    /// No step played yet.
+    pub(crate) fn is_unplayed(&self) -> bool {
+        match self {
+            PlayedTurn::LongNardy { steps, .. } => steps.is_empty(),
+            PlayedTurn::Backgammon { steps, .. } => steps.is_empty(),
+        }
     }
 }

@@ -3,11 +3,12 @@
 use tabula_dice::Dice;
 use tabula_long as long;
 
-use super::{BoardView, Engine, GameOptions, Moves, Outcome, StartPosition, Stepped, Turn};
+use super::{
+    BoardView, Engine, GameOptions, Moves, Outcome, PlayedTurn, StartPosition, Stepped, Turn,
+};
 use crate::error::{EngineError, RoomError};
-use crate::event::ResultKind;
 use crate::narration::Seats;
-use crate::record::PlayedTurn;
+use crate::result::ResultKind;
 use crate::types::{SeatId, Spot};
 
 /// A long nardy game: the position at the start of the turn and the turn

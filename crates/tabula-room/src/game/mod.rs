@@ -26,13 +26,14 @@ mod wire;
 use tabula_dice::Dice;
 
 use crate::error::{EngineError, RoomError};
-use crate::event::{Audience, BotNeed, EndReason, Event, GameResult, GameSummary, ResultKind};
+use crate::event::{Audience, BotNeed, Event};
 use crate::fair::FairDice;
 use crate::narration::{self, Fact, Seats};
-use crate::record::PlayedTurn;
+use crate::result::{EndReason, GameResult, GameSummary, ResultKind};
 use crate::types::{SeatId, Spot};
 
 pub(crate) use backgammon::{BackgammonGame, points_of as bg_points};
+pub use engine::PlayedTurn;
 pub(crate) use engine::{Engine, Moves, Outcome, Played, RoundOver, Stepped, Turn};
 pub(crate) use long::{LongGame, step_of as long_step};
 pub(crate) use thud::ThudGame;
@@ -61,6 +62,16 @@ macro_rules! engine {
             Board::Thud($e) => $body,
         }
     };
+}
+
+impl GameSetup {
+    /// Checks that the start position (if any) is legal for the game.
+    pub fn check(&self) -> Result<(), RoomError> {
+        match &self.start {
+            None => Ok(()),
+            Some(start) => Board::new(&self.options, Some(start)).map(|_| ()),
+        }
+    }
 }
 
 impl Board {

@@ -6,8 +6,9 @@ use tabula_thud as thud;
 
 use super::{BoardView, Engine, GameOptions, Outcome, Played, RoundOver};
 use crate::error::{EngineError, RoomError};
-use crate::event::{BotNeed, ResultKind};
+use crate::event::BotNeed;
 use crate::narration::Seats;
+use crate::result::ResultKind;
 use crate::types::SeatId;
 
 /// A Thud! game (both rounds).

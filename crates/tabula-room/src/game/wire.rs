@@ -8,9 +8,7 @@ use tabula_backgammon as bg;
 use tabula_long as long;
 use tabula_thud as thud;
 
-use super::Board;
-use crate::error::RoomError;
-use crate::event::EndReason;
+use crate::result::EndReason;
 use crate::types::{SeatId, Spot};
 
 /// Which game a room plays.
@@ -106,16 +104,6 @@ pub struct GameSetup {
     /// Scripted dice (tests and training only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dice_script: Option<Vec<[u8; 2]>>,
-}
-
-impl GameSetup {
-    /// Checks that the start position (if any) is legal for the game.
-    pub fn check(&self) -> Result<(), RoomError> {
-        match &self.start {
-            None => Ok(()),
-            Some(start) => Board::new(&self.options, Some(start)).map(|_| ()),
-        }
-    }
 }
 
 /// One recorded action of a game, in order (the verifier's input).

@@ -3,8 +3,9 @@
 
 use super::{Command, Occupant, Out, Room};
 use crate::error::RoomError;
-use crate::event::{Audience, ChatAuthor, EndReason, Event, Phase};
+use crate::event::{Audience, ChatAuthor, Event, Phase};
 use crate::narration::{self, Fact};
+use crate::result::EndReason;
 use crate::types::{Actor, SeatId};
 
 impl Room {

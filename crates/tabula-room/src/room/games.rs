@@ -4,11 +4,12 @@
 
 use super::{Occupant, Out, Room};
 use crate::error::RoomError;
-use crate::event::{Audience, BotNeed, Event, GameResult, Phase, PlayerDelta, PlayerResult};
+use crate::event::{Audience, BotNeed, Event, Phase, PlayerDelta};
 use crate::fair::game_server_seed;
 use crate::game::{Game, GameSetup};
 use crate::narration::{self, Fact};
 use crate::record::GameRecord;
+use crate::result::{GameResult, PlayerResult};
 use crate::types::SeatId;
 
 impl Room {

@@ -16,6 +16,7 @@ mod games;
 mod input;
 mod rematch;
 mod takeback;
+mod view;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -24,9 +25,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockView, Clocks, Unit};
 use crate::error::RoomError;
-use crate::event::{Audience, BotNeed, EndReason, Envelope, Event, Phase};
+use crate::event::{Audience, BotNeed, Envelope, Event, Phase};
 use crate::game::Game;
 use crate::record::GameRecord;
+use crate::result::EndReason;
 use crate::types::{Actor, BotLevel, PlayerId, SeatId, Spot};
 use crate::view::{MovesView, Recent};
 
@@ -368,7 +370,7 @@ impl Room {
         if !c.resume(last, now) {
             return Vec::new();
         }
-        let out = vec![(Audience::All, c.event(now))];
+        let out = vec![(Audience::All, clock_event(c, now))];
         self.inputs.push(Input::Resume { now });
         self.last_input_at = now;
         self.emit(out)
@@ -394,7 +396,7 @@ impl Room {
             return;
         };
         if c.follow(now, acting, unit, paused) {
-            out.push((Audience::All, c.event(now)));
+            out.push((Audience::All, clock_event(c, now)));
         }
     }
 
@@ -559,5 +561,17 @@ impl Room {
             return Err(RoomError::GameNotStarted);
         }
         self.game.as_mut().ok_or(RoomError::GameNotStarted)
+    }
+}
+
+/// The `clock` event of `clocks` at `at`.
+fn clock_event(clocks: &Clocks, at: u64) -> Event {
+    let v = clocks.view();
+    Event::Clock {
+        at,
+        delay_ms: v.delay_ms,
+        reserve_ms: v.reserve_ms,
+        reserve: v.reserve,
+        running: v.running,
     }
 }

@@ -1,0 +1,217 @@
+//! The workspace's own imports and layers.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::{imports, layers};
+
+/// Import cycles the workspace still has, by crate: each one strongly
+/// connected component of files (paths under the crate's `src/`, sorted).
+/// Issue 48 ("Imports that run one way") removes them all; until then a
+/// cycle that is not listed fails the test (a new one, or a listed one
+/// that grew or split), and so does a listed one that is gone: strike it
+/// out, so the list only shrinks. Every crate not named here has none.
+const ALLOWED_CYCLES: &[(&str, &[&str])] = &[
+    // `SetupError` (setup.rs) is `Position::from_board`'s error; setup.rs
+    // builds positions.
+    ("crates/tabula-backgammon", &["position.rs", "setup.rs"]),
+    // lib.rs holds `BackplaneError` and the ids every concern's trait
+    // uses, and names the traits in `Backplane`; the in-process and Redis
+    // `mod.rs` hold the shared state their per-trait files implement on.
+    (
+        "crates/tabula-backplane",
+        &[
+            "archive.rs",
+            "bus.rs",
+            "lib.rs",
+            "lobby.rs",
+            "notices.rs",
+            "store.rs",
+            "tournaments.rs",
+        ],
+    ),
+    (
+        "crates/tabula-backplane",
+        &[
+            "in_process/lobby.rs",
+            "in_process/mod.rs",
+            "in_process/notices.rs",
+            "in_process/tournaments.rs",
+        ],
+    ),
+    (
+        "crates/tabula-backplane",
+        &["redis/bus.rs", "redis/conn.rs", "redis/mod.rs"],
+    ),
+    // main.rs's shared types and helpers (`Game`, `parse_options`), used
+    // by the subcommands it dispatches to.
+    (
+        "crates/tabula-cli",
+        &[
+            "arena.rs",
+            "backgammon.rs",
+            "bearoff.rs",
+            "long.rs",
+            "main.rs",
+            "record.rs",
+            "thud.rs",
+        ],
+    ),
+    // The node: lib.rs's `run` and the state it builds, the archiver and
+    // the room actor (`now_ms`), players → profiles → rooms → players, the
+    // cluster's routing, the Telegram bot and the tournaments, all named
+    // by issue 48; and `RoomHost` with the hint and notice files that
+    // implement parts of it.
+    (
+        "crates/tabula-server",
+        &[
+            "archiver/mod.rs",
+            "cluster/front.rs",
+            "cluster/lease.rs",
+            "cluster/mod.rs",
+            "cluster/owner.rs",
+            "http/mod.rs",
+            "http/notices.rs",
+            "http/players.rs",
+            "http/profiles.rs",
+            "http/rooms.rs",
+            "http/share.rs",
+            "http/tournaments.rs",
+            "lib.rs",
+            "peers.rs",
+            "room_actor.rs",
+            "rooms.rs",
+            "session/mod.rs",
+            "showcase.rs",
+            "telegram/challenge.rs",
+            "telegram/mod.rs",
+            "telegram/sender.rs",
+            "telegram/updates.rs",
+            "telegram/webhook.rs",
+            "tournaments.rs",
+        ],
+    ),
+    (
+        "crates/tabula-server",
+        &["host/hints.rs", "host/mod.rs", "host/notify.rs"],
+    ),
+    // lib.rs's `StoreError` and `StoreFuture` are every concern's, and
+    // lib.rs names the concerns (`DurableStore`, `NotRated(GameKey)`).
+    (
+        "crates/tabula-store",
+        &["games.rs", "lib.rs", "profiles.rs", "ratings.rs"],
+    ),
+    // core.rs holds each format's state; each format works on `Tournament`;
+    // lib.rs's effects carry `Standings`, which read lib.rs's ids.
+    (
+        "crates/tabula-tournament",
+        &["arena.rs", "core.rs", "knockout.rs"],
+    ),
+    ("crates/tabula-tournament", &["lib.rs", "standings.rs"]),
+    // main.rs's `Shared`, used by the play loop main.rs starts.
+    ("loadtest", &["main.rs", "play.rs"]),
+];
+
+fn root() -> PathBuf {
+    let tidy = Path::new(env!("CARGO_MANIFEST_DIR"));
+    tidy.parent().unwrap_or(tidy).to_path_buf()
+}
+
+/// Every workspace crate's `src/`, by the crate's directory
+/// (`crates/tabula-room`, `tests`, …).
+fn crate_sources() -> Vec<(String, PathBuf)> {
+    let root = root();
+    let mut dirs = Vec::new();
+    let crates = std::fs::read_dir(root.join("crates")).expect("crates/");
+    for entry in crates {
+        let dir = entry.expect("crates/*").path();
+        let name = dir
+            .strip_prefix(&root)
+            .unwrap_or(&dir)
+            .to_string_lossy()
+            .into_owned();
+        dirs.push((name, dir));
+    }
+    for other in ["loadtest", "tests", "tidy"] {
+        dirs.push((other.to_string(), root.join(other)));
+    }
+    dirs.retain(|(_, d)| d.join("src").is_dir());
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn imports_run_one_way() {
+    let mut found = BTreeSet::new();
+    let mut files = 0;
+    for (name, dir) in crate_sources() {
+        let sources = imports::read_sources(&dir.join("src")).expect("readable sources");
+        files += sources.len();
+        for cycle in imports::cycles(&sources) {
+            found.insert((name.clone(), cycle));
+        }
+    }
+    assert!(
+        files > 100,
+        "only {files} files read under {}",
+        root().display()
+    );
+    let allowed: BTreeSet<(String, Vec<String>)> = ALLOWED_CYCLES
+        .iter()
+        .map(|(c, files)| (c.to_string(), files.iter().map(|f| f.to_string()).collect()))
+        .collect();
+    let spell = |cycles: Vec<&(String, Vec<String>)>| -> String {
+        let lines: Vec<String> = cycles
+            .iter()
+            .map(|(c, files)| format!("    (\"{c}\", &[\"{}\"]),", files.join("\", \"")))
+            .collect();
+        lines.join("\n")
+    };
+    let new = spell(found.difference(&allowed).collect());
+    let gone = spell(allowed.difference(&found).collect());
+    assert!(
+        new.is_empty() && gone.is_empty(),
+        "import cycles (each a crate and the files of one strongly connected \
+         component; see `print_graph` for the edges)\n\
+         new, not allowed:\n{new}\n\
+         allowed but gone (strike them from ALLOWED_CYCLES):\n{gone}"
+    );
+}
+
+#[test]
+fn crates_depend_on_each_other_as_architecture_md_draws() {
+    let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let table = layers::parse_table(&doc).expect("ARCHITECTURE.md's layer table");
+    let wrong = layers::downward_only(&table);
+    assert!(wrong.is_empty(), "ARCHITECTURE.md's layers: {wrong:#?}");
+    let actual = layers::workspace(&root()).expect("cargo metadata");
+    let drawn: std::collections::BTreeMap<String, BTreeSet<String>> = table
+        .into_iter()
+        .map(|(name, row)| (name, row.depends_on))
+        .collect();
+    assert_eq!(
+        drawn, actual,
+        "ARCHITECTURE.md's layer table (left) is not the workspace's normal dependencies (right)"
+    );
+}
+
+#[test]
+fn the_node_links_no_training_code() {
+    let graph = layers::workspace(&root()).expect("cargo metadata");
+    let linked = layers::links(&graph, "tabula-server");
+    assert!(linked.contains("tabula-bots"), "{linked:?}");
+    assert!(!linked.contains("tabula-training"), "{linked:?}");
+}
+
+/// `TIDY_CRATE=crates/tabula-room cargo test -p tabula-tidy -- --ignored
+/// --nocapture`: one crate's import graph, to see a cycle's edges.
+#[test]
+#[ignore]
+#[allow(clippy::print_stderr)] // its output is what it is for
+fn print_graph() {
+    let dir = std::env::var("TIDY_CRATE").unwrap_or_else(|_| "crates/tabula-room".into());
+    let sources = imports::read_sources(&root().join(dir).join("src")).expect("readable sources");
+    for (from, to) in imports::graph(&sources) {
+        eprintln!("{from} -> {}", to.into_iter().collect::<Vec<_>>().join(" "));
+    }
+}
