@@ -172,7 +172,7 @@ fn imports_run_one_way() {
     assert!(
         new.is_empty() && gone.is_empty(),
         "import cycles (each a crate and the files of one strongly connected \
-         component; see `print_graph` for the edges)\n\
+         component; `cargo run -p tabula-tidy --bin import-graph -- crates/<name>` prints the edges)\n\
          new, not allowed:\n{new}\n\
          allowed but gone (strike them from ALLOWED_CYCLES):\n{gone}"
     );
@@ -201,17 +201,4 @@ fn the_node_links_no_training_code() {
     let linked = layers::links(&graph, "tabula-server");
     assert!(linked.contains("tabula-bots"), "{linked:?}");
     assert!(!linked.contains("tabula-training"), "{linked:?}");
-}
-
-/// `TIDY_CRATE=crates/tabula-room cargo test -p tabula-tidy -- --ignored
-/// --nocapture`: one crate's import graph, to see a cycle's edges.
-#[test]
-#[ignore]
-#[allow(clippy::print_stderr)] // its output is what it is for
-fn print_graph() {
-    let dir = std::env::var("TIDY_CRATE").unwrap_or_else(|_| "crates/tabula-room".into());
-    let sources = imports::read_sources(&root().join(dir).join("src")).expect("readable sources");
-    for (from, to) in imports::graph(&sources) {
-        eprintln!("{from} -> {}", to.into_iter().collect::<Vec<_>>().join(" "));
-    }
 }
