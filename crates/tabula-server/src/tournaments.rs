@@ -804,4 +804,70 @@ mod side_tests {
         none.decide(&t, &fx, 1_000, 60_000);
         assert!(none.outbox.is_empty());
     }
+
+    #[test]
+    fn an_arena_top_is_posted_at_most_once_per_interval() {
+        let config = TournamentConfig {
+            format: Format::Arena {
+                duration_ms: 600_000,
+                rematch_wait_ms: 1_000,
+            },
+            game: tabula_tournament::GameKind::Thud,
+            match_points: 1,
+            clock: None,
+            rated: false,
+            start_at_ms: 1_000,
+            grace_ms: 0,
+            max_players: None,
+        };
+        let mut t = Tournament::new("ar", config).unwrap();
+        for p in ["ann", "bob", "cid", "dan"] {
+            t.apply(
+                Input::Join {
+                    player: PlayerId::from(p),
+                    rating: 1500,
+                },
+                0,
+            );
+        }
+        let mut side = Side {
+            group: Some(Group {
+                chat: -7,
+                lang: Lang::En,
+            }),
+            ..Side::default()
+        };
+        let ids =
+            |side: &mut Side| -> Vec<String> { side.outbox.drain(..).map(|(id, _)| id).collect() };
+        let fx = t.apply(Input::Tick, 1_000);
+        side.decide(&t, &fx, 1_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:started"]);
+        let games: Vec<_> = t.running().map(|g| g.id.clone()).collect();
+        assert_eq!(games.len(), 2);
+        let result = |t: &mut Tournament, g: &tabula_tournament::GameId, at| {
+            t.apply(
+                Input::GameResult {
+                    game_id: g.clone(),
+                    outcome: tabula_tournament::Outcome::WhiteWon,
+                },
+                at,
+            )
+        };
+        // A result within the first interval: the top waits for it.
+        let fx = result(&mut t, &games[0], 2_000);
+        side.decide(&t, &fx, 2_000, 60_000);
+        assert!(ids(&mut side).is_empty());
+        assert!(side.top_due(&t, 60_000, 60_000));
+        side.decide(&t, &[], 60_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:top:0"]);
+        // Nothing changed since: no top.
+        assert!(!side.top_due(&t, 200_000, 60_000));
+        // Another result soon after: the next top a full interval later.
+        let fx = result(&mut t, &games[1], 61_000);
+        side.decide(&t, &fx, 61_000, 60_000);
+        assert!(ids(&mut side).is_empty());
+        assert!(!side.top_due(&t, 119_999, 60_000));
+        side.decide(&t, &[], 120_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:top:1"]);
+    }
 }
