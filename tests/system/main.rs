@@ -31,5 +31,6 @@ mod routing;
 mod security;
 mod telegram;
 mod telegram_cluster;
+mod telegram_groups;
 mod tournaments;
 mod web;

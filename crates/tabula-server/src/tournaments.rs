@@ -30,10 +30,11 @@ use serde::{Deserialize, Serialize};
 use tabula_backplane::{BackplaneError, tournament_key};
 use tabula_protocol::http::TimeControlSpec;
 use tabula_room::{GameKind, GameOptions, PlayerId, RoomConfig};
-use tabula_tournament::{Effect, Input, Status, Tournament};
+use tabula_tournament::{Announcement, Effect, Input, Status, Tournament};
 
 use crate::AppState;
 use crate::room_actor::now_ms;
+use crate::telegram::groups::{self, Group, GroupPost, Post};
 
 /// How often an owner looks at its tournament's inbox.
 pub const POLL_MS: u64 = 100;
@@ -78,16 +79,201 @@ pub enum CreateError {
 
 /// Registers, claims and stores a new tournament, then runs it here.
 pub async fn create(state: Arc<AppState>, t: Tournament) -> Result<(), CreateError> {
+    create_for(state, t, None).await
+}
+
+/// [`create`], for a Telegram group when `group` names one (with the
+/// creator's name): its announcement is in the outbox of the first write.
+pub async fn create_for(
+    state: Arc<AppState>,
+    t: Tournament,
+    group: Option<(Group, String)>,
+) -> Result<(), CreateError> {
     let bp = &state.backplane;
     let id = t.id().to_string();
+    let mut side = Side::default();
+    if let Some((g, creator)) = group
+        && state.telegram.is_some()
+    {
+        let c = t.config();
+        let post = Post::Announce {
+            format: c.format,
+            match_points: c.match_points,
+            start_at_ms: c.start_at_ms,
+            creator,
+        };
+        side.group = Some(g);
+        side.post(&t, post, now_ms());
+    }
     if !bp.register_tournament(&id, now_ms()).await? {
         return Err(CreateError::Exists(id));
     }
     let lease = bp.claim(&tournament_key(&id)).await?;
-    let json = serde_json::to_string(&t).map_err(|e| BackplaneError::Corrupt(e.to_string()))?;
+    let json = encode(&t, &side).map_err(|e| BackplaneError::Corrupt(e.to_string()))?;
     bp.save_tournament(&id, lease.epoch, json).await?;
-    start(state, t, lease.epoch, false);
+    start(state, t, side, lease.epoch, false);
     Ok(())
+}
+
+/// What the owner keeps beside the core, in the same stored state (under
+/// `telegram`, which the core's readers ignore): the group the tournament
+/// belongs to and the posts it owes the group that are not queued yet
+/// (the outbox, [`crate::telegram::groups`]), and the pace of an arena's
+/// live top.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Side {
+    /// The group chat (`None`: made from the Mini App; no posts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<Group>,
+    /// Posts decided and not yet queued: `(queue id, post)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outbox: Vec<(String, GroupPost)>,
+    /// When the arena's top was last posted (ms).
+    #[serde(default)]
+    pub top_at_ms: u64,
+    /// How many tops were posted (the next one's id).
+    #[serde(default)]
+    pub tops: u32,
+    /// The standings changed since the last top.
+    #[serde(default)]
+    pub top_stale: bool,
+}
+
+impl Side {
+    fn is_empty(&self) -> bool {
+        *self == Side::default()
+    }
+
+    /// Puts a post in the outbox (none without a group).
+    fn post(&mut self, t: &Tournament, post: Post, now: u64) {
+        let Some(g) = &self.group else {
+            return;
+        };
+        let id = post.id(t.id(), self.tops);
+        if self.outbox.iter().any(|(i, _)| *i == id) {
+            return;
+        }
+        let p = GroupPost {
+            chat: g.chat,
+            lang: g.lang,
+            tournament: t.id().to_string(),
+            game: room_game(t).1,
+            caused_ms: now,
+            post,
+            attempts: 0,
+        };
+        self.outbox.push((id, p));
+    }
+
+    /// The posts the effects of one step make: the pairings of a round,
+    /// an arena's start, the end or the cancellation; and an arena's top
+    /// when its standings changed and its interval has passed.
+    fn decide(&mut self, t: &Tournament, fx: &[Effect], now: u64, top_every_ms: u64) {
+        if self.group.is_none() {
+            return;
+        }
+        let arena = matches!(t.config().format, tabula_tournament::Format::Arena { .. });
+        for e in fx {
+            match e {
+                Effect::Announce(Announcement::Started { players }) if arena => {
+                    self.post(t, Post::Started { players: *players }, now);
+                }
+                Effect::Announce(Announcement::Round {
+                    round,
+                    pairings,
+                    byes,
+                }) => {
+                    let pairings = pairings
+                        .iter()
+                        .map(|(w, b)| (w.0.clone(), b.0.clone()))
+                        .collect();
+                    let byes = byes.iter().map(|p| p.0.clone()).collect();
+                    self.post(
+                        t,
+                        Post::Round {
+                            round: *round,
+                            pairings,
+                            byes,
+                        },
+                        now,
+                    );
+                }
+                Effect::Announce(Announcement::Finished { .. }) => {
+                    let rows = t
+                        .standings()
+                        .rows
+                        .iter()
+                        .take(groups::TOP_ROWS)
+                        .map(|r| (r.player.0.clone(), r.points))
+                        .collect();
+                    self.post(
+                        t,
+                        Post::Final {
+                            format: t.config().format,
+                            rows,
+                        },
+                        now,
+                    );
+                    self.top_stale = false;
+                }
+                Effect::Announce(Announcement::Cancelled { .. }) => {
+                    self.post(t, Post::Cancelled, now);
+                }
+                Effect::StandingsChanged if arena && t.status() == Status::Running => {
+                    self.top_stale = true;
+                }
+                _ => {}
+            }
+        }
+        if self.top_stale
+            && t.status() == Status::Running
+            && now >= self.top_at_ms.saturating_add(top_every_ms)
+        {
+            let rows = t
+                .standings()
+                .rows
+                .iter()
+                .take(groups::TOP_ROWS)
+                .map(|r| (r.player.0.clone(), r.points))
+                .collect();
+            self.post(t, Post::Top { rows }, now);
+            self.tops += 1;
+            self.top_at_ms = now;
+            self.top_stale = false;
+        }
+    }
+
+    /// Whether an arena's top is due now.
+    fn top_due(&self, t: &Tournament, now: u64, top_every_ms: u64) -> bool {
+        self.group.is_some()
+            && self.top_stale
+            && t.status() == Status::Running
+            && now >= self.top_at_ms.saturating_add(top_every_ms)
+    }
+}
+
+/// A tournament's stored state: its core's JSON, with the owner's
+/// [`Side`] under `telegram` when it has one.
+pub fn encode(t: &Tournament, side: &Side) -> Result<String, serde_json::Error> {
+    if side.is_empty() {
+        return serde_json::to_string(t);
+    }
+    let mut v = serde_json::to_value(t)?;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("telegram".into(), serde_json::to_value(side)?);
+    }
+    serde_json::to_string(&v)
+}
+
+/// Reads what [`encode`] wrote.
+pub fn decode(json: &str) -> Result<(Tournament, Side), serde_json::Error> {
+    let mut v: serde_json::Value = serde_json::from_str(json)?;
+    let side = match v.as_object_mut().and_then(|o| o.remove("telegram")) {
+        Some(s) => serde_json::from_value(s)?,
+        None => Side::default(),
+    };
+    Ok((serde_json::from_value(v)?, side))
 }
 
 /// Claims a tournament nobody holds (the sweep found its owner dead, or
@@ -99,25 +285,26 @@ pub async fn take_over(state: Arc<AppState>, id: &str) -> Result<(), BackplaneEr
     let bp = &state.backplane;
     let lease = bp.claim(&tournament_key(id)).await?;
     let t = match bp.load_tournament(id).await? {
-        Some(json) => serde_json::from_str::<Tournament>(&json)
-            .map_err(|e| BackplaneError::Corrupt(format!("tournament {id}: {e}"))),
+        Some(json) => {
+            decode(&json).map_err(|e| BackplaneError::Corrupt(format!("tournament {id}: {e}")))
+        }
         None => Err(BackplaneError::Corrupt(format!(
             "tournament {id} has no state"
         ))),
     };
-    let t = match t {
+    let (t, side) = match t {
         Ok(t) => t,
         Err(e) => {
             let _ = bp.release(&tournament_key(id), lease.epoch, false).await;
             return Err(e);
         }
     };
-    tracing::info!(tournament = %id, epoch = lease.epoch, "tournament taken over");
-    start(state, t, lease.epoch, true);
+    tracing::info!(tournament = %id, epoch = lease.epoch, posts = side.outbox.len(), "tournament taken over");
+    start(state, t, side, lease.epoch, true);
     Ok(())
 }
 
-fn start(state: Arc<AppState>, t: Tournament, epoch: u64, restored: bool) {
+fn start(state: Arc<AppState>, t: Tournament, side: Side, epoch: u64, restored: bool) {
     let id = t.id().to_string();
     if !state.tournaments.lock().insert(id.clone()) {
         return;
@@ -125,7 +312,7 @@ fn start(state: Arc<AppState>, t: Tournament, epoch: u64, restored: bool) {
     state.metrics.tournaments_running.inc();
     actix_rt::spawn(async move {
         let st = state.clone();
-        run(st, t, epoch, restored).await;
+        run(st, t, side, epoch, restored).await;
         state.tournaments.lock().remove(&id);
         state.metrics.tournaments_running.dec();
     });
@@ -134,7 +321,7 @@ fn start(state: Arc<AppState>, t: Tournament, epoch: u64, restored: bool) {
 /// The owner's loop (see the module docs). Returns when the tournament is
 /// over (released), fenced (another node owns it), or the node drains or
 /// shuts down (released for another node).
-async fn run(state: Arc<AppState>, mut t: Tournament, epoch: u64, restored: bool) {
+async fn run(state: Arc<AppState>, mut t: Tournament, mut side: Side, epoch: u64, restored: bool) {
     let bp = state.backplane.clone();
     let id = t.id().to_string();
     let key = tournament_key(&id);
@@ -184,7 +371,17 @@ async fn run(state: Arc<AppState>, mut t: Tournament, epoch: u64, restored: bool
         }
         let now = now_ms();
         let due = t.next_deadline().is_some_and(|d| d <= now);
-        if pending.is_empty() && acks.is_empty() && !due && !ensure_rooms {
+        let top_every = state
+            .telegram
+            .as_ref()
+            .map_or(u64::MAX, |tg| tg.settings.group_top_interval_ms);
+        if pending.is_empty()
+            && acks.is_empty()
+            && !due
+            && !ensure_rooms
+            && side.outbox.is_empty()
+            && !side.top_due(&t, now, top_every)
+        {
             let wait = t
                 .next_deadline()
                 .map_or(POLL_MS, |d| d.saturating_sub(now).clamp(1, POLL_MS));
@@ -201,33 +398,17 @@ async fn run(state: Arc<AppState>, mut t: Tournament, epoch: u64, restored: bool
         for input in pending.drain(..) {
             fx.extend(t.apply(input, now));
         }
-        // Persist, then act.
-        let json = match serde_json::to_string(&t) {
-            Ok(j) => j,
-            Err(e) => {
-                tracing::error!(tournament = %id, error = %e, "tournament not serialised; stopped");
-                return;
-            }
-        };
-        let mut wait = Duration::from_millis(50);
-        loop {
-            match bp.save_tournament(&id, epoch, json.clone()).await {
-                Ok(()) => break,
-                Err(e) if e.is_fenced() => {
-                    tracing::warn!(tournament = %id, epoch, "tournament fenced: another node owns it");
-                    return;
-                }
-                Err(e) => {
-                    state
-                        .metrics
-                        .backplane_errors
-                        .with_label_values(&["save_tournament"])
-                        .inc();
-                    tracing::warn!(tournament = %id, error = %e, "tournament state not written; retrying");
-                    tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(Duration::from_secs(2));
-                }
-            }
+        if state.telegram.is_some() {
+            side.decide(&t, &fx, now, top_every);
+        } else {
+            // No bot: nothing is posted, and nothing waits for it.
+            side.outbox.clear();
+            side.top_stale = false;
+        }
+        // Persist (the group's posts with the state that caused them),
+        // then act.
+        if !save(&state, &t, &side, epoch).await {
+            return;
         }
         if !acks.is_empty()
             && let Err(e) = bp.ack_tournament(&id, epoch, acks).await
@@ -241,6 +422,28 @@ async fn run(state: Arc<AppState>, mut t: Tournament, epoch: u64, restored: bool
         for e in fx {
             carry_out(&state, &t, e).await;
         }
+        // The group's posts into the bot's queue (refused there if an
+        // earlier owner queued them), then out of the outbox.
+        if !side.outbox.is_empty() {
+            if let Some(tg) = &state.telegram {
+                let mut left = Vec::new();
+                for (pid, post) in side.outbox.drain(..) {
+                    if !groups::queue(bp.as_ref(), tg, &pid, &post).await {
+                        left.push((pid, post));
+                    }
+                }
+                side.outbox = left;
+            } else {
+                side.outbox.clear();
+            }
+            if !save(&state, &t, &side, epoch).await {
+                return;
+            }
+            if !side.outbox.is_empty() {
+                // The queue is unreachable: try again after a pause.
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
         if ensure_rooms {
             let games: Vec<_> = t.running().cloned().collect();
             for g in games {
@@ -248,10 +451,50 @@ async fn run(state: Arc<AppState>, mut t: Tournament, epoch: u64, restored: bool
             }
             ensure_rooms = false;
         }
-        if matches!(t.status(), Status::Finished | Status::Cancelled) {
+        // Over, once its last posts are queued (a post still in the
+        // outbox keeps the owner, which tries again).
+        if matches!(t.status(), Status::Finished | Status::Cancelled) && side.outbox.is_empty() {
             let _ = bp.release(&key, epoch, false).await;
             tracing::info!(tournament = %id, status = ?t.status(), "tournament over");
             return;
+        }
+    }
+}
+
+/// Writes the state under `epoch`, retried while the backplane fails;
+/// `false` when another node owns the tournament (or it cannot be
+/// serialised): the owner stops.
+async fn save(state: &AppState, t: &Tournament, side: &Side, epoch: u64) -> bool {
+    let id = t.id();
+    let json = match encode(t, side) {
+        Ok(j) => j,
+        Err(e) => {
+            tracing::error!(tournament = %id, error = %e, "tournament not serialised; stopped");
+            return false;
+        }
+    };
+    let mut wait = Duration::from_millis(50);
+    loop {
+        match state
+            .backplane
+            .save_tournament(id, epoch, json.clone())
+            .await
+        {
+            Ok(()) => return true,
+            Err(e) if e.is_fenced() => {
+                tracing::warn!(tournament = %id, epoch, "tournament fenced: another node owns it");
+                return false;
+            }
+            Err(e) => {
+                state
+                    .metrics
+                    .backplane_errors
+                    .with_label_values(&["save_tournament"])
+                    .inc();
+                tracing::warn!(tournament = %id, error = %e, "tournament state not written; retrying");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(2));
+            }
         }
     }
 }
@@ -478,5 +721,153 @@ mod tests {
         assert_eq!(of_game("cup:1:2"), Some("cup"));
         assert_eq!(of_game("cup:a:17"), Some("cup"));
         assert_eq!(of_game("0123456789ab"), None);
+    }
+}
+
+#[cfg(test)]
+mod side_tests {
+    use super::*;
+    use crate::telegram::texts::Lang;
+    use tabula_tournament::{Format, PlayerId, TournamentConfig};
+
+    fn cup() -> Tournament {
+        let config = TournamentConfig {
+            format: Format::Knockout,
+            game: tabula_tournament::GameKind::Backgammon,
+            match_points: 1,
+            clock: None,
+            rated: false,
+            start_at_ms: 1_000,
+            grace_ms: 60_000,
+            max_players: None,
+        };
+        let mut t = Tournament::new("cup", config).unwrap();
+        for p in ["ann", "bob", "cid"] {
+            t.apply(
+                Input::Join {
+                    player: PlayerId::from(p),
+                    rating: 1500,
+                },
+                0,
+            );
+        }
+        t
+    }
+
+    #[test]
+    fn the_side_is_stored_beside_the_core_and_the_core_reads_as_before() {
+        let t = cup();
+        // No group: the core's JSON, as before.
+        let plain = encode(&t, &Side::default()).unwrap();
+        assert_eq!(plain, serde_json::to_string(&t).unwrap());
+        assert_eq!(decode(&plain).unwrap(), (t.clone(), Side::default()));
+        // A group with a post in its outbox: both come back, and a reader
+        // of the core alone (the routes) still reads it.
+        let mut side = Side {
+            group: Some(Group {
+                chat: -42,
+                lang: Lang::Ru,
+            }),
+            ..Side::default()
+        };
+        side.post(&t, Post::Cancelled, 5);
+        let json = encode(&t, &side).unwrap();
+        assert_eq!(decode(&json).unwrap(), (t.clone(), side));
+        assert_eq!(serde_json::from_str::<Tournament>(&json).unwrap(), t);
+    }
+
+    #[test]
+    fn each_step_posts_what_it_announced_once() {
+        let mut t = cup();
+        let mut side = Side {
+            group: Some(Group {
+                chat: -42,
+                lang: Lang::En,
+            }),
+            ..Side::default()
+        };
+        let fx = t.apply(Input::Tick, 1_000);
+        side.decide(&t, &fx, 1_000, 60_000);
+        // Knockout: no "started" post; the first round's pairings (one
+        // game, one bye).
+        let ids: Vec<_> = side.outbox.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["grp:cup:round:1"]);
+        let Post::Round { pairings, byes, .. } = &side.outbox[0].1.post else {
+            panic!("{:?}", side.outbox);
+        };
+        assert_eq!((pairings.len(), byes.len()), (1, 1));
+        // The same effects again (a step replayed): no second post.
+        side.decide(&t, &fx, 1_000, 60_000);
+        assert_eq!(side.outbox.len(), 1);
+        // Without a group: nothing.
+        let mut none = Side::default();
+        none.decide(&t, &fx, 1_000, 60_000);
+        assert!(none.outbox.is_empty());
+    }
+
+    #[test]
+    fn an_arena_top_is_posted_at_most_once_per_interval() {
+        let config = TournamentConfig {
+            format: Format::Arena {
+                duration_ms: 600_000,
+                rematch_wait_ms: 1_000,
+            },
+            game: tabula_tournament::GameKind::Thud,
+            match_points: 1,
+            clock: None,
+            rated: false,
+            start_at_ms: 1_000,
+            grace_ms: 0,
+            max_players: None,
+        };
+        let mut t = Tournament::new("ar", config).unwrap();
+        for p in ["ann", "bob", "cid", "dan"] {
+            t.apply(
+                Input::Join {
+                    player: PlayerId::from(p),
+                    rating: 1500,
+                },
+                0,
+            );
+        }
+        let mut side = Side {
+            group: Some(Group {
+                chat: -7,
+                lang: Lang::En,
+            }),
+            ..Side::default()
+        };
+        let ids =
+            |side: &mut Side| -> Vec<String> { side.outbox.drain(..).map(|(id, _)| id).collect() };
+        let fx = t.apply(Input::Tick, 1_000);
+        side.decide(&t, &fx, 1_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:started"]);
+        let games: Vec<_> = t.running().map(|g| g.id.clone()).collect();
+        assert_eq!(games.len(), 2);
+        let result = |t: &mut Tournament, g: &tabula_tournament::GameId, at| {
+            t.apply(
+                Input::GameResult {
+                    game_id: g.clone(),
+                    outcome: tabula_tournament::Outcome::WhiteWon,
+                },
+                at,
+            )
+        };
+        // A result within the first interval: the top waits for it.
+        let fx = result(&mut t, &games[0], 2_000);
+        side.decide(&t, &fx, 2_000, 60_000);
+        assert!(ids(&mut side).is_empty());
+        assert!(side.top_due(&t, 60_000, 60_000));
+        side.decide(&t, &[], 60_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:top:0"]);
+        // Nothing changed since: no top.
+        assert!(!side.top_due(&t, 200_000, 60_000));
+        // Another result soon after: the next top a full interval later.
+        let fx = result(&mut t, &games[1], 61_000);
+        side.decide(&t, &fx, 61_000, 60_000);
+        assert!(ids(&mut side).is_empty());
+        assert!(!side.top_due(&t, 119_999, 60_000));
+        side.decide(&t, &[], 120_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:top:1"]);
     }
 }

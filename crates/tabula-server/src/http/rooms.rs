@@ -473,7 +473,7 @@ pub(super) async fn stats(state: web::Data<AppState>, id: web::Path<String>) -> 
 /// `None` (a new player's) without one, without a store, or when the store
 /// fails or is slower than [`matchmaking::RATING_WAIT_MS`] (a match is
 /// never held up by it).
-pub(super) async fn stored_rating(state: &AppState, player: &str, game: GameKind) -> Option<f64> {
+pub(crate) async fn stored_rating(state: &AppState, player: &str, game: GameKind) -> Option<f64> {
     let store = state.durable.get().ok()?;
     let wait = Duration::from_millis(matchmaking::RATING_WAIT_MS);
     match tokio::time::timeout(wait, store.rating(player, game)).await {

@@ -30,6 +30,10 @@ impl RoomActor {
         self.fx = fx;
         if let Some(Effect::Archive { key, entry }) = rest.next() {
             self.keep_then(key, entry, rest.collect(), ctx);
+            // A tournament hears of the game's end once it is kept: the
+            // run that follows the keep posts it.
+            self.update_gauge();
+            return;
         }
         self.update_gauge();
         self.tournament_posts();

@@ -284,6 +284,9 @@ impl Settings {
         if t.chat_interval_ms == 0 {
             return bad("telegram.chat_interval_ms", "must be at least 1");
         }
+        if t.group_interval_ms == 0 {
+            return bad("telegram.group_interval_ms", "must be at least 1");
+        }
         if t.notice_ttl_ms < 1000 {
             return bad("telegram.notice_ttl_ms", "must be at least 1000");
         }

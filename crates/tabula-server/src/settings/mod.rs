@@ -457,6 +457,14 @@ pub struct TelegramSettings {
     /// The least time between two messages to one chat, ms.
     #[serde(default = "default_chat_interval_ms")]
     pub chat_interval_ms: u64,
+    /// The least time between two tournament posts to one group, ms
+    /// (Telegram allows about 20 messages a minute in a group).
+    #[serde(default = "default_group_interval_ms")]
+    pub group_interval_ms: u64,
+    /// An arena's live top in its group is edited at most once per this,
+    /// ms.
+    #[serde(default = "default_group_top_interval_ms")]
+    pub group_top_interval_ms: u64,
     /// At most one "your turn" per game and player within this, ms.
     #[serde(default = "default_turn_quiet_ms")]
     pub turn_quiet_ms: u64,
@@ -477,6 +485,8 @@ impl Default for TelegramSettings {
             set_webhook: true,
             messages_per_sec: default_messages_per_sec(),
             chat_interval_ms: default_chat_interval_ms(),
+            group_interval_ms: default_group_interval_ms(),
+            group_top_interval_ms: default_group_top_interval_ms(),
             turn_quiet_ms: default_turn_quiet_ms(),
             notice_ttl_ms: default_notice_ttl_ms(),
             max_update_bytes: default_max_update_bytes(),
@@ -495,6 +505,12 @@ fn default_messages_per_sec() -> u32 {
 }
 fn default_chat_interval_ms() -> u64 {
     1000
+}
+fn default_group_interval_ms() -> u64 {
+    3000
+}
+fn default_group_top_interval_ms() -> u64 {
+    60_000
 }
 fn default_turn_quiet_ms() -> u64 {
     600_000

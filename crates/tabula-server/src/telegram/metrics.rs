@@ -27,6 +27,16 @@ pub struct TelegramMetrics {
     pub oldest_due: prometheus::Gauge,
     /// Bot API calls by method and outcome (`ok` or the refusal).
     pub api_calls: IntCounterVec,
+    /// Tournament posts to groups queued, by post (`announce`, `round`,
+    /// `top`, `final`, `cancelled`, `started`).
+    pub group_queued: IntCounterVec,
+    /// Tournament posts to groups sent (or edited, an arena's top), by
+    /// post.
+    pub group_sent: IntCounterVec,
+    /// Tournament posts to groups not sent or put back, by reason (as the
+    /// notices': `rate_limited`, `chat_busy`, `unavailable`, `blocked`,
+    /// `bad_request`, `expired`, `gave_up`, …).
+    pub group_failed: IntCounterVec,
 }
 
 const WEB: &[f64] = &[
@@ -98,7 +108,25 @@ impl TelegramMetrics {
             "Bot API calls by method and outcome",
             &["method", "outcome"],
         );
+        let group_queued = counter(
+            "tabula_group_posts_queued_total",
+            "Tournament posts to Telegram groups queued, by post",
+            &["post"],
+        );
+        let group_sent = counter(
+            "tabula_group_posts_sent_total",
+            "Tournament posts to Telegram groups sent, by post",
+            &["post"],
+        );
+        let group_failed = counter(
+            "tabula_group_posts_failed_total",
+            "Tournament posts to Telegram groups not sent (or put back), by reason",
+            &["reason"],
+        );
         TelegramMetrics {
+            group_queued,
+            group_sent,
+            group_failed,
             updates,
             webhook_latency,
             queued,

@@ -12,6 +12,7 @@
 
 pub mod api;
 pub mod challenge;
+pub mod groups;
 mod metrics;
 pub mod notice;
 pub mod sender;
@@ -73,6 +74,8 @@ pub enum AppPlace {
     Room(String),
     /// A finished game's replay.
     Replay(String, u32),
+    /// A tournament (`startapp=t_<id>`).
+    Tournament(String),
 }
 
 impl Telegram {
@@ -136,6 +139,7 @@ impl Telegram {
                 AppPlace::Replay(room, n) => {
                     format!("{}?startapp=replay-{room}-{n}", self.app_url)
                 }
+                AppPlace::Tournament(id) => format!("{}?startapp=t_{id}", self.app_url),
             };
             return Some(base.url(url).build());
         }
@@ -147,6 +151,7 @@ impl Telegram {
             AppPlace::Lobby => format!("{public}/"),
             AppPlace::Room(key) => format!("{public}/?join={key}"),
             AppPlace::Replay(room, n) => format!("{public}/?replay={room}.{n}"),
+            AppPlace::Tournament(id) => format!("{public}/?tournament={id}"),
         };
         Some(base.web_app(WebAppInfo { url }).build())
     }
@@ -224,10 +229,10 @@ impl Telegram {
 #[derive(Debug)]
 pub struct Outbox {
     /// How long a queued id is remembered (and a notice lives).
-    keep: Duration,
+    pub keep: Duration,
     /// Rung when a notice is queued here: the sender looks at once.
     pub bell: tokio::sync::Notify,
-    metrics: TelegramMetrics,
+    pub(crate) metrics: TelegramMetrics,
 }
 
 impl Outbox {

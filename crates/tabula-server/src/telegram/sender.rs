@@ -40,7 +40,7 @@ const IDLE_POLL: Duration = Duration::from_millis(200);
 
 /// A notice put back after a passing fault is given up after this many
 /// tries.
-const MAX_ATTEMPTS: u32 = 8;
+pub const MAX_ATTEMPTS: u32 = 8;
 
 /// What became of one notice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +132,9 @@ async fn handle(
     id: String,
     entry: String,
 ) -> Option<&'static str> {
+    if id.starts_with(super::groups::PREFIX) {
+        return super::groups::handle(bp, tg, id, entry).await;
+    }
     let m = &tg.outbox.metrics;
     let mut notice: Notice = match serde_json::from_str(&entry) {
         Ok(n) => n,

@@ -427,3 +427,213 @@ impl Lang {
         }
     }
 }
+
+/// The texts of a group's tournament (`/tournament` and the posts of
+/// [`super::groups`]), in the group's language.
+impl Lang {
+    /// `/tournament` with arguments it cannot read.
+    pub fn tournament_usage(self) -> &'static str {
+        self.pick(
+            "Турнир для этой группы:\n/tournament <формат> <игра> <начало> [туры | длительность]\n\nформат: knockout (на выбывание), swiss [туров, 5], arena [минут, 30]\nигра: long (длинные нарды), short (короткие нарды), thud\nначало: через сколько минут (10), или 30s, 2h\n\nПримеры:\n/tournament knockout long 10\n/tournament swiss short 15 5\n/tournament arena thud 5 30",
+            "A tournament for this group:\n/tournament <format> <game> <start> [rounds | length]\n\nformat: knockout, swiss [rounds, 5], arena [minutes, 30]\ngame: long (long nardy), short (short nardy), thud\nstart: in how many minutes (10), or 30s, 2h\n\nExamples:\n/tournament knockout long 10\n/tournament swiss short 15 5\n/tournament arena thud 5 30",
+        )
+    }
+
+    /// `/tournament` in a private chat.
+    pub fn tournament_group_only(self) -> &'static str {
+        self.pick(
+            "Турниры проводятся в группах: добавьте меня в группу и отправьте /tournament там.",
+            "Tournaments are run in groups: add me to a group and send /tournament there.",
+        )
+    }
+
+    /// A tournament's format, as the posts name it.
+    pub fn format(self, f: &tabula_tournament::Format) -> String {
+        use tabula_tournament::Format;
+        match (self, f) {
+            (Lang::Ru, Format::Knockout) => "на выбывание".into(),
+            (Lang::En, Format::Knockout) => "knockout".into(),
+            (Lang::Ru, Format::Swiss { rounds, .. }) => {
+                format!("швейцарская система, туров: {rounds}")
+            }
+            (Lang::En, Format::Swiss { rounds, .. }) => format!("Swiss, {rounds} rounds"),
+            (Lang::Ru, Format::Arena { duration_ms, .. }) => {
+                format!("арена на {} мин", duration_ms.div_ceil(60_000))
+            }
+            (Lang::En, Format::Arena { duration_ms, .. }) => {
+                format!("arena of {} min", duration_ms.div_ceil(60_000))
+            }
+        }
+    }
+
+    /// "in 10 min", from the time left (under a minute: "in under a
+    /// minute"; started: "now").
+    pub fn starts_in(self, left_ms: u64) -> String {
+        match (self, left_ms) {
+            (Lang::Ru, 0) => "сейчас".into(),
+            (Lang::En, 0) => "now".into(),
+            (Lang::Ru, 1..60_000) => "меньше чем через минуту".into(),
+            (Lang::En, 1..60_000) => "in under a minute".into(),
+            (Lang::Ru, ms) => format!("через {} мин", ms.div_ceil(60_000)),
+            (Lang::En, ms) => format!("in {} min", ms.div_ceil(60_000)),
+        }
+    }
+
+    /// The announcement.
+    pub fn tournament_announce(
+        self,
+        creator: &str,
+        game: GameKind,
+        format: &tabula_tournament::Format,
+        match_points: u32,
+        left_ms: u64,
+    ) -> String {
+        let g = self.game(game);
+        let f = self.format(format);
+        let when = self.starts_in(left_ms);
+        let points = match (self, match_points) {
+            (_, 0 | 1) => String::new(),
+            (Lang::Ru, n) => format!(", матчи до {n} очков"),
+            (Lang::En, n) => format!(", matches to {n} points"),
+        };
+        match self {
+            Lang::Ru => format!(
+                "🏆 {creator} объявляет турнир: {g}, {f}{points}.\nНачало {when}. Нажмите «Участвовать», чтобы записаться."
+            ),
+            Lang::En => format!(
+                "🏆 {creator} announces a tournament: {g}, {f}{points}.\nIt starts {when}. Tap Join to take part."
+            ),
+        }
+    }
+
+    /// The Join button.
+    pub fn join_button(self) -> &'static str {
+        self.pick("Участвовать", "Join")
+    }
+
+    /// The button that opens the tournament in the Mini App.
+    pub fn open_tournament(self) -> &'static str {
+        self.pick("Открыть турнир", "Open the tournament")
+    }
+
+    /// An arena's start (knockouts and Swiss start with their first
+    /// round's pairings).
+    pub fn arena_started(self, players: u32) -> String {
+        match self {
+            Lang::Ru => format!(
+                "Арена началась, участников: {players}. Играйте: после каждой партии сразу новая пара."
+            ),
+            Lang::En => format!(
+                "The arena has begun with {players} players. Play: after each game you are paired again at once."
+            ),
+        }
+    }
+
+    /// A round's pairings: `(white, black)` names, and the byes.
+    pub fn round(self, round: u32, pairs: &[(String, String)], byes: &[String]) -> String {
+        let head = match self {
+            Lang::Ru => format!("Тур {round}, пары:"),
+            Lang::En => format!("Round {round} pairings:"),
+        };
+        let mut lines: Vec<String> = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, (w, b))| format!("{}. {w} — {b}", i + 1))
+            .collect();
+        if !byes.is_empty() {
+            lines.push(format!(
+                "{} {}",
+                self.pick("Без пары (очко):", "Bye:"),
+                byes.join(", ")
+            ));
+        }
+        self.fit(head, lines)
+    }
+
+    /// An arena's live top: `(name, points)`, best first.
+    pub fn arena_top(self, rows: &[(String, u32)]) -> String {
+        let head = self
+            .pick("Арена, таблица сейчас:", "Arena, live standings:")
+            .to_string();
+        let lines = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (n, p))| format!("{}. {n} — {p}", i + 1))
+            .collect();
+        self.fit(head, lines)
+    }
+
+    /// The final standings: `(name, points as shown)`, best first; the
+    /// champion is the first.
+    pub fn tournament_final(self, rows: &[(String, String)]) -> String {
+        let head = match (self, rows.first()) {
+            (Lang::Ru, Some((c, _))) => format!("🏁 Турнир окончен. Победитель — {c}!\n"),
+            (Lang::En, Some((c, _))) => {
+                format!("🏁 The tournament is over. The champion is {c}!\n")
+            }
+            (Lang::Ru, None) => "🏁 Турнир окончен.".into(),
+            (Lang::En, None) => "🏁 The tournament is over.".into(),
+        };
+        let lines = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (n, p))| {
+                if p.is_empty() {
+                    format!("{}. {n}", i + 1)
+                } else {
+                    format!("{}. {n} — {p}", i + 1)
+                }
+            })
+            .collect();
+        self.fit(head, lines)
+    }
+
+    /// The tournament was called off (fewer than two players at its
+    /// start).
+    pub fn tournament_cancelled(self) -> &'static str {
+        self.pick(
+            "Турнир отменён: к началу записалось меньше двух участников.",
+            "The tournament was called off: fewer than two players had joined when it was due to start.",
+        )
+    }
+
+    /// A Join tap that registered the player.
+    pub fn joined(self) -> &'static str {
+        self.pick("Вы записаны на турнир!", "You're in the tournament!")
+    }
+
+    /// A Join tap by a player already registered.
+    pub fn already_joined(self) -> &'static str {
+        self.pick("Вы уже записаны.", "You're already in.")
+    }
+
+    /// A Join tap once the tournament takes nobody more.
+    pub fn join_closed(self) -> &'static str {
+        self.pick(
+            "Запись на этот турнир закрыта.",
+            "This tournament takes no more players.",
+        )
+    }
+
+    /// A header and lines, cut to fit one message (4096 characters, with
+    /// room to spare): what does not fit is counted ("… and 12 more").
+    fn fit(self, head: String, lines: Vec<String>) -> String {
+        const MAX: usize = 3900;
+        let mut out = head;
+        let total = lines.len();
+        for (i, line) in lines.into_iter().enumerate() {
+            if out.chars().count() + line.chars().count() + 1 > MAX {
+                let more = total - i;
+                out.push('\n');
+                out.push_str(&match self {
+                    Lang::Ru => format!("… и ещё {more}"),
+                    Lang::En => format!("… and {more} more"),
+                });
+                return out;
+            }
+            out.push('\n');
+            out.push_str(&line);
+        }
+        out
+    }
+}

@@ -39,6 +39,9 @@ pub enum BotCommand {
     Settings,
     /// `/help`.
     Help,
+    /// `/tournament <format> <game> <start> [rounds | length]`, in a group
+    /// (its arguments, read by [`super::groups::parse_tournament`]).
+    Tournament(String),
     /// Anything else.
     Unknown,
 }
@@ -108,6 +111,7 @@ pub fn parse_command(text: &str, me: &str) -> Option<BotCommand> {
         "stats" => BotCommand::Stats,
         "settings" => BotCommand::Settings,
         "help" => BotCommand::Help,
+        "tournament" => BotCommand::Tournament(arg.to_string()),
         _ => BotCommand::Unknown,
     })
 }
@@ -115,6 +119,11 @@ pub fn parse_command(text: &str, me: &str) -> Option<BotCommand> {
 /// Acts on one update (already counted and deduplicated by the webhook).
 pub async fn handle(state: Arc<AppState>, tg: Arc<Telegram>, update: Update) {
     match update.content {
+        UpdateContent::Message(m)
+            if matches!(m.chat.type_field, ChatType::Group | ChatType::Supergroup) =>
+        {
+            on_group_message(state, &tg, *m).await
+        }
         UpdateContent::Message(m) => on_message(&state, &tg, *m).await,
         UpdateContent::CallbackQuery(q) => on_callback(&state, &tg, *q).await,
         UpdateContent::InlineQuery(q) => super::challenge::on_inline_query(&tg, q).await,
@@ -163,6 +172,21 @@ async fn send(tg: &Telegram, chat: i64, text: String, markup: Option<ReplyMarkup
         .api_calls
         .with_label_values(&["sendMessage", outcome])
         .inc();
+}
+
+/// A message in a group: `/tournament` (addressed to this bot, or to no
+/// bot) creates a tournament for the group; the rest is not the bot's.
+async fn on_group_message(state: Arc<AppState>, tg: &Telegram, m: Message) {
+    let (Some(text), Some(from)) = (m.text.as_deref(), m.from.as_deref()) else {
+        return;
+    };
+    if from.is_bot {
+        return;
+    }
+    let me = tg.username.get().map(String::as_str).unwrap_or("");
+    if let Some(BotCommand::Tournament(args)) = parse_command(text, me) {
+        super::groups::on_command(state, tg, &m, from, &args).await;
+    }
 }
 
 async fn on_message(state: &AppState, tg: &Telegram, m: Message) {
@@ -259,6 +283,9 @@ async fn on_message(state: &AppState, tg: &Telegram, m: Message) {
             send(tg, chat, lang.settings().into(), settings_keyboard(&u)).await;
         }
         BotCommand::Help => send(tg, chat, lang.help().into(), None).await,
+        BotCommand::Tournament(_) => {
+            send(tg, chat, lang.tournament_group_only().into(), None).await
+        }
         BotCommand::Unknown => send(tg, chat, lang.unknown().into(), None).await,
     }
 }
@@ -402,6 +429,9 @@ async fn on_callback(state: &AppState, tg: &Telegram, q: frankenstein::types::Ca
     if data.starts_with("ch:") {
         return super::challenge::on_accept(state, tg, &q, &data).await;
     }
+    if let Some(tournament) = data.strip_prefix("tj:") {
+        return super::groups::on_join(state, tg, &q, tournament).await;
+    }
     if let Some(kind) = data.strip_prefix("set:").and_then(NoticeKind::parse) {
         let mut u = users::load(bp, &player.0)
             .await
@@ -488,4 +518,34 @@ async fn new_bot_room(
     state.quotas.admit(Some(&player.0), None, now_ms).ok()?;
     let cfg = crate::http::rooms::room_config(state, &body).ok()?;
     state.rooms.create(cfg).await.ok().map(|e| e.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_read_with_their_arguments_and_their_bot() {
+        let t = |a: &str| Some(BotCommand::Tournament(a.to_string()));
+        let cases: &[(&str, Option<BotCommand>)] = &[
+            ("/tournament knockout long 10", t("knockout long 10")),
+            (
+                "/tournament@tabula_bot knockout long 10",
+                t("knockout long 10"),
+            ),
+            (
+                "/Tournament@TABULA_BOT  swiss short 5 3 ",
+                t("swiss short 5 3"),
+            ),
+            ("/tournament", t("")),
+            ("/tournament@other_bot knockout long 10", None),
+            ("tournament knockout long 10", None),
+            ("/help", Some(BotCommand::Help)),
+            ("/start", Some(BotCommand::Start(None))),
+            ("/nonsense", Some(BotCommand::Unknown)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(&parse_command(text, "tabula_bot"), want, "{text}");
+        }
+    }
 }

@@ -1,0 +1,906 @@
+//! Tournaments in Telegram groups (issue 49): the `/tournament` command
+//! that creates one for the group ([`parse_tournament`] reads it), the
+//! Join button that registers the player who taps it, and the posts the
+//! bot makes in the group: the announcement, each round's pairings (or an
+//! arena's live top, one message edited at most once a
+//! `telegram.group_top_interval_ms`), the final standings and a
+//! cancellation.
+//!
+//! **Exactly once into the group's queue.** A post is decided by the
+//! tournament's owner from the core's effects ([`crate::tournaments`]) and
+//! kept in the tournament's stored state (its outbox, `telegram` beside
+//! the core) in the same write as the state that caused it. Only after
+//! that write is it queued in the bot's outbound queue (the notices'
+//! queue, under an id made from the tournament and the post:
+//! `grp:{tournament}:round:{n}`), and only once queued is it dropped from
+//! the outbox (another write). An owner killed between the two writes
+//! leaves the post in the outbox; the node that takes the tournament over
+//! queues it again under the same id, which the queue refuses. The sender
+//! ([`super::sender`]) takes it like a notice: at most once to Telegram
+//! (a send killed in flight is lost, never doubled), a 429's
+//! `retry_after` obeyed, a passing fault retried.
+//!
+//! **Limits.** Group posts share the bot's sends a second with the
+//! notices, and each group gets at most one message per
+//! `telegram.group_interval_ms` (Telegram allows about 20 a minute in a
+//! group).
+//!
+//! **Language.** A group's posts are in the language of the member who
+//! created the tournament (his Telegram `language_code`, Russian for
+//! `ru…`, else English): Telegram tells the bot no group language, and the
+//! creator chose to speak to that group.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use frankenstein::AsyncTelegramApi;
+use frankenstein::methods::{EditMessageTextParams, SendMessageParams};
+use frankenstein::types::{InlineKeyboardButton, InlineKeyboardMarkup, Message, ReplyMarkup, User};
+use serde::{Deserialize, Serialize};
+use tabula_backplane::Backplane;
+use tabula_room::GameKind;
+use tabula_tournament::{Format, Input, PlayerId, Status, Tournament, TournamentConfig};
+
+use super::api::Refusal;
+use super::sender::Fate;
+use super::texts::Lang;
+use super::{AppPlace, Telegram};
+use crate::AppState;
+use crate::room_actor::now_ms;
+
+/// The queue ids of group posts begin with this.
+pub const PREFIX: &str = "grp:";
+
+/// A Swiss tournament's rounds when the command names none.
+pub const DEFAULT_ROUNDS: u32 = 5;
+/// An arena's length when the command names none, ms.
+pub const DEFAULT_ARENA_MS: u64 = 30 * 60_000;
+/// How long two arena players who just met wait for someone else.
+const ARENA_REMATCH_WAIT_MS: u64 = 15_000;
+/// A no-show's grace in a group's tournament.
+const GRACE_MS: u64 = 120_000;
+/// The most a start may be put off, ms (a week).
+const MAX_START_MS: u64 = 7 * 86_400_000;
+/// The rows of an arena's top and of the final standings a post shows.
+pub const TOP_ROWS: usize = 10;
+
+/// A group chat a tournament belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Group {
+    /// The chat's id.
+    pub chat: i64,
+    /// Its posts' language (the creator's).
+    pub lang: Lang,
+}
+
+/// One post the bot owes a group (the queue's entry, as JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupPost {
+    /// The group.
+    pub chat: i64,
+    /// In its language.
+    pub lang: Lang,
+    /// The tournament.
+    pub tournament: String,
+    /// Its game.
+    pub game: GameKind,
+    /// When its cause happened (ms): it expires `telegram.notice_ttl_ms`
+    /// after.
+    pub caused_ms: u64,
+    /// What it says.
+    pub post: Post,
+    /// Sends tried and failed for a passing fault.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempts: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// What a group post says (player ids: their names are read when it is
+/// sent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Post {
+    /// The tournament is open: the Join button.
+    #[serde(rename_all = "camelCase")]
+    Announce {
+        /// Its format.
+        format: Format,
+        /// Points a match.
+        match_points: u32,
+        /// When it starts (ms).
+        start_at_ms: u64,
+        /// Who created it (his Telegram name).
+        creator: String,
+    },
+    /// An arena began.
+    Started {
+        /// Its players.
+        players: u32,
+    },
+    /// A round's pairings.
+    Round {
+        /// Which.
+        round: u32,
+        /// White and black, by board.
+        pairings: Vec<(String, String)>,
+        /// Byes.
+        byes: Vec<String>,
+    },
+    /// An arena's live top: `(player, points)`; its message is edited.
+    Top {
+        /// The rows, best first.
+        rows: Vec<(String, u32)>,
+    },
+    /// The end: `(player, points)`, best first.
+    Final {
+        /// Its format (how points read).
+        format: Format,
+        /// The rows.
+        rows: Vec<(String, u32)>,
+    },
+    /// Called off.
+    Cancelled,
+}
+
+impl Post {
+    /// The post's queue id in tournament `t` (`seq`: an arena top's
+    /// number).
+    pub fn id(&self, t: &str, seq: u32) -> String {
+        match self {
+            Post::Announce { .. } => format!("{PREFIX}{t}:announce"),
+            Post::Started { .. } => format!("{PREFIX}{t}:started"),
+            Post::Round { round, .. } => format!("{PREFIX}{t}:round:{round}"),
+            Post::Top { .. } => format!("{PREFIX}{t}:top:{seq}"),
+            Post::Final { .. } => format!("{PREFIX}{t}:final"),
+            Post::Cancelled => format!("{PREFIX}{t}:cancelled"),
+        }
+    }
+
+    /// Its name in metrics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Post::Announce { .. } => "announce",
+            Post::Started { .. } => "started",
+            Post::Round { .. } => "round",
+            Post::Top { .. } => "top",
+            Post::Final { .. } => "final",
+            Post::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// What `/tournament` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spec {
+    /// The format.
+    pub format: Format,
+    /// The game.
+    pub game: tabula_tournament::GameKind,
+    /// The start, this long from now (ms).
+    pub start_in_ms: u64,
+}
+
+/// Reads a duration: `10` (minutes), `10m`, `30s`, `2h` (also `мин`,
+/// `с`, `ч`); `None` when it is not one.
+pub fn duration_ms(s: &str) -> Option<u64> {
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    if digits == 0 || digits > 6 {
+        return None;
+    }
+    let n: u64 = s[..digits].parse().ok()?;
+    let unit = match &s[digits..] {
+        "" | "m" | "min" | "м" | "мин" => 60_000,
+        "s" | "sec" | "с" | "сек" => 1_000,
+        "h" | "ч" => 3_600_000,
+        _ => return None,
+    };
+    Some(n * unit)
+}
+
+/// Reads `/tournament`'s arguments: `<format> <game> <start> [rounds |
+/// length]`; `None` for anything else (the usage is answered).
+pub fn parse_tournament(args: &str) -> Option<Spec> {
+    let words: Vec<String> = args.split_whitespace().map(str::to_lowercase).collect();
+    if !(3..=4).contains(&words.len()) {
+        return None;
+    }
+    let game = match words[1].as_str() {
+        "long" | "long_nardy" | "длинные" => tabula_tournament::GameKind::LongNardy,
+        "short" | "short_nardy" | "backgammon" | "короткие" => {
+            tabula_tournament::GameKind::Backgammon
+        }
+        "thud" => tabula_tournament::GameKind::Thud,
+        _ => return None,
+    };
+    let start_in_ms = duration_ms(&words[2]).filter(|ms| (1_000..=MAX_START_MS).contains(ms))?;
+    let extra = words.get(3);
+    let format = match words[0].as_str() {
+        "knockout" | "ko" | "выбывание" if extra.is_none() => Format::Knockout,
+        "swiss" | "швейцарка" => {
+            let rounds = match extra {
+                Some(r) => r.parse().ok().filter(|r| (1..=20).contains(r))?,
+                None => DEFAULT_ROUNDS,
+            };
+            Format::Swiss {
+                rounds,
+                late_join_until_round: 0,
+            }
+        }
+        "arena" | "арена" => {
+            let duration_ms = match extra {
+                Some(d) => duration_ms(d).filter(|ms| (60_000..=86_400_000).contains(ms))?,
+                None => DEFAULT_ARENA_MS,
+            };
+            Format::Arena {
+                duration_ms,
+                rematch_wait_ms: ARENA_REMATCH_WAIT_MS,
+            }
+        }
+        _ => return None,
+    };
+    Some(Spec {
+        format,
+        game,
+        start_in_ms,
+    })
+}
+
+/// The room's game of the tournament's.
+pub fn room_game(g: tabula_tournament::GameKind) -> GameKind {
+    match g {
+        tabula_tournament::GameKind::LongNardy => GameKind::LongNardy,
+        tabula_tournament::GameKind::Backgammon => GameKind::Backgammon,
+        tabula_tournament::GameKind::Thud => GameKind::Thud,
+    }
+}
+
+/// A Telegram user's name as a post shows it.
+fn display_name(u: &User) -> String {
+    match &u.last_name {
+        Some(l) if !l.is_empty() => format!("{} {l}", u.first_name),
+        _ => u.first_name.clone(),
+    }
+}
+
+/// `/tournament` in a group: creates the tournament for it (the
+/// announcement follows through the outbox), or answers the usage.
+pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: &User, args: &str) {
+    let lang = Lang::of(from.language_code.as_deref());
+    let chat = m.chat.id;
+    let Some(spec) = parse_tournament(args) else {
+        return reply(tg, chat, lang.tournament_usage().into()).await;
+    };
+    let player = format!("tg:{}", from.id);
+    let now = now_ms();
+    let clock_ms = u64::try_from(state.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    if state.draining.load(std::sync::atomic::Ordering::SeqCst)
+        || state.quotas.admit(Some(&player), None, clock_ms).is_err()
+    {
+        return reply(tg, chat, lang.unavailable().into()).await;
+    }
+    let config = TournamentConfig {
+        format: spec.format,
+        game: spec.game,
+        match_points: 1,
+        clock: serde_json::to_string(&state.settings.rooms.default_time_control).ok(),
+        rated: true,
+        start_at_ms: now + spec.start_in_ms,
+        grace_ms: GRACE_MS,
+        max_players: None,
+    };
+    let n: u64 = rand::random();
+    let id = format!("t{:010x}", n & 0xff_ffff_ffff);
+    let t = match Tournament::new(id, config) {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::warn!(error = %e, "group tournament not made");
+            return reply(tg, chat, lang.tournament_usage().into()).await;
+        }
+    };
+    let tid = t.id().to_string();
+    let group = Group { chat, lang };
+    match crate::tournaments::create_for(state, t, Some((group, display_name(from)))).await {
+        Ok(()) => {
+            tracing::info!(tournament = %tid, chat, %player, "group tournament created");
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, chat, "group tournament not created");
+            reply(tg, chat, lang.unavailable().into()).await;
+        }
+    }
+}
+
+async fn reply(tg: &Telegram, chat: i64, text: String) {
+    let params = SendMessageParams::builder()
+        .chat_id(chat)
+        .text(text)
+        .build();
+    let outcome = match tg.api.send_message(&params).await {
+        Ok(_) => "ok",
+        Err(e) => {
+            tracing::warn!(chat, error = %e, "bot reply not sent");
+            e.reason()
+        }
+    };
+    tg.outbox
+        .metrics
+        .api_calls
+        .with_label_values(&["sendMessage", outcome])
+        .inc();
+}
+
+/// A tap on a tournament's Join button (`tj:{id}`): the tapping user is
+/// registered as the routes register him (checked against the stored
+/// state, then posted to the tournament's inbox), and told the result.
+pub async fn on_join(
+    state: &AppState,
+    tg: &Telegram,
+    q: &frankenstein::types::CallbackQuery,
+    tournament: &str,
+) {
+    let lang = Lang::of(q.from.language_code.as_deref());
+    let qid = q.id.as_str();
+    let answer = move |text: &'static str| super::updates::answer_callback(tg, qid, Some(text));
+    if q.from.is_bot {
+        return answer(lang.join_closed()).await;
+    }
+    let player = format!("tg:{}", q.from.id);
+    let t = match state.backplane.load_tournament(tournament).await {
+        Ok(Some(json)) => match crate::tournaments::decode(&json) {
+            Ok((t, _)) => t,
+            Err(_) => return answer(lang.unavailable()).await,
+        },
+        Ok(None) => return answer(lang.join_closed()).await,
+        Err(_) => return answer(lang.unavailable()).await,
+    };
+    if let Some(e) = t.entrant(&PlayerId(player.clone()))
+        && !e.withdrawn
+    {
+        return answer(lang.already_joined()).await;
+    }
+    if matches!(t.status(), Status::Finished | Status::Cancelled)
+        || crate::http::tournaments::refusal(&t, &player, crate::http::tournaments::Action::Join)
+            .is_some()
+    {
+        return answer(lang.join_closed()).await;
+    }
+    let game = room_game(t.config().game);
+    let rating = crate::http::rooms::stored_rating(state, &player, game)
+        .await
+        .unwrap_or(f64::from(tabula_backplane::NEW_PLAYER_RATING));
+    let input = Input::Join {
+        player: PlayerId(player.clone()),
+        rating: rating as i32,
+    };
+    // One join a tap (the webhook acts once on each update).
+    let key = format!("join:{player}:{}", now_ms());
+    match crate::tournaments::post_now(state.backplane.as_ref(), tournament, &key, input).await {
+        Ok(_) => answer(lang.joined()).await,
+        Err(e) => {
+            tracing::warn!(tournament, %player, error = %e, "join from the group not posted");
+            answer(lang.unavailable()).await
+        }
+    }
+}
+
+/// Queues a post under `id` (refused, `Ok(false)`, when it was queued
+/// within `telegram.notice_ttl_ms`: an owner's outbox written again by
+/// its successor).
+pub async fn queue(bp: &dyn Backplane, tg: &Telegram, id: &str, p: &GroupPost) -> bool {
+    let Ok(entry) = serde_json::to_string(p) else {
+        return true;
+    };
+    let keep = Duration::from_millis(tg.settings.notice_ttl_ms.saturating_add(3_600_000));
+    match bp.queue_notice(id, entry, now_ms(), keep).await {
+        Ok(fresh) => {
+            if fresh {
+                tg.outbox
+                    .metrics
+                    .group_queued
+                    .with_label_values(&[p.post.name()])
+                    .inc();
+                tg.outbox.bell.notify_one();
+            }
+            true
+        }
+        Err(e) => {
+            tracing::warn!(%id, error = %e, "group post not queued yet");
+            false
+        }
+    }
+}
+
+/// Delivers one taken group post and counts what became of it (the
+/// sender's [`super::sender::handle`] for ids of [`PREFIX`]); the reason
+/// when it was put back.
+pub async fn handle(
+    bp: &dyn Backplane,
+    tg: &Telegram,
+    id: String,
+    entry: String,
+) -> Option<&'static str> {
+    let m = &tg.outbox.metrics;
+    let mut p: GroupPost = match serde_json::from_str(&entry) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(%id, error = %e, "unreadable group post dropped");
+            m.group_failed.with_label_values(&["corrupt"]).inc();
+            return None;
+        }
+    };
+    match deliver(bp, tg, &mut p).await {
+        Fate::Sent => {
+            m.group_sent.with_label_values(&[p.post.name()]).inc();
+            None
+        }
+        Fate::Dropped(why) => {
+            tracing::warn!(%id, reason = why, "group post not sent");
+            m.group_failed.with_label_values(&[why]).inc();
+            None
+        }
+        Fate::Later(due, why) => {
+            m.group_failed.with_label_values(&[why]).inc();
+            let entry = serde_json::to_string(&p).unwrap_or(entry);
+            if let Err(e) = bp.requeue_notice(&id, entry, due).await {
+                tracing::warn!(%id, error = %e, "group post could not be put back; lost");
+            }
+            Some(why)
+        }
+    }
+}
+
+/// The name of player `id` as posts show it.
+async fn name(bp: &dyn Backplane, id: &str) -> String {
+    let p = bp.profile(id).await.unwrap_or_default();
+    crate::http::profiles::public(id, &p).name
+}
+
+/// A post's text, names read now.
+pub async fn render(bp: &dyn Backplane, p: &GroupPost, now: u64) -> String {
+    let lang = p.lang;
+    match &p.post {
+        Post::Announce {
+            format,
+            match_points,
+            start_at_ms,
+            creator,
+        } => lang.tournament_announce(
+            creator,
+            p.game,
+            format,
+            *match_points,
+            start_at_ms.saturating_sub(now),
+        ),
+        Post::Started { players } => lang.arena_started(*players),
+        Post::Round {
+            round,
+            pairings,
+            byes,
+        } => {
+            let mut pairs = Vec::with_capacity(pairings.len());
+            for (w, b) in pairings {
+                pairs.push((name(bp, w).await, name(bp, b).await));
+            }
+            let mut bye_names = Vec::with_capacity(byes.len());
+            for b in byes {
+                bye_names.push(name(bp, b).await);
+            }
+            lang.round(*round, &pairs, &bye_names)
+        }
+        Post::Top { rows } => {
+            let mut named = Vec::with_capacity(rows.len());
+            for (id, points) in rows {
+                named.push((name(bp, id).await, *points));
+            }
+            lang.arena_top(&named)
+        }
+        Post::Final { format, rows } => {
+            let mut named = Vec::with_capacity(rows.len());
+            for (id, points) in rows {
+                named.push((name(bp, id).await, points_shown(format, *points)));
+            }
+            lang.tournament_final(&named)
+        }
+        Post::Cancelled => lang.tournament_cancelled().to_string(),
+    }
+}
+
+/// Points as the final standings show them: a knockout's places need
+/// none, a Swiss counts half-points, an arena whole ones.
+pub fn points_shown(format: &Format, points: u32) -> String {
+    match format {
+        Format::Knockout => String::new(),
+        Format::Swiss { .. } => match (points / 2, points % 2) {
+            (0, 1) => "½".into(),
+            (n, 1) => format!("{n}½"),
+            (n, _) => n.to_string(),
+        },
+        Format::Arena { .. } => points.to_string(),
+    }
+}
+
+/// The buttons under a post: Join (a callback the bot answers) and the
+/// Mini App's `t.me` link to the tournament, on the announcement; the
+/// link alone on the others.
+fn markup(tg: &Telegram, p: &GroupPost) -> Option<InlineKeyboardMarkup> {
+    let mut rows: Vec<Vec<InlineKeyboardButton>> = Vec::new();
+    if matches!(p.post, Post::Announce { .. }) {
+        rows.push(vec![
+            InlineKeyboardButton::builder()
+                .text(p.lang.join_button())
+                .callback_data(format!("tj:{}", p.tournament))
+                .build(),
+        ]);
+    }
+    if !matches!(p.post, Post::Cancelled)
+        && let Some(b) = tg.link_button(
+            p.lang.open_tournament(),
+            &AppPlace::Tournament(p.tournament.clone()),
+        )
+    {
+        rows.push(vec![b]);
+    }
+    (!rows.is_empty()).then_some(InlineKeyboardMarkup {
+        inline_keyboard: rows,
+    })
+}
+
+/// The note that keeps an arena's top message (its id in the group).
+fn top_note(tournament: &str) -> String {
+    format!("gtop:{tournament}")
+}
+
+/// Checks, claims the limits, and sends (or, for an arena's top after
+/// its first, edits) one post.
+pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, p: &mut GroupPost) -> Fate {
+    let now = now_ms();
+    let s = &tg.settings;
+    if now > p.caused_ms.saturating_add(s.notice_ttl_ms) {
+        return Fate::Dropped("expired");
+    }
+    let top_message = if matches!(p.post, Post::Top { .. }) {
+        match bp.note(&top_note(&p.tournament)).await {
+            Ok(m) => m.and_then(|m| m.parse::<i32>().ok()),
+            Err(_) => return Fate::Later(now + 1000, "unavailable"),
+        }
+    } else {
+        None
+    };
+    let text = render(bp, p, now).await;
+    let now = now_ms();
+    match bp.claim_send(now, s.messages_per_sec).await {
+        Ok(true) => {}
+        Ok(false) => {
+            let (slot, _) = tabula_backplane::send_slot(s.messages_per_sec);
+            return Fate::Later((now / slot + 1) * slot, "bot_busy");
+        }
+        Err(_) => return Fate::Later(now + 1000, "unavailable"),
+    }
+    let interval = Duration::from_millis(s.group_interval_ms + s.group_interval_ms / 10);
+    match bp.claim_slot(&format!("chat:{}", p.chat), interval).await {
+        Ok(true) => {}
+        Ok(false) => return Fate::Later(now + s.group_interval_ms / 2 + 1, "chat_busy"),
+        Err(_) => return Fate::Later(now + 1000, "unavailable"),
+    }
+    let markup = markup(tg, p);
+    let m = &tg.outbox.metrics;
+    let (method, res) = match top_message {
+        Some(message_id) => {
+            let params = EditMessageTextParams::builder()
+                .chat_id(p.chat)
+                .message_id(message_id)
+                .text(text)
+                .maybe_reply_markup(markup)
+                .build();
+            (
+                "editMessageText",
+                tg.api.edit_message_text(&params).await.map(|_| None),
+            )
+        }
+        None => {
+            let params = SendMessageParams::builder()
+                .chat_id(p.chat)
+                .text(text)
+                .maybe_reply_markup(markup.map(ReplyMarkup::InlineKeyboardMarkup))
+                .build();
+            (
+                "sendMessage",
+                tg.api
+                    .send_message(&params)
+                    .await
+                    .map(|r| Some(r.result.message_id)),
+            )
+        }
+    };
+    match res {
+        Ok(sent) => {
+            m.api_calls.with_label_values(&[method, "ok"]).inc();
+            if let (Post::Top { .. }, Some(message_id)) = (&p.post, sent) {
+                // Later tops edit this message.
+                let keep = Duration::from_millis(s.notice_ttl_ms.saturating_add(86_400_000));
+                if let Err(e) = bp
+                    .set_note(&top_note(&p.tournament), Some(message_id.to_string()), keep)
+                    .await
+                {
+                    tracing::warn!(tournament = %p.tournament, error = %e, "arena top message not kept");
+                }
+            }
+            Fate::Sent
+        }
+        Err(e) => {
+            m.api_calls.with_label_values(&[method, e.reason()]).inc();
+            match e.refusal() {
+                // The bot was removed from the group, or the group is gone.
+                Refusal::Blocked => Fate::Dropped("blocked"),
+                Refusal::Permanent => {
+                    tracing::warn!(chat = p.chat, error = %e, "group post refused by Telegram");
+                    Fate::Dropped("bad_request")
+                }
+                Refusal::RetryAfter(secs) => {
+                    let until = now_ms() + secs * 1000;
+                    if let Err(e) = bp.pause_sends(until).await {
+                        tracing::warn!(error = %e, "the 429 pause could not be shared");
+                    }
+                    Fate::Later(until, "rate_limited")
+                }
+                Refusal::Transient => {
+                    p.attempts += 1;
+                    if p.attempts >= super::sender::MAX_ATTEMPTS {
+                        Fate::Dropped("gave_up")
+                    } else {
+                        Fate::Later(now_ms() + (1000u64 << p.attempts.min(8)), "unavailable")
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_reads_format_game_and_start() {
+        use tabula_tournament::GameKind as G;
+        let ko = Some(Format::Knockout);
+        let swiss = |rounds| {
+            Some(Format::Swiss {
+                rounds,
+                late_join_until_round: 0,
+            })
+        };
+        let arena = |duration_ms| {
+            Some(Format::Arena {
+                duration_ms,
+                rematch_wait_ms: ARENA_REMATCH_WAIT_MS,
+            })
+        };
+        let cases: &[(&str, Option<Format>, G, u64)] = &[
+            ("knockout long_nardy 10", ko, G::LongNardy, 600_000),
+            ("knockout long 10m", ko, G::LongNardy, 600_000),
+            ("KO short 30s", ko, G::Backgammon, 30_000),
+            ("knockout backgammon 2h", ko, G::Backgammon, 7_200_000),
+            ("  knockout   thud   1  ", ko, G::Thud, 60_000),
+            ("swiss short 15", swiss(5), G::Backgammon, 900_000),
+            ("swiss short 15 7", swiss(7), G::Backgammon, 900_000),
+            ("arena thud 5", arena(DEFAULT_ARENA_MS), G::Thud, 300_000),
+            ("arena thud 5 45", arena(2_700_000), G::Thud, 300_000),
+            ("arena long 5 2h", arena(7_200_000), G::LongNardy, 300_000),
+            ("арена длинные 5 мин", None, G::LongNardy, 0),
+            (
+                "арена длинные 5мин",
+                arena(DEFAULT_ARENA_MS),
+                G::LongNardy,
+                300_000,
+            ),
+            (
+                "швейцарка короткие 1ч 3",
+                swiss(3),
+                G::Backgammon,
+                3_600_000,
+            ),
+        ];
+        for (args, format, game, start) in cases {
+            let got = parse_tournament(args);
+            match format {
+                Some(f) => assert_eq!(
+                    got,
+                    Some(Spec {
+                        format: *f,
+                        game: *game,
+                        start_in_ms: *start
+                    }),
+                    "{args}"
+                ),
+                None => assert_eq!(got, None, "{args}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_command_refuses_what_it_cannot_read() {
+        for args in [
+            "",
+            "knockout",
+            "knockout long",
+            "knockout chess 10",
+            "league long 10",
+            "knockout long soon",
+            "knockout long -5",
+            "knockout long 0",
+            "knockout long 0s",
+            "knockout long 20000",
+            "knockout long 10 3",
+            "swiss long 10 0",
+            "swiss long 10 21",
+            "swiss long 10 x",
+            "arena long 10 30s",
+            "arena long 10 2d",
+            "knockout long 10 x y",
+            "knockout long 10y",
+        ] {
+            assert_eq!(parse_tournament(args), None, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn durations_read_their_units() {
+        for (s, ms) in [
+            ("10", Some(600_000)),
+            ("10m", Some(600_000)),
+            ("10min", Some(600_000)),
+            ("45s", Some(45_000)),
+            ("45сек", Some(45_000)),
+            ("3h", Some(10_800_000)),
+            ("3ч", Some(10_800_000)),
+            ("m", None),
+            ("1d", None),
+            ("1.5", None),
+            ("9999999", None),
+        ] {
+            assert_eq!(duration_ms(s), ms, "{s}");
+        }
+    }
+
+    #[test]
+    fn posts_have_one_id_each() {
+        let f = Format::Knockout;
+        let cases = [
+            (
+                Post::Announce {
+                    format: f,
+                    match_points: 1,
+                    start_at_ms: 0,
+                    creator: "Ann".into(),
+                },
+                "grp:cup:announce",
+            ),
+            (Post::Started { players: 3 }, "grp:cup:started"),
+            (
+                Post::Round {
+                    round: 2,
+                    pairings: vec![],
+                    byes: vec![],
+                },
+                "grp:cup:round:2",
+            ),
+            (Post::Top { rows: vec![] }, "grp:cup:top:4"),
+            (
+                Post::Final {
+                    format: f,
+                    rows: vec![],
+                },
+                "grp:cup:final",
+            ),
+            (Post::Cancelled, "grp:cup:cancelled"),
+        ];
+        for (post, id) in cases {
+            assert_eq!(post.id("cup", 4), id);
+            let p = GroupPost {
+                chat: -100,
+                lang: Lang::Ru,
+                tournament: "cup".into(),
+                game: GameKind::Backgammon,
+                caused_ms: 1,
+                post,
+                attempts: 0,
+            };
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(serde_json::from_str::<GroupPost>(&json).unwrap(), p);
+        }
+    }
+
+    #[test]
+    fn points_read_as_each_format_counts_them() {
+        let swiss = Format::Swiss {
+            rounds: 5,
+            late_join_until_round: 0,
+        };
+        let arena = Format::Arena {
+            duration_ms: 1,
+            rematch_wait_ms: 1,
+        };
+        for (format, points, shown) in [
+            (Format::Knockout, 3, ""),
+            (swiss, 0, "0"),
+            (swiss, 1, "½"),
+            (swiss, 7, "3½"),
+            (swiss, 8, "4"),
+            (arena, 12, "12"),
+        ] {
+            assert_eq!(points_shown(&format, points), shown, "{format:?} {points}");
+        }
+    }
+
+    #[test]
+    fn the_group_texts_in_both_languages() {
+        let ko = Format::Knockout;
+        let swiss = Format::Swiss {
+            rounds: 5,
+            late_join_until_round: 0,
+        };
+        let pairs = vec![("Ann".to_string(), "Bob".to_string())];
+        let cases: Vec<(String, &str)> = vec![
+            (
+                Lang::En.tournament_announce("Ann", GameKind::LongNardy, &ko, 1, 600_000),
+                "🏆 Ann announces a tournament: Long nardy, knockout.\nIt starts in 10 min. Tap Join to take part.",
+            ),
+            (
+                Lang::Ru.tournament_announce("Аня", GameKind::Backgammon, &swiss, 3, 30_000),
+                "🏆 Аня объявляет турнир: Короткие нарды, швейцарская система, туров: 5, матчи до 3 очков.\nНачало меньше чем через минуту. Нажмите «Участвовать», чтобы записаться.",
+            ),
+            (
+                Lang::En.round(2, &pairs, &["Cid".to_string()]),
+                "Round 2 pairings:\n1. Ann — Bob\nBye: Cid",
+            ),
+            (Lang::Ru.round(1, &pairs, &[]), "Тур 1, пары:\n1. Ann — Bob"),
+            (
+                Lang::En.arena_top(&[("Ann".into(), 7), ("Bob".into(), 4)]),
+                "Arena, live standings:\n1. Ann — 7\n2. Bob — 4",
+            ),
+            (
+                Lang::En.tournament_final(&[
+                    ("Ann".into(), String::new()),
+                    ("Bob".into(), String::new()),
+                ]),
+                "🏁 The tournament is over. The champion is Ann!\n\n1. Ann\n2. Bob",
+            ),
+            (
+                Lang::Ru.tournament_final(&[("Ann".into(), "4½".into())]),
+                "🏁 Турнир окончен. Победитель — Ann!\n\n1. Ann — 4½",
+            ),
+            (
+                Lang::En.tournament_cancelled().into(),
+                "The tournament was called off: fewer than two players had joined when it was due to start.",
+            ),
+            (Lang::Ru.starts_in(0), "сейчас"),
+            (Lang::En.starts_in(60_001), "in 2 min"),
+            (
+                Lang::En.format(&Format::Arena {
+                    duration_ms: 1_800_000,
+                    rematch_wait_ms: 0,
+                }),
+                "arena of 30 min",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn a_long_round_fits_one_message() {
+        let pairs: Vec<(String, String)> = (0..2048)
+            .map(|i| (format!("Player number {i}"), format!("Opponent number {i}")))
+            .collect();
+        let text = Lang::En.round(1, &pairs, &[]);
+        assert!(text.chars().count() <= 4096);
+        assert!(text.ends_with("more"), "{}", &text[text.len() - 40..]);
+    }
+}
