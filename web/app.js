@@ -296,10 +296,13 @@ export async function main() {
   // A Mini App link's parameter (Telegram's start_param, or ?startapp=):
   // a room's invite or id, the bot's link to a replay,
   // `replay-<room>-<game>`, or to a tournament, `t_<id>`; or this page's
-  // own ?join= / ?replay= / #/t/<id> / #/tournaments.
+  // own ?join= / ?replay= / ?tournament= (the bot's web_app button) /
+  // #/t/<id> / #/tournaments.
   const start = tg.startParam() || params.get('startapp');
   const linkedReplay = /^replay-([A-Za-z0-9_]{1,64})-(\d{1,6})$/.exec(start || '');
-  const linkedTour = /^t_([A-Za-z0-9_-]{1,30})$/.exec(start || '') || (tg.active() ? null : /^#\/t\/([A-Za-z0-9_-]{1,30})$/.exec(location.hash));
+  const linkedTour = /^t_([A-Za-z0-9_-]{1,30})$/.exec(start || '')
+    || /^([A-Za-z0-9_-]{1,30})$/.exec(params.get('tournament') || '')
+    || (tg.active() ? null : /^#\/t\/([A-Za-z0-9_-]{1,30})$/.exec(location.hash));
   const code = linkedReplay || linkedTour ? null : start || params.get('join');
   const replay = linkedReplay
     ? { room: linkedReplay[1], gameNumber: Number(linkedReplay[2]) }

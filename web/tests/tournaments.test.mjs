@@ -313,6 +313,12 @@ test('the create form, the list, and a refusal said clearly', { timeout: 90000 }
     await screenshot(page, 'tournament-refused-320');
     assert.deepEqual(page.errors, []);
     await page.context().close();
+    // The bot's Mini App button in a private chat opens /?tournament=<id>.
+    const linked = await openPage(browser, `${node.base}/?tournament=pair`);
+    await linked.waitForSelector('#tour-players');
+    assert.match(await linked.textContent('#tour-players'), /.+/);
+    assert.deepEqual(linked.errors, []);
+    await linked.context().close();
   } finally {
     await node.stop();
   }
