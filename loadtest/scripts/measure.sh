@@ -8,7 +8,11 @@
 # (the socket stack alone, tabula-ws-floor: its actions per core and
 # memory per idle pair of sockets, what a node cannot go below), and archive
 # (the archiver keeping up with finished games; ARCHIVE_MATCHES,
-# ARCHIVE_SECONDS, ARCHIVE_THINK, ARCHIVE_STORE_URL). Reports go
+# ARCHIVE_SECONDS, ARCHIVE_THINK, ARCHIVE_STORE_URL), and capacity (the
+# unit costs of docs/capacity.md: node CPU per action and per game's life,
+# memory per match, Redis operations, bytes and memory, PostgreSQL rows,
+# bytes and WAL per game, on 1, 2 and 3 nodes and on a 3-primary Redis
+# Cluster; then the model for 10k, 100k and 1M matches). Reports go
 # to loadtest/results/<scenario>-<n>.json; one summary line per run on
 # stdout. Needs redis-server for the cluster scenarios (our own instance on
 # a free port; a Redis already running is not touched).
@@ -366,6 +370,183 @@ print(f'chaos {sys.argv[2]}: {r["config"]["matches"]} matches, affected {p["matc
 EOF
     kill -9 "$N1" "$N2" 2>/dev/null || true
   done
+}
+
+# --- capacity (docs/capacity.md) -------------------------------------------
+# Each run: fresh Redis (one server, or a 3-primary Cluster), a fresh
+# PostgreSQL database, NODES nodes on the Redis backplane with that store,
+# and the harness; before and after it, what each process used. One JSON
+# line per run in $OUT/capacity-runs.jsonl; loadtest/scripts/capacity.py
+# turns them into unit costs and the model.
+CAP_PG=${CAPACITY_PG:-postgres://postgres@127.0.0.1:5432}
+CAP_DB=tabula_capacity
+
+redis_info() { # PORT: total command calls, net bytes in+out, used memory
+  redis-cli -p "$1" info all | tr -d '\r' | awk -F'[:=,]' '
+    /^cmdstat_/ {calls += $3}
+    /^total_net_input_bytes/ {nin = $2} /^total_net_output_bytes/ {nout = $2}
+    /^used_memory:/ {mem = $2}
+    END {printf "%d %d %d\n", calls, nin + nout, mem}'
+}
+
+pg_snapshot() { # rows written per table, database size, WAL records/bytes/syncs
+  psql "$CAP_PG/$CAP_DB" -qtA -F' ' -c "
+    select coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0),
+           pg_database_size(current_database()),
+           (select wal_records from pg_stat_wal), (select wal_bytes from pg_stat_wal),
+           (select wal_sync from pg_stat_wal),
+           coalesce((select string_agg(relname || '=' || (n_tup_ins + n_tup_upd + n_tup_del), ',' order by relname)
+                     from pg_stat_user_tables where n_tup_ins + n_tup_upd + n_tup_del > 0), '-')
+    from pg_stat_user_tables"
+}
+
+# cap_run LABEL NODES MODE REDIS [ROUTE]: MODE play (whole games), life
+# (each seat resigns at its first game action: a room's life with three
+# actions) or idle (seated matches, nobody acts); REDIS single or cluster;
+# ROUTE affinity (both sockets of a match on its room's node, as a load
+# balancer with room affinity sends them; the default) or routed (on
+# different nodes: one socket's commands cross the backplane).
+cap_run() {
+  local label=$1 nodes=$2 mode=$3 redis=$4 route=${5:-affinity}
+  local n=${CAPACITY_MATCHES:-200} secs=${CAPACITY_SECONDS:-40}
+  psql "$CAP_PG/postgres" -qtA -c "drop database if exists $CAP_DB" -c "create database $CAP_DB" >/dev/null
+  local rports=() rpids=() backend=()
+  if [ "$redis" = cluster ]; then
+    local addrs=()
+    for _ in 1 2 3; do
+      local p; p=$(free_port); local d; d=$(mktemp -d)
+      redis-server --port "$p" --bind 127.0.0.1 --save "" --appendonly no --cluster-enabled yes \
+        --cluster-config-file "$d/nodes.conf" --dir "$d" >/dev/null 2>&1 &
+      rpids+=($!); PIDS+=($!); rports+=("$p"); addrs+=("127.0.0.1:$p")
+    done
+    for p in "${rports[@]}"; do
+      for _ in $(seq 50); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    done
+    redis-cli --cluster create "${addrs[@]}" --cluster-replicas 0 --cluster-yes >/dev/null
+    for p in "${rports[@]}"; do
+      for _ in $(seq 100); do redis-cli -p "$p" cluster info | grep -q cluster_state:ok && break; sleep 0.1; done
+    done
+    local urls; urls=$(printf 'redis://%s,' "${addrs[@]}"); urls=${urls%,}
+    backend=(TABULA__REDIS__CLUSTER=true TABULA__REDIS__URLS="$urls")
+  else
+    start_redis
+    rports=("$REDIS_PORT"); rpids=("$REDIS_PID")
+    backend=(TABULA__REDIS__URL=redis://127.0.0.1:$REDIS_PORT)
+  fi
+  local ports=() pids=() urls=()
+  for i in $(seq "$nodes"); do
+    local p; p=$(free_port)
+    local pid; pid=$(LISTEN_IP=0.0.0.0 start_node "$p" TABULA__CLUSTER__BACKPLANE=redis "${backend[@]}" \
+      TABULA__REDIS__PREFIX=cap$$ TABULA__AUTH__SESSION_SECRET=load-test-secret-0123456789abcdef \
+      TABULA__CLUSTER__NODE_ID="cap-n$i" TABULA__STORE__URL="$CAP_PG/$CAP_DB" TABULA__ROOMS__GRACE_MS=600000)
+    ports+=("$p"); pids+=("$pid")
+    # Two addresses per node (see human()).
+    urls+=(--url "127.0.0.$((2 * i - 1)):$p" --url "127.0.0.$((2 * i)):$p")
+  done
+  for _ in $(seq 100); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "127.0.0.1:${ports[0]}/api/leaderboards/backgammon")" = 200 ] && break
+    sleep 0.1
+  done
+  sleep 1
+  # The nodes' and Redis's CPU with no load (beats, leases, sweeps, the
+  # archive's polls), over 5 s: subtracted from the run's, so that what is
+  # left is what the load cost.
+  local idle0=0 ridle0=0 idle1=0 ridle1=0
+  for pid in "${pids[@]}"; do idle0=$((idle0 + $(cpu_cs "$pid"))); done
+  for pid in "${rpids[@]}"; do ridle0=$((ridle0 + $(cpu_cs "$pid"))); done
+  sleep 5
+  for pid in "${pids[@]}"; do idle1=$((idle1 + $(cpu_cs "$pid"))); done
+  for pid in "${rpids[@]}"; do ridle1=$((ridle1 + $(cpu_cs "$pid"))); done
+  local cpu0=0 rss0=0 rcpu0=0 t0; t0=$(date +%s.%N)
+  for pid in "${pids[@]}"; do cpu0=$((cpu0 + $(cpu_cs "$pid"))); rss0=$((rss0 + $(rss_kib "$pid"))); done
+  for pid in "${rpids[@]}"; do rcpu0=$((rcpu0 + $(cpu_cs "$pid"))); done
+  local rinfo0=() ; for p in "${rports[@]}"; do rinfo0+=("$(redis_info "$p")"); done
+  local pg0; pg0=$(pg_snapshot)
+  local a0=0; for p in "${ports[@]}"; do a0=$(python3 -c "print($a0 + $(metric tabula_archived_total "$p"))"); done
+  local args=(--matches "$n" --ramp-up 5s --duration "${secs}s" --progress 0 --report "$OUT/capacity-$label.json")
+  [ "$route" = affinity ] && args+=(--affinity)
+  case $mode in
+    play) args+=(--think "${CAPACITY_THINK:-20ms..120ms}") ;;
+    life) args+=(--think "${CAPACITY_THINK:-20ms..120ms}" --resign-after 0) ;;
+    idle) args+=(--think 600s) ;;
+  esac
+  "$BIN/tabula-load" "${urls[@]}" "${args[@]}" >/dev/null &
+  local lpid=$! peak_rss=0 peak_rmem=0 peak_rooms=0
+  while kill -0 "$lpid" 2>/dev/null; do
+    sleep 1
+    local r=0 m=0 rooms=0
+    for pid in "${pids[@]}"; do r=$((r + $(rss_kib "$pid" 2>/dev/null || echo 0))); done
+    for p in "${rports[@]}"; do m=$((m + $(redis_info "$p" | cut -d' ' -f3))); done
+    for p in "${ports[@]}"; do rooms=$(python3 -c "print(int($rooms + $(metric 'tabula_rooms' "$p")))"); done
+    [ "$r" -gt "$peak_rss" ] && peak_rss=$r
+    [ "$m" -gt "$peak_rmem" ] && peak_rmem=$m
+    [ "$rooms" -gt "$peak_rooms" ] && peak_rooms=$rooms
+  done
+  wait "$lpid" || true
+  # The archive drains, then PostgreSQL's statistics settle.
+  for _ in $(seq 600); do
+    [ "$(metric tabula_archive_backlog_games "${ports[0]}")" = 0 ] && break
+    sleep 0.1
+  done
+  sleep 2
+  local cpu1=0 rcpu1=0 t1; t1=$(date +%s.%N)
+  for pid in "${pids[@]}"; do cpu1=$((cpu1 + $(cpu_cs "$pid"))); done
+  for pid in "${rpids[@]}"; do rcpu1=$((rcpu1 + $(cpu_cs "$pid"))); done
+  local rinfo1=() ; for p in "${rports[@]}"; do rinfo1+=("$(redis_info "$p")"); done
+  local pg1; pg1=$(pg_snapshot)
+  local a1=0; for p in "${ports[@]}"; do a1=$(python3 -c "print($a1 + $(metric tabula_archived_total "$p"))"); done
+  python3 - "$OUT/capacity-$label.json" "$label" "$nodes" "$mode" "$redis" "$route" "$((cpu1 - cpu0))" \
+    "$((rcpu1 - rcpu0))" "$rss0" "$peak_rss" "$peak_rmem" "$peak_rooms" "$a0" "$a1" "$pg0" "$pg1" \
+    "$(IFS=';'; echo "${rinfo0[*]}")" "$(IFS=';'; echo "${rinfo1[*]}")" \
+    "$(python3 -c "print(($idle1 - $idle0) / 500 * ($t1 - $t0))")" \
+    "$(python3 -c "print(($ridle1 - $ridle0) / 500 * ($t1 - $t0))")" >>"$OUT/capacity-runs.jsonl" <<'PY'
+import json, sys
+(report, label, nodes, mode, redis, route, cpu, rcpu, rss0, peak_rss, peak_rmem, rooms, a0, a1, pg0, pg1,
+ ri0, ri1, idle, ridle) = sys.argv[1:]
+r = json.load(open(report))
+def shards(s):
+    return [list(map(int, x.split())) for x in s.split(";")]
+ri0, ri1 = shards(ri0), shards(ri1)
+p0, p1 = pg0.split(" "), pg1.split(" ")
+tables0 = dict(t.split("=") for t in p0[5].split(",") if "=" in t)
+tables1 = dict(t.split("=") for t in p1[5].split(",") if "=" in t)
+print(json.dumps({
+    "label": label, "nodes": int(nodes), "mode": mode, "redis": redis, "route": route,
+    "matches": r["config"]["matches"], "elapsed_s": r["elapsed_s"],
+    "actions": r["actions_answered"], "games": r["games"], "errors": r["errors_total"],
+    "p99_ms": r["action"]["p99_ms"],
+    "archived": int(float(a1) - float(a0)),
+    # Net of the background (the no-load rate over the run's span).
+    "node_cpu_s": max(int(cpu) / 100 - float(idle), 0), "redis_cpu_s": max(int(rcpu) / 100 - float(ridle), 0),
+    "node_cpu_s_raw": int(cpu) / 100, "redis_cpu_s_raw": int(rcpu) / 100,
+    "node_background_cpu_s": float(idle), "redis_background_cpu_s": float(ridle),
+    "node_rss_kib_before": int(rss0), "node_rss_kib_peak": int(peak_rss),
+    "redis_mem_peak": int(peak_rmem), "redis_mem_before": sum(x[2] for x in ri0),
+    "rooms_peak": int(rooms),
+    "redis_calls": [b[0] - a[0] for a, b in zip(ri0, ri1)],
+    "redis_bytes": [b[1] - a[1] for a, b in zip(ri0, ri1)],
+    "pg_rows": int(p1[0]) - int(p0[0]), "pg_bytes": int(p1[1]) - int(p0[1]),
+    "pg_wal_records": int(p1[2]) - int(p0[2]), "pg_wal_bytes": int(float(p1[3]) - float(p0[3])),
+    "pg_wal_syncs": int(p1[4]) - int(p0[4]),
+    "pg_rows_by_table": {t: int(v) - int(tables0.get(t, 0)) for t, v in tables1.items()},
+}))
+PY
+  tail -1 "$OUT/capacity-runs.jsonl" | python3 -c "import json,sys; r=json.load(sys.stdin); print(f'capacity {r[\"label\"]}: {r[\"actions\"]} actions, {r[\"games\"]} games ({r[\"archived\"]} archived), node cpu {r[\"node_cpu_s\"]:.1f} s, redis cpu {r[\"redis_cpu_s\"]:.1f} s, redis calls {sum(r[\"redis_calls\"])}, errors {r[\"errors\"]}')"
+  kill -9 "${pids[@]}" "${rpids[@]}" 2>/dev/null || true
+  wait "${pids[@]}" "${rpids[@]}" 2>/dev/null || true
+  sleep 1
+}
+
+capacity() {
+  : >"$OUT/capacity-runs.jsonl"
+  for nodes in 1 2 3; do
+    cap_run "play-$nodes" "$nodes" play single
+    cap_run "life-$nodes" "$nodes" life single
+  done
+  cap_run play-3-routed 3 play single routed
+  cap_run idle-1 1 idle single
+  cap_run cluster-play-3 3 play cluster routed
+  python3 loadtest/scripts/capacity.py "$OUT/capacity-runs.jsonl"
 }
 
 for s in "${@:-human idle stress cluster chaos}"; do

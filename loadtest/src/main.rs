@@ -91,6 +91,12 @@ struct Cli {
     /// and "Done" does.
     #[arg(long)]
     turns: bool,
+    /// Resign once a seat has made this many game actions (rolls, moves,
+    /// cube answers; its `ready` not counted): short games whose cost is
+    /// mostly the room's life (create, join, ready, end, archive, leave),
+    /// for `measure.sh capacity`. Default: play every game to its end.
+    #[arg(long)]
+    resign_after: Option<u32>,
     /// Write the JSON report here.
     #[arg(long)]
     report: Option<PathBuf>,
@@ -176,6 +182,8 @@ pub struct Config {
     pub verify: bool,
     /// Whole turns instead of steps.
     pub turns: bool,
+    /// Resign after this many game actions of a seat.
+    pub resign_after: Option<u32>,
     /// Distinguishes this run's player names.
     pub run_tag: String,
 }
@@ -393,6 +401,7 @@ fn real_main(cli: Cli) -> anyhow::Result<bool> {
             bot_token: cli.bot_token.clone(),
             verify: cli.verify || cli.chaos_cmd.is_some(),
             turns: cli.turns,
+            resign_after: cli.resign_after,
             run_tag: cli
                 .run_tag
                 .clone()

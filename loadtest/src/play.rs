@@ -71,6 +71,8 @@ struct Player {
     last_action: Option<Instant>,
     done: bool,
     moves: Vec<(Value, Value)>,
+    /// Game actions chosen so far (for `--resign-after`).
+    acted: u32,
     /// The longest answer wait after the chaos time.
     worst_after_chaos: Duration,
 }
@@ -146,7 +148,17 @@ impl Player {
         }
     }
 
-    fn schedule(&mut self, shared: &Shared, cmd: Value) {
+    fn schedule(&mut self, shared: &Shared, mut cmd: Value) {
+        // `--resign-after`: a game action past the count is a resignation.
+        if let Some(n) = shared.cfg.resign_after
+            && !matches!(cmd["type"].as_str(), Some("ready" | "resume" | "resign"))
+        {
+            if self.acted >= n {
+                cmd = json!({"type": "resign"});
+            } else {
+                self.acted += 1;
+            }
+        }
         let (lo, hi) = shared.cfg.think;
         let think = if hi > lo {
             rand::rng().random_range(lo..=hi)
@@ -377,6 +389,7 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
         last_action: None,
         done: false,
         moves: Vec::new(),
+        acted: 0,
         worst_after_chaos: Duration::ZERO,
     };
     let mut a = Some(mk(0));
