@@ -103,9 +103,12 @@ def main():
         print(f"  node: {idle_b / 1024:.1f} KiB per seated idle match (its room and 2 sockets), "
               f"{act_b / 1024:.1f} KiB per active match (peak of the play run)")
         print(f"  Redis: {redis_room / 1024:.2f} KiB per loaded room ({idle['rooms_peak']} rooms)")
-    pg = [r for r in runs if r["mode"] == "play" and r["archived"] > 0]
+    # Per game the harness finished (`archived` counts each node's archiver
+    # storing a game, so with several nodes a game can count more than
+    # once: the store itself keeps it once).
+    pg = [r for r in runs if r["mode"] in ("play", "life") and r["games"] > 0 and r["redis"] == "single"]
     if pg:
-        archived = sum(r["archived"] for r in pg)
+        archived = sum(r["games"] for r in pg)
         rows = sum(r["pg_rows"] for r in pg) / archived
         size = sum(r["pg_bytes"] for r in pg) / archived
         wal = sum(r["pg_wal_bytes"] for r in pg) / archived
@@ -117,7 +120,7 @@ def main():
                 tables[t] = tables.get(t, 0) + v
         out["postgres"] = {"rows_per_game": rows, "bytes_per_game": size, "wal_bytes_per_game": wal,
                            "wal_records_per_game": walrec, "wal_syncs_per_game": syncs}
-        print("\n== PostgreSQL per finished game (play runs, guests: unrated)")
+        print("\n== PostgreSQL per finished game (play and life runs, guests: unrated)")
         print(f"  {rows:.2f} rows written ({', '.join(f'{t} {v / archived:.2f}' for t, v in sorted(tables.items()))}), "
               f"{size / 1024:.2f} KiB of database, {wal / 1024:.2f} KiB of WAL in {walrec:.1f} records, "
               f"{syncs:.3f} WAL syncs (one per archive batch)")
