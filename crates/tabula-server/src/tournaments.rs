@@ -200,13 +200,7 @@ impl Side {
                     );
                 }
                 Effect::Announce(Announcement::Finished { .. }) => {
-                    let rows = t
-                        .standings()
-                        .rows
-                        .iter()
-                        .take(groups::TOP_ROWS)
-                        .map(|r| (r.player.0.clone(), r.points))
-                        .collect();
+                    let rows = top_rows(t);
                     self.post(
                         t,
                         Post::Final {
@@ -230,13 +224,7 @@ impl Side {
             && t.status() == Status::Running
             && now >= self.top_at_ms.saturating_add(top_every_ms)
         {
-            let rows = t
-                .standings()
-                .rows
-                .iter()
-                .take(groups::TOP_ROWS)
-                .map(|r| (r.player.0.clone(), r.points))
-                .collect();
+            let rows = top_rows(t);
             self.post(t, Post::Top { rows }, now);
             self.tops += 1;
             self.top_at_ms = now;
@@ -710,6 +698,17 @@ pub fn post(
             }
         }
     });
+}
+
+/// The standings' first [`groups::TOP_ROWS`] rows as a group post shows
+/// them: each player and his points.
+fn top_rows(t: &Tournament) -> Vec<(String, u32)> {
+    t.standings()
+        .rows
+        .iter()
+        .take(groups::TOP_ROWS)
+        .map(|r| (r.player.0.clone(), r.points))
+        .collect()
 }
 
 #[cfg(test)]

@@ -273,7 +273,7 @@ pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: 
     let lang = Lang::of(from.language_code.as_deref());
     let chat = m.chat.id;
     let Some(spec) = parse_tournament(args) else {
-        return reply(tg, chat, lang.tournament_usage().into()).await;
+        return super::updates::send(tg, chat, lang.tournament_usage().into(), None).await;
     };
     let player = format!("tg:{}", from.id);
     let now = now_ms();
@@ -281,7 +281,7 @@ pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: 
     if state.draining.load(std::sync::atomic::Ordering::SeqCst)
         || state.quotas.admit(Some(&player), None, clock_ms).is_err()
     {
-        return reply(tg, chat, lang.unavailable().into()).await;
+        return super::updates::send(tg, chat, lang.unavailable().into(), None).await;
     }
     let config = TournamentConfig {
         format: spec.format,
@@ -299,7 +299,7 @@ pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: 
         Ok(t) => t,
         Err(e) => {
             tracing::warn!(error = %e, "group tournament not made");
-            return reply(tg, chat, lang.tournament_usage().into()).await;
+            return super::updates::send(tg, chat, lang.tournament_usage().into(), None).await;
         }
     };
     let tid = t.id().to_string();
@@ -310,28 +310,9 @@ pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: 
         }
         Err(e) => {
             tracing::warn!(error = %e, chat, "group tournament not created");
-            reply(tg, chat, lang.unavailable().into()).await;
+            super::updates::send(tg, chat, lang.unavailable().into(), None).await;
         }
     }
-}
-
-async fn reply(tg: &Telegram, chat: i64, text: String) {
-    let params = SendMessageParams::builder()
-        .chat_id(chat)
-        .text(text)
-        .build();
-    let outcome = match tg.api.send_message(&params).await {
-        Ok(_) => "ok",
-        Err(e) => {
-            tracing::warn!(chat, error = %e, "bot reply not sent");
-            e.reason()
-        }
-    };
-    tg.outbox
-        .metrics
-        .api_calls
-        .with_label_values(&["sendMessage", outcome])
-        .inc();
 }
 
 /// A tap on a tournament's Join button (`tj:{id}`): the tapping user is
@@ -641,21 +622,8 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, p: &mut GroupPost) -> Fa
                     tracing::warn!(chat = p.chat, error = %e, "group post refused by Telegram");
                     Fate::Dropped("bad_request")
                 }
-                Refusal::RetryAfter(secs) => {
-                    let until = now_ms() + secs * 1000;
-                    if let Err(e) = bp.pause_sends(until).await {
-                        tracing::warn!(error = %e, "the 429 pause could not be shared");
-                    }
-                    Fate::Later(until, "rate_limited")
-                }
-                Refusal::Transient => {
-                    p.attempts += 1;
-                    if p.attempts >= super::sender::MAX_ATTEMPTS {
-                        Fate::Dropped("gave_up")
-                    } else {
-                        Fate::Later(now_ms() + (1000u64 << p.attempts.min(8)), "unavailable")
-                    }
-                }
+                // A 429 or a passing fault: the notices' rule.
+                other => super::sender::later(bp, &mut p.attempts, other).await,
             }
         }
     }

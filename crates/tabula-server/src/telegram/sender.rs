@@ -276,7 +276,7 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
                     tracing::warn!(player = %n.player, error = %e, "notice refused by Telegram");
                     Fate::Dropped("bad_request")
                 }
-                other => later(bp, n, other).await,
+                other => later(bp, &mut n.attempts, other).await,
             }
         }
     }
@@ -340,16 +340,16 @@ async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: 
             m.api_calls
                 .with_label_values(&["editMessageText", e.reason()])
                 .inc();
-            later(bp, n, e.refusal()).await
+            later(bp, &mut n.attempts, e.refusal()).await
         }
     }
 }
 
-/// A failed call to retry: a 429 stops every node's sends for its
-/// `retry_after` and puts the notice back after it; a passing fault puts
-/// it back with a growing delay, [`MAX_ATTEMPTS`] times; anything else
-/// drops it.
-async fn later(bp: &dyn Backplane, n: &mut Notice, refusal: Refusal) -> Fate {
+/// A failed call to retry (a notice's, or a group post's: `attempts` is
+/// its count of passing faults): a 429 stops every node's sends for its
+/// `retry_after` and puts it back after that; a passing fault puts it back
+/// with a growing delay, [`MAX_ATTEMPTS`] times; anything else drops it.
+pub(super) async fn later(bp: &dyn Backplane, attempts: &mut u32, refusal: Refusal) -> Fate {
     match refusal {
         Refusal::RetryAfter(secs) => {
             let until = now_ms() + secs * 1000;
@@ -359,11 +359,11 @@ async fn later(bp: &dyn Backplane, n: &mut Notice, refusal: Refusal) -> Fate {
             Fate::Later(until, "rate_limited")
         }
         Refusal::Transient => {
-            n.attempts += 1;
-            if n.attempts >= MAX_ATTEMPTS {
+            *attempts += 1;
+            if *attempts >= MAX_ATTEMPTS {
                 Fate::Dropped("gave_up")
             } else {
-                Fate::Later(now_ms() + (1000u64 << n.attempts.min(8)), "unavailable")
+                Fate::Later(now_ms() + (1000u64 << (*attempts).min(8)), "unavailable")
             }
         }
         Refusal::Blocked | Refusal::Permanent => Fate::Dropped("bad_request"),

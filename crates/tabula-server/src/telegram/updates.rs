@@ -154,7 +154,7 @@ fn callback(text: &str, data: String) -> InlineKeyboardButton {
         .build()
 }
 
-async fn send(tg: &Telegram, chat: i64, text: String, markup: Option<ReplyMarkup>) {
+pub(super) async fn send(tg: &Telegram, chat: i64, text: String, markup: Option<ReplyMarkup>) {
     let params = SendMessageParams::builder()
         .chat_id(chat)
         .text(text)
