@@ -81,7 +81,13 @@ async fn join_all(addrs: &[SocketAddr], id: &str, players: &[Entrant]) {
 /// One try at playing a game: both players join its room on `addr`,
 /// press Ready, and black resigns. `false` when something refused (the
 /// room's owner was dying): the caller tries again.
-async fn try_play(addr: SocketAddr, room: &str, white: &Entrant, black: &Entrant) -> bool {
+async fn try_play(
+    addr: SocketAddr,
+    room: &str,
+    white: &Entrant,
+    black: &Entrant,
+    white_loses: bool,
+) -> bool {
     let mut w = Client::with_token(addr, "white", &white.token).await;
     let mut b = Client::with_token(addr, "black", &black.token).await;
     // White sits in seat a, black in b: the stored score says who won.
@@ -105,8 +111,9 @@ async fn try_play(addr: SocketAddr, room: &str, white: &Entrant, black: &Entrant
         }
     }
     // The game may need a moment to start (both ready).
+    let loser = if white_loses { &mut w } else { &mut b };
     for _ in 0..50 {
-        let r = b.call(json!({"type": "resign"})).await;
+        let r = loser.call(json!({"type": "resign"})).await;
         if r["type"] != "error" {
             return true;
         }
@@ -120,8 +127,19 @@ async fn try_play(addr: SocketAddr, room: &str, white: &Entrant, black: &Entrant
 
 /// Plays a game to its end, whatever node dies meanwhile: each try on its
 /// own task (a client that loses its node panics), on the live nodes in
-/// turn, until the room says the match is over.
+/// turn, until the room says the match is over. Black resigns.
 async fn play(addrs: &[SocketAddr], room: &str, white: &Entrant, black: &Entrant) {
+    play_lost_by(addrs, room, white, black, false).await;
+}
+
+/// [`play`], white resigning when `white_loses`.
+async fn play_lost_by(
+    addrs: &[SocketAddr],
+    room: &str,
+    white: &Entrant,
+    black: &Entrant,
+    white_loses: bool,
+) {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut i = 0;
     loop {
@@ -131,7 +149,7 @@ async fn play(addrs: &[SocketAddr], room: &str, white: &Entrant, black: &Entrant
             return;
         }
         let (r, w, b) = (room.to_string(), white.clone(), black.clone());
-        let done = tokio::spawn(async move { try_play(addr, &r, &w, &b).await })
+        let done = tokio::spawn(async move { try_play(addr, &r, &w, &b, white_loses).await })
             .await
             .unwrap_or(false);
         if done && room_over(addr, room).await.is_some() {
@@ -327,17 +345,33 @@ async fn a_knockout_of_64_across_three_nodes_survives_its_owner_killed_mid_round
 #[tokio::test]
 async fn a_swiss_on_one_node_pairs_no_one_twice_and_its_standings_recount() {
     let _one = common::one().await;
+    swiss("sw6", 6, 3).await;
+}
+
+/// The Swiss: 30 players over 5 rounds, the winners varying (a
+/// game's loser drawn from its room id), so that scores spread and the
+/// pairings of equal scores and the tie-breaks are exercised.
+#[tokio::test]
+async fn a_swiss_of_30_over_5_rounds_pairs_no_one_twice_and_its_standings_recount() {
+    let _one = common::one().await;
+    swiss("sw30", 30, 5).await;
+}
+
+/// A Swiss of `n` guests over `rounds` on one node, every game played to
+/// a result: no pairing repeats, each round pairs everyone (a bye for an
+/// odd field), and the standings shown equal a recount from the results.
+async fn swiss(id: &str, n: usize, rounds: u64) {
     let node = common::start(common::test_settings());
     let addr = node.addr;
     let addrs = [addr];
-    let players = guests(addr, 6).await;
+    let players = guests(addr, n).await;
     let (status, v) = http_async(
         addr,
         "POST",
         "/api/tournaments",
         Some(json!({
-            "id": "sw6",
-            "format": {"type": "swiss", "rounds": 3, "lateJoinUntilRound": 0},
+            "id": id,
+            "format": {"type": "swiss", "rounds": rounds, "lateJoinUntilRound": 0},
             "game": "long_nardy",
             "timeControl": "none",
             "startAtMs": now_ms() + 1_500
@@ -345,16 +379,16 @@ async fn a_swiss_on_one_node_pairs_no_one_twice_and_its_standings_recount() {
     )
     .await;
     assert_eq!(status, 201, "{v}");
-    join_all(&addrs, "sw6", &players).await;
+    join_all(&addrs, id, &players).await;
     let mut met: BTreeSet<(String, String)> = BTreeSet::new();
     let mut records = Vec::new();
-    for round in 1..=3u64 {
-        let v = until(&addrs, "sw6", "the round's pairings", |v| {
+    for round in 1..=rounds {
+        let v = until(&addrs, id, "the round's pairings", |v| {
             v["round"] == round && v["status"] == "running"
         })
         .await;
         let games = v["games"].as_array().unwrap().clone();
-        assert_eq!(games.len(), 3, "{v}");
+        assert_eq!(games.len(), n / 2, "{v}");
         for g in &games {
             let room = g["roomId"].as_str().unwrap();
             let (white, black) = (
@@ -367,14 +401,21 @@ async fn a_swiss_on_one_node_pairs_no_one_twice_and_its_standings_recount() {
                 (black.clone(), white.clone())
             };
             assert!(met.insert(pair), "a repeat pairing in round {round}: {v}");
-            play(
+            let white_loses = room.bytes().map(u32::from).sum::<u32>() % 2 == 0;
+            play_lost_by(
                 &addrs,
                 room,
                 by_id(&players, &white),
                 by_id(&players, &black),
+                white_loses,
             )
             .await;
             let seat = room_over(addr, room).await.unwrap();
+            assert_eq!(
+                seat,
+                usize::from(white_loses),
+                "room {room}: the loser resigned"
+            );
             let outcome = if seat == 0 {
                 Outcome::WhiteWon
             } else {
@@ -390,18 +431,23 @@ async fn a_swiss_on_one_node_pairs_no_one_twice_and_its_standings_recount() {
             });
         }
     }
-    let v = until(&addrs, "sw6", "the final standings", |v| {
+    let v = until(&addrs, id, "the final standings", |v| {
         v["status"] == "finished"
     })
     .await;
     assert_recount(&v, &records);
     let (status, list) = http_async(addr, "GET", "/api/tournaments", None).await;
     assert_eq!(status, 200, "{list}");
-    assert_eq!(list["finished"][0]["id"], "sw6", "{list}");
+    assert_eq!(list["finished"][0]["id"], id, "{list}");
     // The pairing latency was measured: one per pairing after a result.
     assert!(
-        node_metric(addr, "tabula_tournaments_pairing_seconds_count").await >= 6.0,
-        "rounds 2 and 3 paired after results"
+        node_metric(addr, "tabula_tournaments_pairing_seconds_count").await
+            >= ((rounds - 1) * (n as u64 / 2)) as f64,
+        "rounds after the first paired after results"
+    );
+    println!(
+        "Swiss of {n} over {rounds} rounds: {} games, no repeat, standings recounted",
+        records.len()
     );
 }
 
