@@ -147,40 +147,6 @@ async fn until(addrs: &[SocketAddr], id: &str, what: &str, pred: impl Fn(&Value)
     }
 }
 
-/// Plays a game: both players sit (white in seat a), ready, and black
-/// resigns. `false` when something refused (a dying node): try again.
-async fn try_play(addr: SocketAddr, room: &str, white: &str, black: &str) -> bool {
-    let mut w = Client::with_token(addr, "white", white).await;
-    let mut b = Client::with_token(addr, "black", black).await;
-    for (c, seat) in [(&mut w, "a"), (&mut b, "b")] {
-        c.send(json!({"type": "join", "room": room, "seat": seat}))
-            .await;
-        let s = c
-            .until(|m| m["type"] == "state" || m["type"] == "error")
-            .await;
-        if s["type"] != "state" || s["yourSeat"] != seat {
-            return false;
-        }
-        if s["state"]["phase"] == "finished" {
-            return true;
-        }
-    }
-    for c in [&mut w, &mut b] {
-        let r = c.call(json!({"type": "ready"})).await;
-        if r["type"] == "error" && r["code"] != "already_ready" && r["code"] != "game_in_progress" {
-            return false;
-        }
-    }
-    for _ in 0..50 {
-        let r = b.call(json!({"type": "resign"})).await;
-        if r["type"] != "error" || r["code"] == "match_finished" {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    false
-}
-
 async fn room_over(addr: SocketAddr, room: &str) -> bool {
     let (status, v) = http_async(addr, "GET", &format!("/api/rooms/{room}"), None).await;
     status == 200 && v["state"]["phase"] == "finished"
@@ -215,7 +181,10 @@ async fn play_round(addrs: &[SocketAddr], view: &Value, members: &BTreeMap<Strin
                 members[&white].token.clone(),
                 members[&black].token.clone(),
             );
-            let done = tokio::spawn(async move { try_play(addr, &r, &w, &b).await })
+            let done =
+                tokio::spawn(
+                    async move { crate::tournaments::try_play(addr, &r, &w, &b, false).await },
+                )
                 .await
                 .unwrap_or(false);
             if done && room_over(addr, &room).await {

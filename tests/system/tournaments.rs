@@ -81,15 +81,15 @@ async fn join_all(addrs: &[SocketAddr], id: &str, players: &[Entrant]) {
 /// One try at playing a game: both players join its room on `addr`,
 /// press Ready, and black resigns. `false` when something refused (the
 /// room's owner was dying): the caller tries again.
-async fn try_play(
+pub(crate) async fn try_play(
     addr: SocketAddr,
     room: &str,
-    white: &Entrant,
-    black: &Entrant,
+    white: &str,
+    black: &str,
     white_loses: bool,
 ) -> bool {
-    let mut w = Client::with_token(addr, "white", &white.token).await;
-    let mut b = Client::with_token(addr, "black", &black.token).await;
+    let mut w = Client::with_token(addr, "white", white).await;
+    let mut b = Client::with_token(addr, "black", black).await;
     // White sits in seat a, black in b: the stored score says who won.
     for (c, seat) in [(&mut w, "a"), (&mut b, "b")] {
         c.send(json!({"type": "join", "room": room, "seat": seat}))
@@ -149,9 +149,10 @@ async fn play_lost_by(
             return;
         }
         let (r, w, b) = (room.to_string(), white.clone(), black.clone());
-        let done = tokio::spawn(async move { try_play(addr, &r, &w, &b, white_loses).await })
-            .await
-            .unwrap_or(false);
+        let done =
+            tokio::spawn(async move { try_play(addr, &r, &w.token, &b.token, white_loses).await })
+                .await
+                .unwrap_or(false);
         if done && room_over(addr, room).await.is_some() {
             return;
         }
