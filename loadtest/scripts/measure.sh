@@ -12,7 +12,9 @@
 # unit costs of docs/capacity.md: node CPU per action and per game's life,
 # memory per match, Redis operations, bytes and memory, PostgreSQL rows,
 # bytes and WAL per game, on 1, 2 and 3 nodes and on a 3-primary Redis
-# Cluster; then the model for 10k, 100k and 1M matches). Reports go
+# Cluster; then the model for 10k, 100k and 1M matches; CAPACITY_MONITOR=S
+# adds S seconds of each Redis's MONITOR per run, summed by key pattern in
+# loadtest/results/hotkeys-<run>.txt). Reports go
 # to loadtest/results/<scenario>-<n>.json; one summary line per run on
 # stdout. Needs redis-server for the cluster scenarios (our own instance on
 # a free port; a Redis already running is not touched).
@@ -483,6 +485,24 @@ while True:
   esac
   "$BIN/tabula-load" "${urls[@]}" "${args[@]}" >/dev/null &
   local lpid=$! peak_rss=0 peak_rmem=0 peak_rooms=0
+  # CAPACITY_MONITOR=S: S seconds of each Redis's MONITOR, 10 s into the
+  # load (it slows Redis: not for the figures), then its calls by key
+  # pattern (loadtest/scripts/hotkeys.py): which keys make a shard hot.
+  if [ -n "${CAPACITY_MONITOR:-}" ]; then
+    (
+      trap - EXIT # the script's cleanup is not this subshell's
+      sleep 10
+      local mons=() logs=()
+      for p in "${rports[@]}"; do
+        redis-cli -p "$p" monitor >"$OUT/monitor-$label-$p.log" 2>/dev/null &
+        mons+=($!); logs+=("$OUT/monitor-$label-$p.log")
+      done
+      sleep "$CAPACITY_MONITOR"
+      kill "${mons[@]}" 2>/dev/null
+      wait "${mons[@]}" 2>/dev/null
+      python3 loadtest/scripts/hotkeys.py "${logs[@]}" >"$OUT/hotkeys-$label.txt"
+    ) &
+  fi
   while kill -0 "$lpid" 2>/dev/null; do
     sleep 1
     local r=0 m=0 rooms=0

@@ -1660,7 +1660,127 @@ async fn games_finished_while_postgresql_is_stopped_are_archived_once_when_it_is
         assert_eq!(metric(*a, "tabula_archive_backlog_games"), 0.0, "{a}");
         assert_eq!(metric(*a, "tabula_archive_lag_seconds"), 0.0, "{a}");
     }
+    // One drainer: no game was taken off the queue by two nodes.
+    let all = [&nodes[0], &nodes[1], &late];
+    let archived: f64 = all.iter().map(|n| n.metric("tabula_archived_total")).sum();
+    assert_eq!(archived, games.len() as f64, "a batch stored by two nodes");
+    let drainers: f64 = all.iter().map(|n| n.metric("tabula_archive_drainer")).sum();
+    assert_eq!(drainers, 1.0);
     drop(late);
+    drop(nodes);
+}
+
+/// The nodes, alive, that say they drain the archive queue.
+fn drainers(nodes: &[Node]) -> Vec<usize> {
+    (0..nodes.len())
+        .filter(|&i| nodes[i].child.is_some() && nodes[i].metric("tabula_archive_drainer") == 1.0)
+        .collect()
+}
+
+/// Waits (30 s at most) until each of `games` is the one game in its
+/// player's history, as a live node answers.
+async fn archived_in_history(nodes: &[Node], games: &[(String, String, String)]) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let node = nodes
+        .iter()
+        .find(|n| n.child.is_some())
+        .expect("a live node")
+        .addr;
+    for (token, player, room) in games {
+        loop {
+            let (status, v) =
+                common::http_async(node, "GET", &format!("/api/me/history?token={token}"), None)
+                    .await;
+            if status == 200 && v["games"].as_array().map(Vec::len) == Some(1) {
+                assert_eq!(v["games"][0]["room"], room.as_str(), "{player}: {v}");
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{player}'s game was not archived: {status} {v}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Issue 47: one node at a time drains the archive queue, so the nodes
+/// take disjoint batches (before, every node's archiver stored the same
+/// batches: 226 games taken off the queue for 150 on two nodes); when the
+/// drainer dies (`kill -9`) another takes over within its lease, and the
+/// games that ended meanwhile are archived, each once.
+#[tokio::test]
+async fn the_archive_queue_is_drained_by_one_node_and_taken_over_when_it_dies() {
+    let _one = common::one().await;
+    let dir = common::cluster::scratch("drain");
+    let redis = Redis::start("drain", false);
+    let pg = tabula_store::testing::PgServer::start().expect("a PostgreSQL of the test's own");
+    let url = pg.create_database("tabula").unwrap();
+    let mut nodes: Vec<Node> = (1..=3)
+        .map(|i| {
+            let mut n = NodeSpec::new(&format!("drain-n{i}"), &redis.url(), "drain", &dir);
+            n.env = vec![
+                ("TABULA__STORE__URL".into(), url.clone()),
+                ("TABULA__STORE__ARCHIVE_INTERVAL_MS".into(), "200".into()),
+            ];
+            n.start()
+        })
+        .collect();
+    let mut games = Vec::new();
+    for i in 0..9 {
+        games.push(resigned_game(nodes[i % 3].addr, &format!("first-{i}")).await);
+    }
+    archived_in_history(&nodes, &games).await;
+    let taken: f64 = nodes
+        .iter()
+        .map(|n| n.metric("tabula_archived_total"))
+        .sum();
+    assert_eq!(
+        taken, 9.0,
+        "games taken off the queue by more than one node"
+    );
+    let first = drainers(&nodes);
+    assert_eq!(first.len(), 1, "drainers: {first:?}");
+    let dead = first[0];
+    nodes[dead].kill9();
+    let survivors: Vec<usize> = (0..3).filter(|&i| i != dead).collect();
+    let stored = |nodes: &[Node]| -> f64 {
+        survivors
+            .iter()
+            .map(|&i| nodes[i].metric("tabula_archived_total{outcome=\"stored\"}"))
+            .sum()
+    };
+    let before = stored(&nodes);
+    let t0 = Instant::now();
+    let mut later = Vec::new();
+    for (k, &i) in survivors.iter().cycle().take(4).enumerate() {
+        later.push(resigned_game(nodes[i].addr, &format!("later-{k}")).await);
+    }
+    archived_in_history(&nodes, &later).await;
+    let took = t0.elapsed();
+    println!("drainer killed: the games after it archived within {took:?}");
+    // The lease (5 intervals, at least 5 s) and a round.
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let next = drainers(&nodes);
+    assert_eq!(next.len(), 1, "drainers after the kill: {next:?}");
+    assert_ne!(next[0], dead);
+    // The later games stored once each. The dead node's rooms, taken over,
+    // queue their finished games again (the old owner may have died
+    // before queuing them): those come off as `already_stored`.
+    assert_eq!(
+        stored(&nodes) - before,
+        4.0,
+        "the later games, each stored once"
+    );
+    let again: f64 = survivors
+        .iter()
+        .map(|&i| nodes[i].metric("tabula_archived_total{outcome=\"already_stored\"}"))
+        .sum();
+    println!("queued again by the takeover of the dead node's rooms: {again}");
+    assert!(
+        again <= 3.0,
+        "more than the dead node's 3 games again: {again}"
+    );
     drop(nodes);
 }
 

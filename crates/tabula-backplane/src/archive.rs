@@ -15,7 +15,8 @@
 //! that may expire); an archiver takes the oldest, stores them and only
 //! then takes each off with [`Archive::archived`]. The queue never
 //! expires: a game waits there, whatever happens to its room, until it is
-//! archived.
+//! archived. One node at a time drains it, under a lease
+//! ([`Archive::claim_archive_drain`]).
 
 use std::time::Duration;
 
@@ -91,6 +92,19 @@ pub trait Archive: Send + Sync + std::fmt::Debug + 'static {
 
     /// How many games wait in the queue, and since when the oldest.
     fn archive_backlog(&self) -> BoxFuture<'_, Result<ArchiveBacklog>>;
+
+    /// Takes, or keeps, the queue's **drain** for `holder` (a node id) for
+    /// `lease` from now: `true` while `holder` is the one node that
+    /// archives and rates; `false` while another holder's lease runs.
+    /// One drainer at a time means disjoint batches (no two nodes store
+    /// the same games) and one rater; a holder that dies is replaced once
+    /// its lease runs out.
+    fn claim_archive_drain(&self, holder: &str, lease: Duration) -> BoxFuture<'_, Result<bool>>;
+
+    /// Gives up the drain if `holder` holds it (a stopping node's), so
+    /// another node takes it at its next round rather than after the
+    /// lease.
+    fn release_archive_drain(&self, holder: &str) -> BoxFuture<'_, Result<()>>;
 
     /// `player`'s stored profile (both parts `None` when nothing is stored
     /// or its keep ran out).

@@ -191,6 +191,12 @@ impl Archive for Parts {
     fn archive_backlog(&self) -> BoxFuture<'_, Result<crate::ArchiveBacklog>> {
         self.archive.archive_backlog()
     }
+    fn claim_archive_drain(&self, holder: &str, lease: Duration) -> BoxFuture<'_, Result<bool>> {
+        self.archive.claim_archive_drain(holder, lease)
+    }
+    fn release_archive_drain(&self, holder: &str) -> BoxFuture<'_, Result<()>> {
+        self.archive.release_archive_drain(holder)
+    }
     fn record_stats(&self, player: PlayerId, delta: PlayerDelta) -> BoxFuture<'_, Result<()>> {
         self.archive.record_stats(player, delta)
     }

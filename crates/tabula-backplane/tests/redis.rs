@@ -780,6 +780,40 @@ async fn archive_queue_scenario(a: &RedisBackplane, gone: &str, kept: &str) {
     );
 }
 
+/// The archive queue's drain, as two nodes see it: one holder at a time,
+/// kept by renewing, taken by the other once the lease runs out or the
+/// holder gives it up; a release by a node not holding it changes nothing.
+async fn archive_drain_scenario(a: &impl Archive, b: &impl Archive) {
+    let lease = Duration::from_millis(400);
+    assert!(a.claim_archive_drain("a", lease).await.unwrap());
+    assert!(!b.claim_archive_drain("b", lease).await.unwrap());
+    // Renewed by its holder: still his past the first lease.
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert!(a.claim_archive_drain("a", lease).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert!(!b.claim_archive_drain("b", lease).await.unwrap());
+    b.release_archive_drain("b").await.unwrap();
+    assert!(!b.claim_archive_drain("b", lease).await.unwrap());
+    // Not renewed: the other node takes it.
+    tokio::time::sleep(lease + Duration::from_millis(100)).await;
+    assert!(b.claim_archive_drain("b", lease).await.unwrap());
+    assert!(!a.claim_archive_drain("a", lease).await.unwrap());
+    // Given up: taken at once.
+    b.release_archive_drain("b").await.unwrap();
+    assert!(a.claim_archive_drain("a", lease).await.unwrap());
+    a.release_archive_drain("a").await.unwrap();
+}
+
+#[tokio::test]
+async fn the_archive_queue_is_drained_by_one_node_at_a_time_on_redis_and_in_process() {
+    let s = Server::start();
+    let a = node(&s, "a", 3000).await;
+    let b = node(&s, "b", 3000).await;
+    archive_drain_scenario(&a, &b).await;
+    let solo = InProcess::new("solo");
+    archive_drain_scenario(&solo, &solo.member("other")).await;
+}
+
 /// The bot's shared state, as two nodes see it: a notice id is queued
 /// once, each due notice is taken by one node only, earliest first; slots,
 /// the sends of a second and the pause are shared.

@@ -73,6 +73,9 @@ pub struct Metrics {
     /// Age of the oldest game waiting in the archive queue, seconds (0
     /// when none waits).
     pub archive_lag: prometheus::Gauge,
+    /// 1 while this node drains the archive queue (archives and rates:
+    /// one node at a time, under a lease), else 0.
+    pub archive_drainer: IntGauge,
     /// Games taken off the archive queue, by outcome (`stored`,
     /// `already_stored`, `refused`).
     pub archived: IntCounterVec,
@@ -250,6 +253,11 @@ impl Metrics {
             "Age of the oldest finished game waiting in the archive queue (0: none waits)",
         )
         .expect("metric");
+        let archive_drainer = IntGauge::new(
+            "tabula_archive_drainer",
+            "1 while this node drains the archive queue (one node at a time), else 0",
+        )
+        .expect("metric");
         let archived = counter(
             "tabula_archived_total",
             "Finished games taken off the archive queue, by outcome",
@@ -293,6 +301,7 @@ impl Metrics {
             Box::new(cut_offs.clone()),
             Box::new(archive_backlog.clone()),
             Box::new(archive_lag.clone()),
+            Box::new(archive_drainer.clone()),
             Box::new(archived.clone()),
             Box::new(store_errors.clone()),
             Box::new(ratings_applied.clone()),
@@ -330,6 +339,7 @@ impl Metrics {
             cut_offs,
             archive_backlog,
             archive_lag,
+            archive_drainer,
             archived,
             store_errors,
             ratings_applied,

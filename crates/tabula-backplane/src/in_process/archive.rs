@@ -102,6 +102,26 @@ impl Archive for InProcess {
         })))
     }
 
+    fn claim_archive_drain(&self, holder: &str, lease: Duration) -> BoxFuture<'_, Result<bool>> {
+        let now = Instant::now();
+        ready(Ok(self.with(|s| match &s.archive_drain {
+            Some((other, until)) if other != holder && *until > now => false,
+            _ => {
+                s.archive_drain = Some((holder.to_string(), until(now, lease)));
+                true
+            }
+        })))
+    }
+
+    fn release_archive_drain(&self, holder: &str) -> BoxFuture<'_, Result<()>> {
+        self.with(|s| {
+            if s.archive_drain.as_ref().is_some_and(|(h, _)| h == holder) {
+                s.archive_drain = None;
+            }
+        });
+        ready(Ok(()))
+    }
+
     fn records(&self, room: &str) -> BoxFuture<'_, Result<Vec<String>>> {
         ready(Ok(self.with(|s| {
             s.records

@@ -62,6 +62,8 @@ struct State {
     archive_order: BTreeMap<u64, String>,
     /// The next place in the archive queue.
     archive_next: u64,
+    /// Who drains the archive queue, and until when (its lease).
+    archive_drain: Option<(String, Instant)>,
     /// Rooms released idle, by when they are deleted, soonest first.
     forget: BTreeSet<(Instant, RoomId)>,
     /// The deadline of each room still due for deletion (a claim takes it

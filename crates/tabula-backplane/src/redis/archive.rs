@@ -265,6 +265,33 @@ impl Archive for RedisBackplane {
         })
     }
 
+    fn claim_archive_drain(&self, holder: &str, lease: Duration) -> BoxFuture<'_, Result<bool>> {
+        let holder = holder.to_string();
+        Box::pin(async move {
+            let key = self.archive_drainer_key();
+            let ms = u64::try_from(lease.as_millis()).unwrap_or(u64::MAX).max(1);
+            let held: i64 = self
+                .eval(
+                    &self.scripts.claim_drain,
+                    &[&key],
+                    &[&holder, &ms.to_string()],
+                )
+                .await?;
+            Ok(held == 1)
+        })
+    }
+
+    fn release_archive_drain(&self, holder: &str) -> BoxFuture<'_, Result<()>> {
+        let holder = holder.to_string();
+        Box::pin(async move {
+            let key = self.archive_drainer_key();
+            let _: i64 = self
+                .eval(&self.scripts.release_drain, &[&key], &[&holder])
+                .await?;
+            Ok(())
+        })
+    }
+
     fn records(&self, room: &str) -> BoxFuture<'_, Result<Vec<String>>> {
         let key = self.records_key(room);
         Box::pin(async move {

@@ -33,6 +33,7 @@
 //! | `P:profile:{player}` | hash | `tg` (what the player's latest Telegram login said, the node's JSON), `name` (the name he chose): each field written alone; the key expires its keep after the latest write or [`keep_profile`](crate::Archive::keep_profile) |
 //! | `P:{archive}:entries` | hash | `room#number` → a finished game waiting for the durable store (the node's JSON); no expiry |
 //! | `P:{archive}:order` | sorted set | `room#number` → when it was queued (ms): the queue's order |
+//! | `P:{archive}:drainer` | string | the node that drains the queue (archives and rates), expires after its lease ([`claim_archive_drain`](crate::Archive::claim_archive_drain)) |
 //! | `P:{notices}:entries` | hash | notice id → a bot notice waiting to be sent (the node's JSON); no expiry |
 //! | `P:{notices}:due` | sorted set | notice id → when it is due (ms) |
 //! | `P:{notices}:seen:ID` | string | the id was queued: expires after its keep; a queue of the same id meanwhile is refused |
@@ -358,6 +359,9 @@ impl RedisBackplane {
     }
     fn archive_order_key(&self) -> String {
         format!("{}:{{archive}}:order", self.prefix)
+    }
+    fn archive_drainer_key(&self) -> String {
+        format!("{}:{{archive}}:drainer", self.prefix)
     }
     fn notice_entries_key(&self) -> String {
         format!("{}:{{notices}}:entries", self.prefix)

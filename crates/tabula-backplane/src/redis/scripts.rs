@@ -48,6 +48,8 @@ pub(super) struct Scripts {
     pub(super) queue_archive: Script,
     pub(super) archived: Script,
     pub(super) archived_many: Script,
+    pub(super) claim_drain: Script,
+    pub(super) release_drain: Script,
     pub(super) queue_notice: Script,
     pub(super) take_notices: Script,
     pub(super) requeue_notice: Script,
@@ -239,6 +241,24 @@ return 1",
                 r"
 redis.call('HDEL', KEYS[1], unpack(ARGV))
 redis.call('ZREM', KEYS[2], unpack(ARGV))
+return 1",
+            ),
+            // KEYS[1] the archive queue's drainer (a string); ARGV:
+            // holder, lease ms. Set (or kept) for the lease when it is
+            // free or the holder's already. → 1 held, 0 another's.
+            claim_drain: Script::new(
+                r"
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1",
+            ),
+            // KEYS[1] as claim_drain's; ARGV: holder. Deleted only when
+            // the holder's. → 1 released, 0 not held.
+            release_drain: Script::new(
+                r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
 return 1",
             ),
             // KEYS[1] the notices' entries (a hash), KEYS[2] their due

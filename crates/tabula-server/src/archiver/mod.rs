@@ -5,7 +5,12 @@
 //!    seats, the match, rated or not, each seat's statistics) under
 //!    `room#number` ([`tabula_backplane::Archive::queue_archive`]), retried until the
 //!    backplane has it, and wakes this node's archiver.
-//! 2. The archiver ([`run`]) takes the oldest games off the queue, stores
+//! 2. One node's archiver at a time drains the shared queue: the one
+//!    holding its lease ([`tabula_backplane::Archive::claim_archive_drain`],
+//!    renewed every round, [`drain_lease`]), so no two nodes store the
+//!    same batch or rate the same games; the others report the queue
+//!    and take over when the drainer stops (it gives the lease up) or
+//!    dies (its lease runs out). The drainer ([`run`]) takes the oldest games off the queue, stores
 //!    each ([`tabula_store::Games::archive`]: idempotent by room and number, so two
 //!    nodes' archivers taking the same game, or a retry, store it once),
 //!    and only then takes it off the queue ([`tabula_backplane::Archive::archived`]).
@@ -212,16 +217,36 @@ pub async fn run(state: Arc<AppState>) {
         return;
     };
     let interval = Duration::from_millis(settings.archive_interval_ms);
+    let lease = drain_lease(interval);
+    let me = state.backplane.node_id().to_string();
+    let bp = state.backplane.as_ref();
     let mut failures = 0u32;
     loop {
-        let (done, rated) = round(
-            state.backplane.as_ref(),
-            store.as_ref(),
-            &state.metrics,
-            settings.archive_batch,
-        )
-        .await;
-        backlog(state.backplane.as_ref(), &state.metrics).await;
+        // One node drains at a time: the others only report the queue,
+        // and try again each interval (a game's wake-up is for the
+        // drainer; theirs would cost a call per game for nothing).
+        let drains = match bp.claim_archive_drain(&me, lease).await {
+            Ok(held) => held,
+            Err(e) => {
+                state
+                    .metrics
+                    .backplane_errors
+                    .with_label_values(&["archive_drain"])
+                    .inc();
+                tracing::warn!(error = %e, "archive drain not claimed");
+                false
+            }
+        };
+        state.metrics.archive_drainer.set(i64::from(drains));
+        if !drains {
+            backlog(bp, &state.metrics).await;
+            tokio::select! {
+                _ = tokio::time::sleep(interval) => continue,
+                _ = shutdown.changed() => return,
+            }
+        }
+        let (done, rated) = round(bp, store.as_ref(), &state.metrics, settings.archive_batch).await;
+        backlog(bp, &state.metrics).await;
         let wait = match (done, rated) {
             // A full batch: more may wait.
             (Ok(n), Ok(())) if n >= settings.archive_batch => {
@@ -232,18 +257,36 @@ pub async fn run(state: Arc<AppState>) {
                 failures = 0;
                 interval
             }
-            // The store or the backplane failed: back off, up to 10 s.
+            // The store or the backplane failed: back off, up to 10 s,
+            // renewing the drain meanwhile (another node would meet the
+            // same store).
             _ => {
                 failures = failures.saturating_add(1);
-                (interval * failures.min(10)).min(Duration::from_secs(10))
+                (interval * failures.min(10))
+                    .min(Duration::from_secs(10))
+                    .min(lease / 2)
             }
         };
         tokio::select! {
             _ = state.durable.wake.notified() => {}
             _ = tokio::time::sleep(wait) => {}
-            _ = shutdown.changed() => return,
+            _ = shutdown.changed() => {
+                // Handed over at once rather than after the lease.
+                let _ = bp.release_archive_drain(&me).await;
+                state.metrics.archive_drainer.set(0);
+                return;
+            }
         }
     }
+}
+
+/// How long the archive queue's drain is held without a renewal: five
+/// rounds, at least 5 s. A drainer renews at every round (at most an
+/// interval apart, half the lease while it backs off), so only one that
+/// died, or hung longer than that, is replaced; the queue then waits at
+/// most the lease and an interval for the next drainer.
+pub fn drain_lease(interval: Duration) -> Duration {
+    (interval * 5).max(Duration::from_secs(5))
 }
 
 /// Archives up to `batch` queued games, oldest first, in one store
