@@ -57,44 +57,19 @@ const ALLOWED_CYCLES: &[(&str, &[&str])] = &[
             "thud.rs",
         ],
     ),
-    // The node: lib.rs's `run` and the state it builds, the archiver and
-    // the room actor (`now_ms`), players → profiles → rooms → players, the
-    // cluster's routing, the Telegram bot and the tournaments, all named
-    // by issue 48; and `RoomHost` with the hint and notice files that
-    // implement parts of it.
+    // The node: `AppState` (state.rs) holds the tournaments this node runs
+    // (`Tournaments`, tournaments.rs), whose tasks take the state; a room
+    // actor posts its results with `tournaments::post`. Goes when those
+    // move out of tournaments.rs (below the state).
     (
         "crates/tabula-server",
         &[
-            "archiver/mod.rs",
-            "cluster/front.rs",
-            "cluster/lease.rs",
-            "cluster/mod.rs",
-            "cluster/owner.rs",
-            "http/mod.rs",
-            "http/notices.rs",
-            "http/players.rs",
-            "http/profiles.rs",
-            "http/rooms.rs",
-            "http/share.rs",
-            "http/tournaments.rs",
-            "lib.rs",
-            "peers.rs",
+            "cluster/router.rs",
             "room_actor.rs",
             "rooms.rs",
-            "session/mod.rs",
-            "showcase.rs",
-            "telegram/challenge.rs",
-            "telegram/groups.rs",
-            "telegram/mod.rs",
-            "telegram/sender.rs",
-            "telegram/updates.rs",
-            "telegram/webhook.rs",
+            "state.rs",
             "tournaments.rs",
         ],
-    ),
-    (
-        "crates/tabula-server",
-        &["host/hints.rs", "host/mod.rs", "host/notify.rs"],
     ),
     // lib.rs's `StoreError` and `StoreFuture` are every concern's, and
     // lib.rs names the concerns (`DurableStore`, `NotRated(GameKey)`).
