@@ -40,20 +40,6 @@ const ALLOWED_CYCLES: &[(&str, &[&str])] = &[
         "crates/tabula-backplane",
         &["redis/bus.rs", "redis/conn.rs", "redis/mod.rs"],
     ),
-    // main.rs's shared types and helpers (`Game`, `parse_options`), used
-    // by the subcommands it dispatches to.
-    (
-        "crates/tabula-cli",
-        &[
-            "arena.rs",
-            "backgammon.rs",
-            "bearoff.rs",
-            "long.rs",
-            "main.rs",
-            "record.rs",
-            "thud.rs",
-        ],
-    ),
     // The node: `AppState` (state.rs) holds the tournaments this node runs
     // (`Tournaments`, tournaments.rs), whose tasks take the state; a room
     // actor posts its results with `tournaments::post`. Goes when those
