@@ -67,8 +67,6 @@ const ALLOWED_CYCLES: &[(&str, &[&str])] = &[
         &["arena.rs", "core.rs", "knockout.rs"],
     ),
     ("crates/tabula-tournament", &["lib.rs", "standings.rs"]),
-    // main.rs's `Shared`, used by the play loop main.rs starts.
-    ("loadtest", &["main.rs", "play.rs"]),
 ];
 
 fn root() -> PathBuf {
