@@ -18,12 +18,11 @@ use tabula_room::{
     TimeControl,
 };
 
-use super::caller::{creating, creator};
+use super::caller::creating;
 use super::request::charge;
 use super::{authenticate, credentials, error};
 use crate::AppState;
 use crate::matchmaking;
-use crate::quotas::Refusal;
 use crate::room_actor::GetView;
 
 fn created(e: &RoomEntry, bot: Option<BotLevel>) -> RoomCreated {

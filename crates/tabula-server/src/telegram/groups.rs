@@ -36,13 +36,12 @@ use std::time::Duration;
 use frankenstein::AsyncTelegramApi;
 use frankenstein::methods::{EditMessageTextParams, SendMessageParams};
 use frankenstein::types::{InlineKeyboardButton, InlineKeyboardMarkup, Message, ReplyMarkup, User};
-use serde::{Deserialize, Serialize};
 use tabula_backplane::Backplane;
 use tabula_room::GameKind;
 use tabula_tournament::{Format, Input, PlayerId, Status, Tournament, TournamentConfig};
 
 use super::api::Refusal;
-use super::group_post::{Group, GroupPost, PREFIX, Post, TOP_ROWS};
+use super::group_post::{Group, GroupPost, Post};
 use super::retry::{Fate, later};
 use super::texts::Lang;
 use super::{AppPlace, Telegram};
@@ -255,7 +254,7 @@ pub async fn on_join(
 }
 
 /// Delivers one taken group post and counts what became of it (the
-/// sender's [`super::sender::handle`] for ids of [`PREFIX`]); the reason
+/// sender's [`super::sender::handle`] for ids of [`super::group_post::PREFIX`]); the reason
 /// when it was put back.
 pub async fn handle(
     bp: &dyn Backplane,

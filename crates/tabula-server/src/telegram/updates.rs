@@ -8,9 +8,7 @@
 use std::sync::Arc;
 
 use frankenstein::AsyncTelegramApi;
-use frankenstein::methods::{
-    AnswerCallbackQueryParams, EditMessageReplyMarkupParams, SendMessageParams,
-};
+use frankenstein::methods::EditMessageReplyMarkupParams;
 use frankenstein::types::{
     ChatType, InlineKeyboardButton, InlineKeyboardMarkup, Message, ReplyMarkup, User,
 };
