@@ -20,7 +20,7 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::{Message, protocol::WebSocketConfig};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::Shared;
+use crate::shared::Shared;
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 

@@ -317,7 +317,7 @@ async fn your_turn_reaches_a_player_away_from_the_game_once_and_not_one_who_is_l
 
 /// A notice for `player`, due now, caused now.
 fn notice(kind: NoticeKind, player: u64, room: &str) -> String {
-    let now = tabula_server::room_actor::now_ms();
+    let now = tabula_server::time::now_ms();
     serde_json::to_string(&Notice::new(
         kind,
         format!("tg:{player}"),
@@ -332,7 +332,7 @@ fn notice(kind: NoticeKind, player: u64, room: &str) -> String {
 const BLOCKED: &str = r#"tabula_notices_refused_total{reason="blocked"}"#;
 
 async fn queue(bp: &dyn Backplane, id: &str, entry: String) {
-    let due = tabula_server::room_actor::now_ms();
+    let due = tabula_server::time::now_ms();
     assert!(
         bp.queue_notice(id, entry, due, Duration::from_secs(600))
             .await
@@ -888,7 +888,7 @@ async fn ten_thousand_notices_for_two_thousand_chats_drain_at_the_configured_rat
         let entry = notice(NoticeKind::Rematch, chat, &format!("L{n}"));
         let bp = &bp;
         jobs.push(async move {
-            let due = tabula_server::room_actor::now_ms();
+            let due = tabula_server::time::now_ms();
             bp.queue_notice(&format!("load:{n}"), entry, due, Duration::from_secs(600))
                 .await
                 .unwrap()

@@ -167,6 +167,47 @@ impl Setup {
     }
 }
 
+impl Position {
+    /// Builds a position from a raw mover-relative board, checking it.
+    ///
+    /// `board[25]` = the mover's checkers on the bar (≥ 0), `board[1..=24]`
+    /// the mover's points 1..24 in its own numbering (positive = mover's
+    /// checkers, negative = opponent's), `board[0]` = the opponent's checkers
+    /// on the bar as a negative number. Checkers not on the board are off.
+    pub fn from_board(board: [i8; 26], turn: Side) -> Result<Position, SetupError> {
+        if board[25] < 0 {
+            return Err(SetupError::BadBar { side: turn });
+        }
+        if board[0] > 0 {
+            return Err(SetupError::BadBar {
+                side: turn.opponent(),
+            });
+        }
+        let mine: i32 = board
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| i32::from(c))
+            .sum();
+        let theirs: i32 = board
+            .iter()
+            .filter(|&&c| c < 0)
+            .map(|&c| -i32::from(c))
+            .sum();
+        for (side, n) in [(turn, mine), (turn.opponent(), theirs)] {
+            if n > 15 {
+                return Err(SetupError::TooManyCheckers {
+                    side,
+                    count: n as u32,
+                });
+            }
+        }
+        if mine == 0 && theirs == 0 {
+            return Err(SetupError::BothFinished);
+        }
+        Ok(Position { board, turn })
+    }
+}
+
 impl From<&Position> for Setup {
     fn from(p: &Position) -> Setup {
         let mut white = BTreeMap::new();

@@ -27,7 +27,7 @@ use serde::Serialize;
 use tabula_bots::{Bot, Level};
 use tabula_dice::{DiceSource, SeededDice};
 
-use crate::{Game, parse_options};
+use crate::args::{Game, parse_options};
 
 /// Plies after which a Thud round is ended by agreement.
 const THUD_ROUND_CAP: u32 = 2000;

@@ -21,10 +21,10 @@ use serde_json::json;
 use tabula_backgammon::{Options, Position, Setup, Side, WinKind, random_game};
 use tabula_dice::{Dice, SeededDice};
 
-use crate::{BotArgs, HintArgs, MovesArgs, PerftArgs, SelfplayArgs, TrainArgs};
+use crate::args::{BotArgs, HintArgs, MovesArgs, PerftArgs, SelfplayArgs, TrainArgs};
 
 fn options(raw: &[String]) -> anyhow::Result<Options> {
-    let pairs = crate::parse_options(raw)?;
+    let pairs = crate::args::parse_options(raw)?;
     Ok(Options::from_pairs(&pairs)?)
 }
 
@@ -273,7 +273,7 @@ pub fn hint(a: &HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         bail!("the game in this position is already over");
     }
     let hints = tabula_bots::hint::backgammon(&pos, dice, scoring, a.rollouts, a.seed);
-    crate::print_hints(
+    crate::hints::print_hints(
         "backgammon",
         dice,
         &hints,

@@ -29,7 +29,7 @@ use tabula_bots::bearoff::{self, Board, POSITIONS, Table};
 use tabula_bots::{Bot, Level};
 use tabula_dice::{Dice, DiceSource, SeededDice};
 
-use crate::Game;
+use crate::args::Game;
 
 /// `tabula bearoff`.
 #[derive(Debug, Args)]

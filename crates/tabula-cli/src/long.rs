@@ -11,7 +11,7 @@ use tabula_long::{
     Color, Moves, Position, Setup, Variant, WinKind, perft_divide, perft_roll, play_random_game,
 };
 
-use crate::{MovesArgs, PerftArgs, SelfplayArgs, TrainArgs, parse_options};
+use crate::args::{MovesArgs, PerftArgs, SelfplayArgs, TrainArgs, parse_options};
 
 /// Longest game self-play will play before giving up on it (random games
 /// end in a few hundred plies; this only guards against a stuck game).
@@ -234,7 +234,7 @@ pub fn perft(a: &PerftArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 /// `tabula hint --game long-nardy`.
-pub fn hint(a: &crate::HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn hint(a: &crate::args::HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if a.gnubg_id.is_some() {
         anyhow::bail!("--gnubg-id is for backgammon; give a long nardy --position");
     }
@@ -248,7 +248,7 @@ pub fn hint(a: &crate::HintArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     let hints = tabula_bots::hint::long_nardy(&pos, roll, a.rollouts, a.seed);
     let name = |play: &Vec<tabula_long::Step>| tabula_bots::hint::long_notation(play);
-    crate::print_hints("long-nardy", roll, &hints, name, a.json, out)
+    crate::hints::print_hints("long-nardy", roll, &hints, name, a.json, out)
 }
 
 /// `tabula train-long`: TD(λ) self-play training of the long nardy network.

@@ -19,7 +19,7 @@ use tabula_room::{
     SeatId, Spot,
 };
 
-use crate::{Game, parse_options};
+use crate::args::{Game, parse_options};
 
 /// `tabula play`.
 #[derive(Debug, Args)]

@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 use tabula_thud::{EndReason, Game, Move, Position, Seat, Setup, Variant, outcome_of};
 
-use crate::{MovesArgs, PerftArgs, SelfplayArgs, parse_options};
+use crate::args::{MovesArgs, PerftArgs, SelfplayArgs, parse_options};
 
 /// Plies-without-capture limit selfplay uses unless the option sets one.
 const SELFPLAY_PLIES_LIMIT: u32 = 100;

@@ -48,7 +48,9 @@ pub mod session;
 pub mod settings;
 pub mod showcase;
 pub mod sockets;
+pub mod state;
 pub mod telegram;
+pub mod time;
 pub mod tournaments;
 pub mod ws_close;
 pub mod ws_frames;
@@ -71,48 +73,7 @@ pub use crate::room_actor::RoomMap;
 use crate::room_actor::{RoomDeps, Shutdown};
 pub use crate::rooms::{Located, Rooms};
 pub use crate::settings::Settings;
-
-/// Everything the handlers share.
-#[derive(Debug)]
-pub struct AppState {
-    /// The settings.
-    pub settings: Settings,
-    /// The backplane.
-    pub backplane: Arc<dyn Backplane>,
-    /// Metrics.
-    pub metrics: Metrics,
-    /// Authentication.
-    pub auth: Box<dyn Authenticator>,
-    /// Rooms.
-    pub rooms: Rooms,
-    /// Cross-node routing tables.
-    pub router: cluster::Router,
-    /// Set once the node drains.
-    pub draining: AtomicBool,
-    /// Fires when the node drains (its background loops end).
-    pub shutdown_rx: watch::Receiver<bool>,
-    /// Tells every socket of this node to close with 1012 (a drain, or the
-    /// node cut off from its store): sessions watch it, not `shutdown_rx`.
-    pub close_sockets: watch::Sender<peers::CloseAll>,
-    /// When the store was last reached; whether the node is cut off.
-    pub store: peers::StoreHealth,
-    /// The sockets held, against `server.max_sockets` and
-    /// `server.max_sockets_per_player`.
-    pub sockets: Arc<sockets::Sockets>,
-    /// Room-making quotas per player and per address.
-    pub quotas: quotas::Quotas,
-    /// When the node started (the quotas' clock).
-    pub started: std::time::Instant,
-    /// The durable store (finished games, history, ratings), once
-    /// connected ([`archiver`]).
-    pub durable: Arc<archiver::Durable>,
-    /// The Telegram bot, when a bot token is set ([`telegram`]).
-    pub telegram: Option<Arc<telegram::Telegram>>,
-    /// The node's latest answer to `GET /api/live` ([`showcase`]).
-    pub showcase: showcase::Answer,
-    /// The tournaments this node runs.
-    pub tournaments: tournaments::Tournaments,
-}
+pub use crate::state::AppState;
 
 /// Services a node can be given instead of the defaults (tests, and the
 /// later Redis backplane / `tabula-bots` / `tabula-auth` wiring).

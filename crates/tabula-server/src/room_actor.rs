@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use tabula_backplane::{Backplane, RoomEntry};
@@ -23,6 +23,7 @@ use crate::bot::{BotBrain, BotFactory};
 use crate::host::{Effect, HostConfig, JoinReq, RoomHost, Timer};
 use crate::metrics::Metrics;
 use crate::route::Outbound;
+use crate::time::now_ms;
 
 /// The room actors of a node by room id. Shared with the actors, so that
 /// one that stops (unloaded, fenced, drained) takes itself out. (Here, with
@@ -35,14 +36,6 @@ pub use tabula_room::MAX_HINT_ROLLOUTS;
 
 /// A connection's sender.
 type Tx = UnboundedSender<Outbound>;
-
-/// Milliseconds since the epoch (the room's `now`).
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
 
 fn game_label(g: GameKind) -> &'static str {
     match g {

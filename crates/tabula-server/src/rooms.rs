@@ -12,7 +12,8 @@ use rand::Rng;
 use tabula_backplane::{Backplane, BackplaneError, NodeId, RoomEntry, StoredRoom};
 use tabula_room::{Room, RoomConfig};
 
-use crate::room_actor::{RoomActor, RoomDeps, RoomMap, now_ms};
+use crate::room_actor::{RoomActor, RoomDeps, RoomMap};
+use crate::time::now_ms;
 
 /// Where a room is served.
 #[derive(Debug, Clone)]

@@ -33,8 +33,8 @@ use tabula_room::{GameKind, GameOptions, PlayerId, RoomConfig};
 use tabula_tournament::{Announcement, Effect, Input, Status, Tournament};
 
 use crate::AppState;
-use crate::room_actor::now_ms;
-use crate::telegram::groups::{self, Group, GroupPost, Post};
+use crate::telegram::group_post::{self, Group, GroupPost, Post};
+use crate::time::now_ms;
 
 /// How often an owner looks at its tournament's inbox.
 pub const POLL_MS: u64 = 100;
@@ -416,7 +416,7 @@ async fn run(state: Arc<AppState>, mut t: Tournament, mut side: Side, epoch: u64
             if let Some(tg) = &state.telegram {
                 let mut left = Vec::new();
                 for (pid, post) in side.outbox.drain(..) {
-                    if !groups::queue(bp.as_ref(), tg, &pid, &post).await {
+                    if !group_post::queue(bp.as_ref(), tg, &pid, &post).await {
                         left.push((pid, post));
                     }
                 }
@@ -700,13 +700,13 @@ pub fn post(
     });
 }
 
-/// The standings' first [`groups::TOP_ROWS`] rows as a group post shows
+/// The standings' first [`group_post::TOP_ROWS`] rows as a group post shows
 /// them: each player and his points.
 fn top_rows(t: &Tournament) -> Vec<(String, u32)> {
     t.standings()
         .rows
         .iter()
-        .take(groups::TOP_ROWS)
+        .take(group_post::TOP_ROWS)
         .map(|r| (r.player.0.clone(), r.points))
         .collect()
 }

@@ -31,84 +31,23 @@
 //! stored (a corrupt entry, or one the store refuses as invalid: logged
 //! and counted as `refused`).
 
+mod durable;
 pub mod queued;
 pub mod rate;
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tabula_backplane::Backplane;
 use tabula_room::GameKind;
 use tabula_store::{Applied, Archived, DurableStore, Rating, Store, StoreConfig, StoreError};
-use tokio::sync::Notify;
 
+pub use durable::{Durable, NoDurable};
 pub use queued::{QueuedGame, QueuedSeat, finished_of};
 
 use crate::AppState;
 use crate::metrics::Metrics;
-
-/// The node's durable store, once connected, and the archiver's bell.
-#[derive(Default)]
-pub struct Durable {
-    configured: bool,
-    store: OnceLock<Arc<dyn DurableStore>>,
-    wake: Notify,
-}
-
-impl std::fmt::Debug for Durable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Durable")
-            .field("configured", &self.configured)
-            .field("connected", &self.store.get().is_some())
-            .finish()
-    }
-}
-
-/// Why the durable store cannot answer now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoDurable {
-    /// None is configured (`store.url` empty).
-    NotConfigured,
-    /// Configured, not connected yet (the database is down or starting).
-    Connecting,
-}
-
-impl Durable {
-    /// A handle for a node with (`configured`) or without a store.
-    pub fn new(configured: bool) -> Durable {
-        Durable {
-            configured,
-            ..Durable::default()
-        }
-    }
-
-    /// A handle already holding `store` (tests).
-    pub fn with(store: Arc<dyn DurableStore>) -> Durable {
-        let d = Durable::new(true);
-        let _ = d.store.set(store);
-        d
-    }
-
-    /// Whether a store is configured: rooms queue their games only then.
-    pub fn configured(&self) -> bool {
-        self.configured
-    }
-
-    /// The store, if connected.
-    pub fn get(&self) -> Result<&Arc<dyn DurableStore>, NoDurable> {
-        match self.store.get() {
-            Some(s) => Ok(s),
-            None if self.configured => Err(NoDurable::Connecting),
-            None => Err(NoDurable::NotConfigured),
-        }
-    }
-
-    /// Tells the archiver a game was queued.
-    pub fn wake(&self) {
-        self.wake.notify_one();
-    }
-}
 
 /// Writes what a login says about `player` into the durable store's
 /// profile (issue 24: refreshed at each login), in the background: a
@@ -512,7 +451,7 @@ pub async fn backlog(bp: &dyn Backplane, metrics: &Metrics) {
                 .set(i64::try_from(b.games).unwrap_or(i64::MAX));
             let lag = b
                 .oldest_ms
-                .map(|ms| crate::room_actor::now_ms().saturating_sub(ms) as f64 / 1000.0)
+                .map(|ms| crate::time::now_ms().saturating_sub(ms) as f64 / 1000.0)
                 .unwrap_or(0.0);
             metrics.archive_lag.set(lag);
         }

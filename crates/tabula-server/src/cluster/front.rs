@@ -9,7 +9,8 @@ use std::time::Instant;
 use tabula_backplane::NodeId;
 use tabula_protocol::{OutItem, ToFront, ToOwner};
 
-use super::{lock, send};
+use super::router::lock;
+use super::send;
 use crate::AppState;
 use crate::link::{self, Verdict};
 use crate::route::{Outbound, RemoteOut};

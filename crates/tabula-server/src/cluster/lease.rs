@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use tabula_backplane::NodeId;
 
-use super::{Proxy, lock};
+use super::router::{Proxy, lock};
 use crate::AppState;
 use crate::room_actor::{Abandon, Detach};
 

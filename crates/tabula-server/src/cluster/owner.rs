@@ -12,7 +12,8 @@ use tabula_protocol::{OutItem, ToFront, ToOwner, parse_client};
 use tabula_room::PlayerId;
 use tokio::sync::mpsc::{self, UnboundedSender};
 
-use super::{Proxy, lock, send};
+use super::router::{Proxy, lock};
+use super::send;
 use crate::AppState;
 use crate::link;
 use crate::room_actor::{Detach, DetachForDrain, Join, Resume};

@@ -27,58 +27,7 @@
 use tabula_protocol::{ErrorCode, HintPlay, ServerMsg, room_error_code};
 use tabula_room::{HintRefusal, PlayerId, Spot, hint_cost, hint_rollouts, hint_seed};
 
-use super::{Count, Effect, FastMap, HintJob, HostConfig, RoomHost};
-
-const MS_PER_MINUTE: u64 = 60_000;
-
-/// The host's hint bookkeeping.
-#[derive(Debug, Default)]
-pub(super) struct Hints {
-    /// The hint each player waits for: its connection and seq.
-    asked: FastMap<PlayerId, (u64, Option<u64>)>,
-    /// Each player's budget.
-    budget: FastMap<PlayerId, Budget>,
-}
-
-/// A token bucket in rollout-milliseconds per minute (integers: a token
-/// is `1 / MS_PER_MINUTE` of a rollout).
-#[derive(Debug, Clone, Copy)]
-struct Budget {
-    tokens: u64,
-    at: u64,
-}
-
-impl Hints {
-    /// Takes `cost` rollouts from `player`'s budget at `now`, or says in
-    /// how many ms it will hold them.
-    fn take(
-        &mut self,
-        player: &PlayerId,
-        cost: u32,
-        now: u64,
-        cfg: &HostConfig,
-    ) -> Result<(), u64> {
-        let per_min = u64::from(cfg.hint_rollouts_per_minute);
-        if per_min == 0 {
-            return Ok(());
-        }
-        let cap = per_min.max(u64::from(hint_cost(tabula_room::MAX_HINT_ROLLOUTS))) * MS_PER_MINUTE;
-        let b = self.budget.entry(player.clone()).or_insert(Budget {
-            tokens: cap,
-            at: now,
-        });
-        let refill = now.saturating_sub(b.at).saturating_mul(per_min);
-        b.tokens = b.tokens.saturating_add(refill).min(cap);
-        b.at = now;
-        let need = u64::from(cost) * MS_PER_MINUTE;
-        if b.tokens >= need {
-            b.tokens -= need;
-            Ok(())
-        } else {
-            Err((need - b.tokens).div_ceil(per_min))
-        }
-    }
-}
+use super::{Count, Effect, HintJob, RoomHost};
 
 impl<T> RoomHost<T> {
     /// `hint` from connection `conn`: refused by the room's policy, while
@@ -112,10 +61,12 @@ impl<T> RoomHost<T> {
                         ),
                     )
                 } else {
-                    match self
-                        .hints
-                        .take(&player, hint_cost(rollouts), now, &self.config)
-                    {
+                    match self.hints.take(
+                        &player,
+                        hint_cost(rollouts),
+                        now,
+                        self.config.hint_rollouts_per_minute,
+                    ) {
                         Ok(()) => {
                             self.hints.asked.insert(player, (conn, seq));
                             fx.push(Effect::Hint(Box::new(HintJob {

@@ -12,7 +12,8 @@
 //!   refused while fenced, handing off or unloading, answered
 //!   `unavailable` while unpersisted, duplicate `seq`s re-acked.
 //! * `hints.rs`: `hint` — the room's policy, one in flight per player, a
-//!   rollout budget per player, cancelled when the asker leaves.
+//!   rollout budget per player (`hint_budget.rs`), cancelled when the
+//!   asker leaves.
 //! * `persist.rs`: every accepted input is written before its events
 //!   go to anyone (an append of the new inputs, or the whole room after a
 //!   gap, a store restart or [`COMPACT_EVERY`] appends); a refused write
@@ -35,13 +36,15 @@
 
 mod admit;
 mod fanout;
+mod fast_map;
+mod hint_budget;
 mod hints;
 mod notify;
 mod persist;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use tabula_backplane::{RoomAppend, RoomEntry, StoredRoom};
@@ -57,11 +60,7 @@ use crate::route::Outbound;
 pub use admit::JoinReq;
 pub use notify::{BOT_GAME_WAITING_AFTER_MS, turn_id};
 
-/// The room's small per-command maps (connections, players, seqs), looked
-/// up on every command: foldhash rather than SipHash, which was 1.5 % of a
-/// stressed node's CPU. The keys are a handful per room, so flooding one
-/// bucket gains an attacker nothing.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+use fast_map::FastMap;
 
 /// A whole snapshot is written after this many appends, so a room's log in
 /// the store stays short to read back on a takeover. Appends make a write
@@ -387,10 +386,21 @@ pub struct RoomHost<T> {
     idle_since: Option<u64>,
     /// What the players of a correspondence room last had listed
     /// ([`Effect::Unfinished`]), so it is written again only on a change.
-    listed: Option<notify::Listed>,
+    listed: Option<Listed>,
     bot_busy: bool,
     bot_failures: u32,
-    hints: hints::Hints,
+    hints: hint_budget::Hints,
+}
+
+/// What a correspondence room last listed for its players
+/// ([`RoomHost::list_correspondence`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Listed {
+    players: [Option<PlayerId>; 2],
+    /// Whose turn, since when, until when.
+    turn: Option<(SeatId, Option<u64>, Option<u64>)>,
+    game_number: u32,
+    finished: bool,
 }
 
 impl<T> RoomHost<T> {
@@ -433,7 +443,7 @@ impl<T> RoomHost<T> {
             listed: None,
             bot_busy: false,
             bot_failures: 0,
-            hints: hints::Hints::default(),
+            hints: hint_budget::Hints::default(),
         }
     }
 

@@ -12,7 +12,7 @@
 use tabula_protocol::http::UnfinishedGame;
 use tabula_room::{Envelope, Event, Phase, PlayerId, SeatId};
 
-use super::{Effect, RoomHost};
+use super::{Effect, Listed, RoomHost};
 use crate::telegram::notice::{Notice, NoticeKind, Outcome, Queued, telegram_user, time_low_lead};
 
 /// A game against the computer left by its player is announced once, this
@@ -343,17 +343,6 @@ impl<T> RoomHost<T> {
         let r = self.room.clock()?.running?;
         (r.seat == seat).then_some(r.deadline).flatten()
     }
-}
-
-/// What a correspondence room last listed for its players
-/// ([`RoomHost::list_correspondence`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Listed {
-    players: [Option<PlayerId>; 2],
-    /// Whose turn, since when, until when.
-    turn: Option<(SeatId, Option<u64>, Option<u64>)>,
-    game_number: u32,
-    finished: bool,
 }
 
 /// A "your turn"'s id: the room and the version of the event that gave

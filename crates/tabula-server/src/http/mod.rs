@@ -12,20 +12,27 @@ use actix_web::middleware::Next;
 use actix_web::{HttpRequest, HttpResponse, web};
 use tabula_protocol::ErrorCode;
 use tabula_protocol::http::{
-    AuthQuery, ClientConfig, ErrorBody, Readiness, Session, UnfinishedGame, UnfinishedGames,
+    AuthQuery, ClientConfig, Readiness, Session, UnfinishedGame, UnfinishedGames,
 };
-use tabula_room::PlayerId;
 
 use crate::AppState;
-use crate::auth::{Credentials, Login};
+use crate::auth::Login;
 use crate::session::run_session;
 
+mod caller;
 pub(crate) mod notices;
 pub(crate) mod players;
 pub mod profiles;
+mod request;
 pub(crate) mod rooms;
+pub(crate) mod seats;
 pub(crate) mod share;
 pub mod tournaments;
+
+pub use request::{error, json_config, path_config, query_config};
+
+use caller::{authenticate, telegram_login};
+use request::{client_ip, credentials, login};
 
 use rooms::{create_room, invite, quickmatch, room_records, room_state, room_summary, stats};
 
@@ -97,7 +104,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 /// ([`crate::showcase`]); 503 `unavailable` when the backplane is not
 /// reached.
 async fn live(state: web::Data<AppState>) -> HttpResponse {
-    match state.showcase.get(&state).await {
+    match state.showcase.get(state.backplane.as_ref()).await {
         Ok(v) => HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .json(v),
@@ -107,168 +114,6 @@ async fn live(state: web::Data<AppState>) -> HttpResponse {
             e.to_string(),
         ),
     }
-}
-
-/// The JSON error body: `{"error": {"code", "message"}}`.
-pub fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> HttpResponse {
-    HttpResponse::build(status).json(ErrorBody::new(code, message))
-}
-
-/// Request bodies: JSON up to 64 KiB; a refused one gets the same
-/// `{"error"}` body as every other refusal (413 over the limit, 415 for
-/// another content type, 400 for JSON that does not read).
-pub fn json_config() -> web::JsonConfig {
-    web::JsonConfig::default()
-        .limit(64 * 1024)
-        .error_handler(|err, _req| {
-            use actix_web::error::JsonPayloadError as E;
-            let status = match &err {
-                E::OverflowKnownLength { .. } | E::Overflow { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-                E::ContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                _ => StatusCode::BAD_REQUEST,
-            };
-            let message = match &err {
-                E::ContentType => "send the body as application/json".to_string(),
-                other => other.to_string(),
-            };
-            let res = error(status, ErrorCode::BadRequest, message);
-            actix_web::error::InternalError::from_response(err, res).into()
-        })
-}
-
-/// Query strings that do not read: 400 with the `{"error"}` body.
-pub fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default().error_handler(|err, _req| {
-        let res = error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::BadRequest,
-            err.to_string(),
-        );
-        actix_web::error::InternalError::from_response(err, res).into()
-    })
-}
-
-/// Path parameters that do not read (a game number of `-1`, `abc` or
-/// 2^64; text that is not UTF-8): 400 with the `{"error"}` body, on every
-/// route (actix's default is a plain-text 404).
-pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default().error_handler(|err, _req| {
-        let res = error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::BadRequest,
-            format!("a path parameter does not read: {err}"),
-        );
-        actix_web::error::InternalError::from_response(err, res).into()
-    })
-}
-
-fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
-    let header = |n: &str| {
-        req.headers()
-            .get(n)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-    };
-    Credentials {
-        init_data: q
-            .init_data
-            .clone()
-            .or_else(|| header("x-telegram-init-data")),
-        token: q.token.clone().or_else(|| {
-            header("authorization").and_then(|a| a.strip_prefix("Bearer ").map(str::to_string))
-        }),
-        guest: q.guest.clone(),
-    }
-}
-
-/// The player a request's credentials name, and what his signed
-/// `initData` says about him; 401 when they name nobody.
-fn login(state: &AppState, req: &HttpRequest, q: &AuthQuery) -> Result<Login, Box<HttpResponse>> {
-    state.auth.login(&credentials(req, q)).map_err(|e| {
-        Box::new(error(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::Unauthorized,
-            e.to_string(),
-        ))
-    })
-}
-
-/// [`login`] for a route that needs only the player: a login with
-/// `initData` refreshes his profile meanwhile (issue 24: at every login).
-fn authenticate(
-    state: &AppState,
-    req: &HttpRequest,
-    q: &AuthQuery,
-) -> Result<PlayerId, Box<HttpResponse>> {
-    let l = login(state, req, q)?;
-    refresh(state, &l);
-    Ok(l.player)
-}
-
-/// A login with `initData` refreshes the player's profile from it.
-fn refresh(state: &AppState, l: &Login) {
-    if let Some(tg) = l.telegram.clone() {
-        crate::archiver::refresh_profile(state, &l.player, Some(&tg), l.language.clone());
-        let bp = state.backplane.clone();
-        let keep = profiles::keep(&state.settings.auth, &l.player);
-        let player = l.player.clone();
-        actix_rt::spawn(async move {
-            profiles::on_login(&*bp, keep, &player, Some(&tg)).await;
-        });
-    }
-}
-
-/// The Telegram player a request is from, on a node with a bot: 401
-/// without credentials, 503 without a bot, 403 (`guest`, the reason) for
-/// a guest.
-fn telegram_login(
-    state: &AppState,
-    req: &HttpRequest,
-    q: &AuthQuery,
-    guest: &str,
-) -> Result<Login, Box<HttpResponse>> {
-    let creds = credentials(req, q);
-    if creds.token.is_none() && creds.init_data.is_none() {
-        return Err(Box::new(error(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::Unauthorized,
-            "sign in first: a session token (as welcome gives it) or initData",
-        )));
-    }
-    if state.telegram.is_none() {
-        return Err(Box::new(error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::Unavailable,
-            "this node has no Telegram bot (auth.bot_token)",
-        )));
-    }
-    let l = login(state, req, q)?;
-    refresh(state, &l);
-    if !l.player.0.starts_with("tg:") {
-        return Err(Box::new(error(
-            StatusCode::FORBIDDEN,
-            ErrorCode::Unauthorized,
-            guest.to_string(),
-        )));
-    }
-    Ok(l)
-}
-
-/// The address the quotas count for `req`: its peer, or the
-/// `X-Forwarded-For` entry of the outermost of `quotas.trusted_proxy_hops`
-/// trusted proxies.
-pub(super) fn client_ip(state: &AppState, req: &HttpRequest) -> Option<std::net::IpAddr> {
-    let hops = state.settings.quotas.trusted_proxy_hops;
-    let peer = req.peer_addr().map(|a| a.ip());
-    if hops == 0 {
-        return peer;
-    }
-    let forwarded: Vec<&str> = req
-        .headers()
-        .get_all("x-forwarded-for")
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    crate::quotas::client_address(peer, &forwarded, hops)
 }
 
 async fn ws(

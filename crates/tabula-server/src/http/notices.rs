@@ -119,7 +119,7 @@ pub async fn put(
         let player = telegram_player(&state, &req, &q)?;
         let wanted = switches(&body)
             .map_err(|m| Box::new(error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m)))?;
-        super::rooms::charge(&state, &req, Some(&player), "me_notices")?;
+        super::request::charge(&state, &req, Some(&player), "me_notices")?;
         let bp = &*state.backplane;
         let Some(mut user) = users::load(bp, &player.0).await.map_err(unavailable)? else {
             return Err(Box::new(error(

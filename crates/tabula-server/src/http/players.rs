@@ -95,7 +95,7 @@ fn answer(r: Reply) -> HttpResponse {
 }
 
 fn now_ms() -> u64 {
-    crate::room_actor::now_ms()
+    crate::time::now_ms()
 }
 
 /// A game kind from its wire name (`long_nardy`, `backgammon`, `thud`).
@@ -138,7 +138,7 @@ pub(super) async fn seat_names(
             Some(SeatInfo::Person { name, .. }) => Some(name.as_str()),
             _ => None,
         };
-        super::share::seat_name(&seats[i], n, lang)
+        super::seats::seat_name(&seats[i], n, lang)
     };
     [name(0), name(1)]
 }

@@ -254,7 +254,7 @@ pub async fn set_name(
     {
         return error(StatusCode::BAD_REQUEST, ErrorCode::BadName, e.to_string());
     }
-    if let Err(r) = super::rooms::charge(&state, &req, Some(&l.player), "me_name") {
+    if let Err(r) = super::request::charge(&state, &req, Some(&l.player), "me_name") {
         return *r;
     }
     let keep = keep(&state.settings.auth, &l.player);

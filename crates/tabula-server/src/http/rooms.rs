@@ -18,90 +18,12 @@ use tabula_room::{
     TimeControl,
 };
 
-use super::client_ip;
+use super::caller::creating;
+use super::request::charge;
 use super::{authenticate, credentials, error};
 use crate::AppState;
 use crate::matchmaking;
-use crate::quotas::Refusal;
 use crate::room_actor::GetView;
-
-/// Charges one room-making request by `player` (`None`: no credentials
-/// presented) to its quotas; a refusal is 429 `rate_limited` with
-/// `Retry-After`.
-pub(super) fn charge(
-    state: &AppState,
-    req: &HttpRequest,
-    player: Option<&PlayerId>,
-    route: &str,
-) -> Result<(), Box<HttpResponse>> {
-    let now_ms = state.started.elapsed().as_millis() as u64;
-    let address = client_ip(state, req);
-    match state
-        .quotas
-        .admit(player.map(|p| p.0.as_str()), address, now_ms)
-    {
-        Ok(()) => Ok(()),
-        Err(r) => {
-            state
-                .metrics
-                .quota_refusals
-                .with_label_values(&[route, r.label()])
-                .inc();
-            let whose = match r {
-                Refusal::Player(_) => "this player (quotas.player_rooms_*)",
-                Refusal::Address(_) => "this address (quotas.address_rooms_*)",
-            };
-            let secs = r.retry_after_secs();
-            let mut res = error(
-                StatusCode::TOO_MANY_REQUESTS,
-                ErrorCode::RateLimited,
-                format!("too many rooms made by {whose}; try again in {secs} s"),
-            );
-            if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&secs.to_string()) {
-                res.headers_mut()
-                    .insert(actix_web::http::header::RETRY_AFTER, v);
-            }
-            Err(Box::new(res))
-        }
-    }
-}
-
-/// Who creates a room: on a node with guests, the player its credentials
-/// name when it presents valid ones, else nobody (counted by its address
-/// only); on a Telegram-only node, a Telegram identity is required (401).
-pub(super) fn creator(
-    state: &AppState,
-    req: &HttpRequest,
-    q: &AuthQuery,
-) -> Result<Option<PlayerId>, Box<HttpResponse>> {
-    let creds = credentials(req, q);
-    if !state.settings.auth.guest_enabled() {
-        return authenticate(state, req, q).map(Some);
-    }
-    if creds.init_data.is_none() && creds.token.is_none() {
-        return Ok(None);
-    }
-    // Guests are free to make (a token per socket), so a guest node does
-    // not turn away a creator whose token expired: it counts as anonymous.
-    Ok(state.auth.authenticate(&creds).ok())
-}
-
-/// The [`creator`] of something new (a room, a tournament), refused with
-/// 503 `shutting_down` on a draining node.
-pub(super) fn creating(
-    state: &AppState,
-    req: &HttpRequest,
-    q: &AuthQuery,
-) -> Result<Option<PlayerId>, Box<HttpResponse>> {
-    if state.draining.load(Ordering::SeqCst) {
-        return Err(Box::new(error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::ShuttingDown,
-            "the node is draining",
-        )));
-    }
-    creator(state, req, q)
-}
 
 fn created(e: &RoomEntry, bot: Option<BotLevel>) -> RoomCreated {
     RoomCreated {
@@ -552,7 +474,7 @@ pub(super) async fn quickmatch(
     // The waiting list lives in the backplane, so players on different
     // nodes meet; who meets whom is `matchmaking`'s window.
     let window = matchmaking::window(state.settings.matchmaking.bot_after_ms);
-    let now_ms = crate::room_actor::now_ms();
+    let now_ms = crate::time::now_ms();
     let ticket = Ticket {
         id: rand::Rng::random::<u64>(&mut rand::rng()) >> 1,
         player: player.0.clone(),
@@ -594,7 +516,7 @@ pub(super) async fn quickmatch(
             // may fit now (both tickets are taken off together).
             if !taken && now >= next_try && now < deadline {
                 next_try = now + retry;
-                let at = crate::room_actor::now_ms();
+                let at = crate::time::now_ms();
                 match bp.rematch(&key, &ticket, window, at).await {
                     Ok(Rematch::Matched(p)) => {
                         partner = Some(p);

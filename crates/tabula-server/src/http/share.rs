@@ -234,12 +234,3 @@ async fn finished(state: &AppState, room: &str, n: u32) -> Option<Finished> {
         winner: record.result.winner,
     })
 }
-
-/// A seat's name in a shared message.
-pub(super) fn seat_name(seat: &Seat, name: Option<&str>, lang: Lang) -> String {
-    match seat {
-        Seat::Player(_) => name.unwrap_or("?").to_string(),
-        Seat::Bot(_) => lang.computer().to_string(),
-        Seat::Deleted => "—".to_string(),
-    }
-}

@@ -14,10 +14,12 @@ use tabula_protocol::http::{
 use tabula_room::GameKind;
 use tabula_tournament::{Format, Game, Input, PlayerId, Status, Tournament, TournamentConfig};
 
+use super::caller::{creating, creator};
 use super::error;
-use super::rooms::{charge, creating, creator, stored_rating};
+use super::request::charge;
+use super::rooms::stored_rating;
 use crate::AppState;
-use crate::room_actor::now_ms;
+use crate::time::now_ms;
 use crate::tournaments::{self, CreateError};
 
 /// The most tournaments `GET /api/tournaments` reads (the newest).

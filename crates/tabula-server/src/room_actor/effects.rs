@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 use actix::prelude::*;
 use tabula_backplane::StoredRoom;
 
-use super::{HintRun, RoomActor, Tx, game_label, now_ms, phase_label};
+use super::{HintRun, RoomActor, Tx, game_label, phase_label};
 use crate::bot::{BotFactory, TabulaBots, hint_plays};
 use crate::host::{Count, Effect, HintJob, Think, Timer, Write};
 use crate::route::Outbound;
+use crate::time::now_ms;
 use tabula_protocol::ServerMsg;
 
 impl RoomActor {

@@ -529,7 +529,7 @@ impl Sess {
         match &frame.msg {
             ClientMsg::Ping => Some(ServerMsg::Pong {
                 seq,
-                server_time: Some(crate::room_actor::now_ms()),
+                server_time: Some(crate::time::now_ms()),
             }),
             ClientMsg::Join {
                 room: key,

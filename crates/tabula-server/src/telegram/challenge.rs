@@ -180,7 +180,7 @@ pub async fn on_inline_query(tg: &Telegram, q: InlineQuery) {
 /// A tap on a challenge's Accept (`data` is `ch:<code>:<challenger>`).
 pub async fn on_accept(state: &AppState, tg: &Telegram, q: &CallbackQuery, data: &str) {
     let lang = Lang::of(q.from.language_code.as_deref());
-    let answer = |text: Option<&'static str>| super::updates::answer_callback(tg, &q.id, text);
+    let answer = |text: Option<&'static str>| super::reply::answer_callback(tg, &q.id, text);
     let parsed = data
         .strip_prefix("ch:")
         .and_then(|r| r.split_once(':'))
@@ -239,7 +239,7 @@ pub async fn on_accept(state: &AppState, tg: &Telegram, q: &CallbackQuery, data:
         tracing::warn!(%room, error = %e, "the accepted challenge's message not edited");
     }
     // The challenger is told in his own chat, if he started the bot.
-    let now = crate::room_actor::now_ms();
+    let now = crate::time::now_ms();
     tg.outbox.queue(
         state.backplane.clone(),
         Queued {

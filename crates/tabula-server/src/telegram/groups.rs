@@ -36,20 +36,17 @@ use std::time::Duration;
 use frankenstein::AsyncTelegramApi;
 use frankenstein::methods::{EditMessageTextParams, SendMessageParams};
 use frankenstein::types::{InlineKeyboardButton, InlineKeyboardMarkup, Message, ReplyMarkup, User};
-use serde::{Deserialize, Serialize};
 use tabula_backplane::Backplane;
 use tabula_room::GameKind;
 use tabula_tournament::{Format, Input, PlayerId, Status, Tournament, TournamentConfig};
 
 use super::api::Refusal;
-use super::sender::Fate;
+use super::group_post::{Group, GroupPost, Post};
+use super::retry::{Fate, later};
 use super::texts::Lang;
 use super::{AppPlace, Telegram};
 use crate::AppState;
-use crate::room_actor::now_ms;
-
-/// The queue ids of group posts begin with this.
-pub const PREFIX: &str = "grp:";
+use crate::time::now_ms;
 
 /// A Swiss tournament's rounds when the command names none.
 pub const DEFAULT_ROUNDS: u32 = 5;
@@ -61,119 +58,6 @@ const ARENA_REMATCH_WAIT_MS: u64 = 15_000;
 const GRACE_MS: u64 = 120_000;
 /// The most a start may be put off, ms (a week).
 const MAX_START_MS: u64 = 7 * 86_400_000;
-/// The rows of an arena's top and of the final standings a post shows.
-pub const TOP_ROWS: usize = 10;
-
-/// A group chat a tournament belongs to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Group {
-    /// The chat's id.
-    pub chat: i64,
-    /// Its posts' language (the creator's).
-    pub lang: Lang,
-}
-
-/// One post the bot owes a group (the queue's entry, as JSON).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GroupPost {
-    /// The group.
-    pub chat: i64,
-    /// In its language.
-    pub lang: Lang,
-    /// The tournament.
-    pub tournament: String,
-    /// Its game.
-    pub game: GameKind,
-    /// When its cause happened (ms): it expires `telegram.notice_ttl_ms`
-    /// after.
-    pub caused_ms: u64,
-    /// What it says.
-    pub post: Post,
-    /// Sends tried and failed for a passing fault.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub attempts: u32,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
-/// What a group post says (player ids: their names are read when it is
-/// sent).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum Post {
-    /// The tournament is open: the Join button.
-    #[serde(rename_all = "camelCase")]
-    Announce {
-        /// Its format.
-        format: Format,
-        /// Points a match.
-        match_points: u32,
-        /// When it starts (ms).
-        start_at_ms: u64,
-        /// Who created it (his Telegram name).
-        creator: String,
-    },
-    /// An arena began.
-    Started {
-        /// Its players.
-        players: u32,
-    },
-    /// A round's pairings.
-    Round {
-        /// Which.
-        round: u32,
-        /// White and black, by board.
-        pairings: Vec<(String, String)>,
-        /// Byes.
-        byes: Vec<String>,
-    },
-    /// An arena's live top: `(player, points)`; its message is edited.
-    Top {
-        /// The rows, best first.
-        rows: Vec<(String, u32)>,
-    },
-    /// The end: `(player, points)`, best first.
-    Final {
-        /// Its format (how points read).
-        format: Format,
-        /// The rows.
-        rows: Vec<(String, u32)>,
-    },
-    /// Called off.
-    Cancelled,
-}
-
-impl Post {
-    /// The post's queue id in tournament `t` (`seq`: an arena top's
-    /// number).
-    pub fn id(&self, t: &str, seq: u32) -> String {
-        match self {
-            Post::Announce { .. } => format!("{PREFIX}{t}:announce"),
-            Post::Started { .. } => format!("{PREFIX}{t}:started"),
-            Post::Round { round, .. } => format!("{PREFIX}{t}:round:{round}"),
-            Post::Top { .. } => format!("{PREFIX}{t}:top:{seq}"),
-            Post::Final { .. } => format!("{PREFIX}{t}:final"),
-            Post::Cancelled => format!("{PREFIX}{t}:cancelled"),
-        }
-    }
-
-    /// Its name in metrics.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Post::Announce { .. } => "announce",
-            Post::Started { .. } => "started",
-            Post::Round { .. } => "round",
-            Post::Top { .. } => "top",
-            Post::Final { .. } => "final",
-            Post::Cancelled => "cancelled",
-        }
-    }
-}
-
 /// What `/tournament` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
@@ -273,7 +157,7 @@ pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: 
     let lang = Lang::of(from.language_code.as_deref());
     let chat = m.chat.id;
     let Some(spec) = parse_tournament(args) else {
-        return super::updates::send(tg, chat, lang.tournament_usage().into(), None).await;
+        return super::reply::send(tg, chat, lang.tournament_usage().into(), None).await;
     };
     let player = format!("tg:{}", from.id);
     let now = now_ms();
@@ -281,7 +165,7 @@ pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: 
     if state.draining.load(std::sync::atomic::Ordering::SeqCst)
         || state.quotas.admit(Some(&player), None, clock_ms).is_err()
     {
-        return super::updates::send(tg, chat, lang.unavailable().into(), None).await;
+        return super::reply::send(tg, chat, lang.unavailable().into(), None).await;
     }
     let config = TournamentConfig {
         format: spec.format,
@@ -299,7 +183,7 @@ pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: 
         Ok(t) => t,
         Err(e) => {
             tracing::warn!(error = %e, "group tournament not made");
-            return super::updates::send(tg, chat, lang.tournament_usage().into(), None).await;
+            return super::reply::send(tg, chat, lang.tournament_usage().into(), None).await;
         }
     };
     let tid = t.id().to_string();
@@ -310,7 +194,7 @@ pub async fn on_command(state: Arc<AppState>, tg: &Telegram, m: &Message, from: 
         }
         Err(e) => {
             tracing::warn!(error = %e, chat, "group tournament not created");
-            super::updates::send(tg, chat, lang.unavailable().into(), None).await;
+            super::reply::send(tg, chat, lang.unavailable().into(), None).await;
         }
     }
 }
@@ -326,7 +210,7 @@ pub async fn on_join(
 ) {
     let lang = Lang::of(q.from.language_code.as_deref());
     let qid = q.id.as_str();
-    let answer = move |text: &'static str| super::updates::answer_callback(tg, qid, Some(text));
+    let answer = move |text: &'static str| super::reply::answer_callback(tg, qid, Some(text));
     if q.from.is_bot {
         return answer(lang.join_closed()).await;
     }
@@ -369,35 +253,8 @@ pub async fn on_join(
     }
 }
 
-/// Queues a post under `id` (refused, `Ok(false)`, when it was queued
-/// within `telegram.notice_ttl_ms`: an owner's outbox written again by
-/// its successor).
-pub async fn queue(bp: &dyn Backplane, tg: &Telegram, id: &str, p: &GroupPost) -> bool {
-    let Ok(entry) = serde_json::to_string(p) else {
-        return true;
-    };
-    let keep = Duration::from_millis(tg.settings.notice_ttl_ms.saturating_add(3_600_000));
-    match bp.queue_notice(id, entry, now_ms(), keep).await {
-        Ok(fresh) => {
-            if fresh {
-                tg.outbox
-                    .metrics
-                    .group_queued
-                    .with_label_values(&[p.post.name()])
-                    .inc();
-                tg.outbox.bell.notify_one();
-            }
-            true
-        }
-        Err(e) => {
-            tracing::warn!(%id, error = %e, "group post not queued yet");
-            false
-        }
-    }
-}
-
 /// Delivers one taken group post and counts what became of it (the
-/// sender's [`super::sender::handle`] for ids of [`PREFIX`]); the reason
+/// sender's [`super::sender::handle`] for ids of [`super::group_post::PREFIX`]); the reason
 /// when it was put back.
 pub async fn handle(
     bp: &dyn Backplane,
@@ -623,7 +480,7 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, p: &mut GroupPost) -> Fa
                     Fate::Dropped("bad_request")
                 }
                 // A 429 or a passing fault: the notices' rule.
-                other => super::sender::later(bp, &mut p.attempts, other).await,
+                other => later(bp, &mut p.attempts, other).await,
             }
         }
     }

@@ -12,9 +12,12 @@
 
 pub mod api;
 pub mod challenge;
+pub mod group_post;
 pub mod groups;
 mod metrics;
 pub mod notice;
+pub mod reply;
+pub mod retry;
 pub mod sender;
 pub mod texts;
 pub mod updates;
@@ -249,9 +252,7 @@ impl Outbox {
                     return;
                 }
             };
-            let keep = q
-                .notice
-                .remembered_for(crate::room_actor::now_ms(), me.keep);
+            let keep = q.notice.remembered_for(crate::time::now_ms(), me.keep);
             let mut wait = Duration::from_millis(100);
             loop {
                 match bp

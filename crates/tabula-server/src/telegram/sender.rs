@@ -27,9 +27,10 @@ use tabula_backplane::Backplane;
 
 use super::api::Refusal;
 use super::notice::{Notice, NoticeKind, telegram_user};
+use super::retry::{Fate, later};
 use super::{AppPlace, Telegram, users};
 use crate::AppState;
-use crate::room_actor::now_ms;
+use crate::time::now_ms;
 
 /// Sends under way at once on one node.
 const CONCURRENCY: usize = 16;
@@ -37,21 +38,6 @@ const CONCURRENCY: usize = 16;
 /// With nothing due, the queue is looked at again after this (a notice
 /// queued on this node rings the bell sooner).
 const IDLE_POLL: Duration = Duration::from_millis(200);
-
-/// A notice put back after a passing fault is given up after this many
-/// tries.
-pub const MAX_ATTEMPTS: u32 = 8;
-
-/// What became of one notice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fate {
-    /// Sent.
-    Sent,
-    /// Not sent, for this reason (a metric label).
-    Dropped(&'static str),
-    /// Put back, due again at this time (ms), for this reason.
-    Later(u64, &'static str),
-}
 
 /// Runs until the node drains.
 pub async fn run(state: Arc<AppState>, tg: Arc<Telegram>) {
@@ -132,7 +118,7 @@ async fn handle(
     id: String,
     entry: String,
 ) -> Option<&'static str> {
-    if id.starts_with(super::groups::PREFIX) {
+    if id.starts_with(super::group_post::PREFIX) {
         return super::groups::handle(bp, tg, id, entry).await;
     }
     let m = &tg.outbox.metrics;
@@ -345,31 +331,6 @@ async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: 
     }
 }
 
-/// A failed call to retry (a notice's, or a group post's: `attempts` is
-/// its count of passing faults): a 429 stops every node's sends for its
-/// `retry_after` and puts it back after that; a passing fault puts it back
-/// with a growing delay, [`MAX_ATTEMPTS`] times; anything else drops it.
-pub(super) async fn later(bp: &dyn Backplane, attempts: &mut u32, refusal: Refusal) -> Fate {
-    match refusal {
-        Refusal::RetryAfter(secs) => {
-            let until = now_ms() + secs * 1000;
-            if let Err(e) = bp.pause_sends(until).await {
-                tracing::warn!(error = %e, "the 429 pause could not be shared");
-            }
-            Fate::Later(until, "rate_limited")
-        }
-        Refusal::Transient => {
-            *attempts += 1;
-            if *attempts >= MAX_ATTEMPTS {
-                Fate::Dropped("gave_up")
-            } else {
-                Fate::Later(now_ms() + (1000u64 << (*attempts).min(8)), "unavailable")
-            }
-        }
-        Refusal::Blocked | Refusal::Permanent => Fate::Dropped("bad_request"),
-    }
-}
-
 /// When the next slot of sends begins ([`tabula_backplane::send_slot`]).
 fn next_slot(now: u64, per_sec: u32) -> u64 {
     let (slot_ms, _) = tabula_backplane::send_slot(per_sec);
@@ -400,6 +361,6 @@ async fn render(bp: &dyn Backplane, n: &Notice, lang: super::texts::Lang) -> Str
     };
     let left = n
         .deadline_ms
-        .map(|d| d.saturating_sub(crate::room_actor::now_ms()));
+        .map(|d| d.saturating_sub(crate::time::now_ms()));
     lang.notice(n.kind, n.game, &opponent, n.outcome.map(|o| o.0), left)
 }

@@ -8,9 +8,7 @@
 use std::sync::Arc;
 
 use frankenstein::AsyncTelegramApi;
-use frankenstein::methods::{
-    AnswerCallbackQueryParams, EditMessageReplyMarkupParams, SendMessageParams,
-};
+use frankenstein::methods::EditMessageReplyMarkupParams;
 use frankenstein::types::{
     ChatType, InlineKeyboardButton, InlineKeyboardMarkup, Message, ReplyMarkup, User,
 };
@@ -19,6 +17,7 @@ use tabula_protocol::http::{CreateRoom, UnfinishedGame};
 use tabula_room::{GameKind, PlayerId};
 
 use super::notice::NoticeKind;
+use super::reply::{answer_callback, send};
 use super::texts::Lang;
 use super::users::{self, BotUser};
 use super::{AppPlace, Telegram};
@@ -152,26 +151,6 @@ fn callback(text: &str, data: String) -> InlineKeyboardButton {
         .text(text)
         .callback_data(data)
         .build()
-}
-
-pub(super) async fn send(tg: &Telegram, chat: i64, text: String, markup: Option<ReplyMarkup>) {
-    let params = SendMessageParams::builder()
-        .chat_id(chat)
-        .text(text)
-        .maybe_reply_markup(markup)
-        .build();
-    let outcome = match tg.api.send_message(&params).await {
-        Ok(_) => "ok",
-        Err(e) => {
-            tracing::warn!(chat, error = %e, "bot reply not sent");
-            e.reason()
-        }
-    };
-    tg.outbox
-        .metrics
-        .api_calls
-        .with_label_values(&["sendMessage", outcome])
-        .inc();
 }
 
 /// A message in a group: `/tournament` (addressed to this bot, or to no
@@ -354,7 +333,7 @@ async fn games(state: &AppState, tg: &Telegram, chat: i64, player: &PlayerId, la
             std::cmp::Reverse(g.paused_at),
         )
     });
-    let now = crate::room_actor::now_ms();
+    let now = crate::time::now_ms();
     let mut text = lang.your_games().to_string();
     let mut rows = Vec::new();
     for g in &games {
@@ -409,16 +388,6 @@ async fn stats(state: &AppState, tg: &Telegram, chat: i64, player: &PlayerId, la
         ));
     }
     send(tg, chat, lines.join("\n"), None).await;
-}
-
-pub(super) async fn answer_callback(tg: &Telegram, id: &str, text: Option<&str>) {
-    let params = AnswerCallbackQueryParams::builder()
-        .callback_query_id(id)
-        .maybe_text(text.map(str::to_string))
-        .build();
-    if let Err(e) = tg.api.answer_callback_query(&params).await {
-        tracing::warn!(error = %e, "answerCallbackQuery failed");
-    }
 }
 
 async fn on_callback(state: &AppState, tg: &Telegram, q: frankenstein::types::CallbackQuery) {
