@@ -18,9 +18,12 @@
 //! - [`Ratings`] — a player's rating per game kind, and one rated game's
 //!   two new ratings applied atomically and at most once;
 //! - [`Leaderboards`] — the top of a game kind and a player's own rank,
-//!   all time or over a period ("this week": [`week_start_ms`]).
+//!   all time or over a period ("this week": [`week_start_ms`]);
+//! - [`TournamentResults`] — each player's final line in each finished
+//!   tournament, written once by (tournament, player); a player's latest
+//!   with his counts of tournaments finished and won.
 //!
-//! [`Store`] implements all four on SQL: [`Store::connect`] takes a
+//! [`Store`] implements all five on SQL: [`Store::connect`] takes a
 //! `sqlite://path?mode=rwc` or `postgres://…` URL and runs the migrations.
 //! The tables and each query's contract are in [the `sql` module's
 //! docs](sql).
@@ -40,11 +43,11 @@
 //!
 //! # Files
 //!
-//! `profiles.rs`, `games.rs`, `ratings.rs`: one trait each with its types
-//! (`ratings.rs` holds [`Leaderboards`] too). `sql/`: [`Store`] — `mod.rs`
+//! `profiles.rs`, `games.rs`, `ratings.rs`, `tournaments.rs`: one trait
+//! each with its types (`ratings.rs` holds [`Leaderboards`] too). `sql/`: [`Store`] — `mod.rs`
 //! the connection, the migrations, the table list and what the backends
 //! share; one file per trait (`profiles.rs`, `games.rs`, `ratings.rs`,
-//! `leaderboard.rs`), and `bulk.rs` (loading for benchmarks and tests,
+//! `leaderboard.rs`, `tournaments.rs`), and `bulk.rs` (loading for benchmarks and tests,
 //! the buckets' recount). `testing.rs`: [`testing::PgServer`], a
 //! throwaway PostgreSQL for tests. `migrations/`: the schema, one SQL text
 //! per migration for both backends. `tests/contract.rs`: every test
@@ -56,6 +59,7 @@ use futures_util::future::BoxFuture;
 mod games;
 mod profiles;
 mod ratings;
+mod tournaments;
 
 pub mod sql;
 pub mod testing;
@@ -70,6 +74,7 @@ pub use ratings::{
     RatingUpdate, Ratings, Standing, week_start_ms,
 };
 pub use sql::{Backend, Store, StoreConfig};
+pub use tournaments::{MAX_FORMAT_BYTES, PlayerTournaments, TournamentResult, TournamentResults};
 
 /// Why a store call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -124,10 +129,10 @@ pub enum StoreError {
 /// A store call's result.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
-/// All four concerns of the durable store together.
-pub trait DurableStore: Profiles + Games + Ratings + Leaderboards {}
+/// Every concern of the durable store together.
+pub trait DurableStore: Profiles + Games + Ratings + Leaderboards + TournamentResults {}
 
-impl<T: Profiles + Games + Ratings + Leaderboards> DurableStore for T {}
+impl<T: Profiles + Games + Ratings + Leaderboards + TournamentResults> DurableStore for T {}
 
 /// A boxed `Send` future, as every trait method returns.
 pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T>>;

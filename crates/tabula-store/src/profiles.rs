@@ -38,7 +38,8 @@ pub trait Profiles: Send + Sync + std::fmt::Debug + 'static {
     fn profile<'a>(&'a self, player: &'a str) -> StoreFuture<'a, Option<Profile>>;
 
     /// Deletes everything stored about `player`, in one transaction: his
-    /// profile, his ratings and their history, his statistics, and his
+    /// profile, his ratings and their history, his statistics, his
+    /// tournament results, and his
     /// side of every game (the game leaves his history; an opponent keeps
     /// it, with this seat shown as [`Seat::Deleted`](crate::Seat::Deleted);
     /// a game left with no player in it is deleted whole, its cached
@@ -104,6 +105,8 @@ pub struct Deleted {
     pub ratings: u64,
     /// Whether there were statistics.
     pub stats: bool,
+    /// Tournament results deleted (one per finished tournament).
+    pub tournaments: u64,
 }
 
 /// Checks a player id.

@@ -11,8 +11,8 @@ use tabula_room::{GameKind, GameRecord, PlayerDelta, PlayerId, PlayerResult, Pla
 use tabula_store::sql::{Backend, SeedRating};
 use tabula_store::{
     Applied, Archived, Deleted, FinishedGame, GameKey, Games, HistoryCursor, HistoryQuery,
-    Leaderboards, MAX_ANALYSIS_BYTES, Opponent, Profiles, Rating, RatingUpdate, Ratings, Record,
-    Seat, StoreError, week_start_ms,
+    Leaderboards, MAX_ANALYSIS_BYTES, Opponent, PlayerTournaments, Profiles, Rating, RatingUpdate,
+    Ratings, Record, Seat, StoreError, TournamentResult, TournamentResults, week_start_ms,
 };
 
 use support::{Db, finished, login, player, resigned_record};
@@ -66,6 +66,9 @@ contract!(
     a_batch_failing_midway_writes_nothing_and_its_retry_stores_each_once,
     a_batch_of_ratings_applies_in_order_per_player_as_one_by_one_does,
     a_batch_of_ratings_refused_midway_writes_nothing,
+    tournament_results_are_stored_once_and_read_newest_first,
+    tournament_results_input_is_checked,
+    concurrent_writes_of_one_tournaments_results_store_each_once,
 );
 
 fn update(player: &str, previous_games: u32, rating: f64) -> RatingUpdate {
@@ -91,7 +94,8 @@ async fn migrations_twice_are_harmless(db: &Db) {
         vec![
             (1, "init".to_owned(), true),
             (2, "stats_and_analyses".to_owned(), true),
-            (3, "period_buckets".to_owned(), true)
+            (3, "period_buckets".to_owned(), true),
+            (4, "tournament_results".to_owned(), true)
         ]
     );
     let ann = again.profile("tg:1").await.unwrap().unwrap();
@@ -235,7 +239,8 @@ async fn delete_player_is_real(db: &Db) {
             games: 3,
             games_deleted: 1,
             ratings: 1,
-            stats: false
+            stats: false,
+            tournaments: 0
         }
     );
     // Gone: profile, history, ratings, his place on the board.
@@ -1518,7 +1523,8 @@ async fn stats_are_deleted_with_the_player(db: &Db) {
             games: 1,
             games_deleted: 0,
             ratings: 0,
-            stats: true
+            stats: true,
+            tournaments: 0
         }
     );
     assert_eq!(store.stats("tg:1").await.unwrap(), None);
@@ -2581,4 +2587,173 @@ async fn a_batch_of_ratings_refused_midway_writes_nothing(db: &Db) {
             .games,
         3
     );
+}
+
+/// The final standings of tournament `id` as its owner writes them: the
+/// players best first, each with his points, games and wins.
+fn standings(id: &str, finished_ms: u64, rows: &[(&str, u32, u32, u32)]) -> Vec<TournamentResult> {
+    rows.iter()
+        .enumerate()
+        .map(|(i, (player, points, games, wins))| TournamentResult {
+            tournament: id.to_owned(),
+            player: (*player).to_owned(),
+            format: r#"{"type":"swiss","rounds":3,"lateJoinUntilRound":0}"#.to_owned(),
+            game: GameKind::Backgammon,
+            place: i as u32 + 1,
+            points: *points,
+            games: *games,
+            wins: *wins,
+            players: rows.len() as u32,
+            finished_ms,
+        })
+        .collect()
+}
+
+async fn tournament_results_are_stored_once_and_read_newest_first(db: &Db) {
+    let store = &db.store;
+    assert_eq!(
+        store.player_tournaments("tg:1", 10).await.unwrap(),
+        PlayerTournaments::default()
+    );
+    let cup = standings(
+        "cup",
+        5_000,
+        &[("tg:1", 6, 3, 3), ("tg:2", 4, 3, 2), ("tg:3", 2, 3, 1)],
+    );
+    assert_eq!(store.store_tournament_results(&cup).await.unwrap(), 3);
+    // Written again (an owner's successor after a failover, or a retry
+    // after an unanswered commit), with other figures: nothing changes.
+    let mut again = cup.clone();
+    again[0].place = 2;
+    again[0].points = 0;
+    again[1].place = 1;
+    assert_eq!(store.store_tournament_results(&again).await.unwrap(), 0);
+    // A later one that tg:1 did not win, and one before both.
+    let mut later = standings("league", 9_000, &[("tg:2", 4, 2, 2), ("tg:1", 0, 2, 0)]);
+    later[1].game = GameKind::Thud;
+    later[1].format = r#"{"type":"knockout"}"#.to_owned();
+    assert_eq!(store.store_tournament_results(&later).await.unwrap(), 2);
+    let early = standings("early", 1_000, &[("tg:1", 2, 1, 1), ("tg:9", 0, 1, 0)]);
+    assert_eq!(store.store_tournament_results(&early).await.unwrap(), 2);
+    // An empty batch is nothing.
+    assert_eq!(store.store_tournament_results(&[]).await.unwrap(), 0);
+
+    let ann = store.player_tournaments("tg:1", 10).await.unwrap();
+    assert_eq!((ann.played, ann.won), (3, 2));
+    let ids: Vec<_> = ann.recent.iter().map(|r| r.tournament.as_str()).collect();
+    assert_eq!(ids, ["league", "cup", "early"]);
+    // Read back as written the first time.
+    assert_eq!(ann.recent[1], cup[0]);
+    assert_eq!(ann.recent[0], later[1]);
+    assert!(ann.recent[1].won() && !ann.recent[0].won());
+    // A page.
+    let page = store.player_tournaments("tg:1", 2).await.unwrap();
+    assert_eq!((page.played, page.won, page.recent.len()), (3, 2, 2));
+    // Two ending at once: the larger id first.
+    let twin = standings("cup2", 5_000, &[("tg:1", 2, 1, 1), ("tg:2", 0, 1, 0)]);
+    store.store_tournament_results(&twin).await.unwrap();
+    let ids: Vec<_> = store
+        .player_tournaments("tg:1", 10)
+        .await
+        .unwrap()
+        .recent
+        .iter()
+        .map(|r| r.tournament.clone())
+        .collect();
+    assert_eq!(ids, ["league", "cup2", "cup", "early"]);
+    let bob = store.player_tournaments("tg:2", 10).await.unwrap();
+    assert_eq!((bob.played, bob.won), (3, 1));
+
+    // Deleting his data deletes his results; the others keep theirs.
+    let deleted = store.delete_player("tg:1").await.unwrap();
+    assert_eq!(deleted.tournaments, 4);
+    assert_eq!(
+        store.player_tournaments("tg:1", 10).await.unwrap(),
+        PlayerTournaments::default()
+    );
+    assert_eq!(
+        store.player_tournaments("tg:2", 10).await.unwrap().played,
+        3
+    );
+}
+
+async fn tournament_results_input_is_checked(db: &Db) {
+    let store = &db.store;
+    let good = standings("cup", 5_000, &[("tg:1", 2, 1, 1), ("tg:2", 0, 1, 0)]);
+    let bad: Vec<(&str, Box<dyn Fn(&mut TournamentResult)>)> = vec![
+        ("empty id", Box::new(|r: &mut TournamentResult| r.tournament.clear())),
+        ("long id", Box::new(|r: &mut TournamentResult| r.tournament = "t".repeat(129))),
+        ("empty player", Box::new(|r: &mut TournamentResult| r.player.clear())),
+        ("place 0", Box::new(|r: &mut TournamentResult| r.place = 0)),
+        ("place past the field", Box::new(|r: &mut TournamentResult| r.place = 3)),
+        ("wins over games", Box::new(|r: &mut TournamentResult| r.wins = 2)),
+        (
+            "format not JSON",
+            Box::new(|r: &mut TournamentResult| r.format = "knockout".into()),
+        ),
+        (
+            "format not an object",
+            Box::new(|r: &mut TournamentResult| r.format = "[1]".into()),
+        ),
+        (
+            "format too long",
+            Box::new(|r: &mut TournamentResult| r.format = format!(r#"{{"type":"{}"}}"#, "k".repeat(1100))),
+        ),
+        ("time", Box::new(|r: &mut TournamentResult| r.finished_ms = u64::MAX)),
+    ];
+    for (what, spoil) in bad {
+        let mut rows = good.clone();
+        spoil(&mut rows[1]);
+        match store.store_tournament_results(&rows).await {
+            Err(StoreError::Invalid(_)) => {}
+            other => panic!("{what}: {other:?}"),
+        }
+        // Nothing of the batch was written, its good row neither.
+        assert_eq!(
+            store.player_tournaments("tg:1", 10).await.unwrap().played,
+            0,
+            "{what}"
+        );
+    }
+    for limit in [0, 101] {
+        assert!(matches!(
+            store.player_tournaments("tg:1", limit).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    assert_eq!(store.store_tournament_results(&good).await.unwrap(), 2);
+}
+
+async fn concurrent_writes_of_one_tournaments_results_store_each_once(db: &Db) {
+    let store = &db.store;
+    let players: Vec<String> = (0..40).map(|i| format!("tg:{i}")).collect();
+    let rows: Vec<(&str, u32, u32, u32)> = players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), 80 - 2 * i as u32, 5, 0))
+        .collect();
+    let results = standings("big", 7_000, &rows);
+    // Four writers at once (a deposed owner and its successor, retries),
+    // some in reverse order: each row once.
+    let runs: Vec<_> = (0..4)
+        .map(|i| {
+            let store = store.clone();
+            let mut results = results.clone();
+            if i % 2 == 1 {
+                results.reverse();
+            }
+            tokio::spawn(async move { store.store_tournament_results(&results).await })
+        })
+        .collect();
+    let mut new = 0;
+    for run in runs {
+        new += run.await.unwrap().unwrap();
+    }
+    assert_eq!(new, 40);
+    for (i, p) in players.iter().enumerate() {
+        let mine = store.player_tournaments(p, 5).await.unwrap();
+        assert_eq!(mine.played, 1);
+        assert_eq!(mine.recent[0].place, i as u32 + 1);
+        assert_eq!(mine.won, u64::from(i == 0));
+    }
 }

@@ -49,6 +49,7 @@
 //! | `analyses` | `(room_id, game_number)` | a game's cached analysis: `json` (at most 1 MiB), `created_ms`; cascades from `games` (migration 2) |
 //! | `period_weeks` | `game_kind` | `week_ms`: the newest week whose period counts are kept, with the week before it (migration 3) |
 //! | `period_buckets` | `(game_kind, period_ms, bucket)` | `players`: how many ratings of the kind last rated at or after `period_ms` have that whole part (migration 3) |
+//! | `tournament_results` | `(tournament_id, player_id)` | a player's final line in a finished tournament: `format` (its JSON), `game_kind`, `place`, `points`, `games`, `wins`, `players` (ranked in the final standings), `finished_ms`, `stored_ms` (migration 4) |
 //!
 //! Indexes: `games_pending_ratings` (partial: rated games not applied, by
 //! end), `game_players_history` (`player_id, finished_ms, room_id,
@@ -61,7 +62,9 @@
 //! migration 3 `ratings_board_period` (`game_kind, rating DESC,
 //! player_id, last_rated_ms`: the board's order with what a period
 //! filters on, so a period's walk and one whole point of it are read
-//! index-only).
+//! index-only), and from migration 4 `tournament_results_player`
+//! (`player_id, finished_ms, tournament_id`: a player's results newest
+//! first, and his counts, are one range of it).
 //!
 //! # Queries
 //!
@@ -140,6 +143,12 @@
 //!   batch's latest week advancing the tracked one as its last game would):
 //!   what the games applied one by one leave (the contract tests compare).
 //!   Any refusal rolls the whole batch back.
+//! - **Tournament results** (`tournaments.rs`). Store: one write
+//!   transaction, an `INSERT … ON CONFLICT (tournament_id, player_id) DO
+//!   NOTHING` per row (the first write wins; the rows newly inserted are
+//!   counted). A player's: his count and wins (`place = 1`) over his range
+//!   of `tournament_results_player`, and the latest `LIMIT n` of it,
+//!   newest first. A deletion of the player deletes his rows.
 //! - **Leaderboards** (`leaderboard.rs`). Top: `ratings_board` read in
 //!   order, `LIMIT n`, joined to `players` for names. Standing: one
 //!   statement — the player's rating and bucket; 1 + the sum of
@@ -281,6 +290,7 @@ pub mod leaderboard;
 mod periods;
 mod profiles;
 mod ratings;
+mod tournaments;
 
 pub use bulk::{SeedHistory, SeedRating};
 
@@ -518,6 +528,13 @@ fn migrator() -> Migrator {
             "period_buckets".into(),
             MigrationType::Simple,
             include_str!("../../migrations/0003_period_buckets.sql").into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            4,
+            "tournament_results".into(),
+            MigrationType::Simple,
+            include_str!("../../migrations/0004_tournament_results.sql").into_sql_str(),
             false,
         ),
     ];

@@ -44,6 +44,7 @@ const DELETE_EMPTY_GAMES: &str = "\
 DELETE FROM games WHERE a_player IS NULL AND b_player IS NULL AND (room_id, game_number) IN
     (SELECT room_id, game_number FROM game_players WHERE player_id = $1)";
 const DELETE_HIS_ROWS: &str = "DELETE FROM game_players WHERE player_id = $1";
+const DELETE_TOURNAMENTS: &str = "DELETE FROM tournament_results WHERE player_id = $1";
 const DELETE_STATS: &str = "DELETE FROM player_stats WHERE player_id = $1";
 const DELETE_PROFILE: &str = "DELETE FROM players WHERE id = $1";
 
@@ -152,6 +153,8 @@ impl Profiles for Store {
                     move_periods!(tx, kind.as_str(), None, changes);
                 }
                 sqlx::query(DELETE_RATING_HISTORY).bind(player).execute(&mut *tx).await?;
+                let tournaments =
+                    sqlx::query(DELETE_TOURNAMENTS).bind(player).execute(&mut *tx).await?;
                 let stats = sqlx::query(DELETE_STATS).bind(player).execute(&mut *tx).await?;
                 let profile = sqlx::query(DELETE_PROFILE).bind(player).execute(&mut *tx).await?;
                 tx.commit().await?;
@@ -161,6 +164,7 @@ impl Profiles for Store {
                     games_deleted: emptied.rows_affected(),
                     ratings: rows.len() as u64,
                     stats: stats.rows_affected() > 0,
+                    tournaments: tournaments.rows_affected(),
                 })
             })
         })
