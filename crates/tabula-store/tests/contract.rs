@@ -2680,46 +2680,28 @@ async fn tournament_results_are_stored_once_and_read_newest_first(db: &Db) {
 async fn tournament_results_input_is_checked(db: &Db) {
     let store = &db.store;
     let good = standings("cup", 5_000, &[("tg:1", 2, 1, 1), ("tg:2", 0, 1, 0)]);
-    let bad: Vec<(&str, Box<dyn Fn(&mut TournamentResult)>)> = vec![
-        (
-            "empty id",
-            Box::new(|r: &mut TournamentResult| r.tournament.clear()),
-        ),
-        (
-            "long id",
-            Box::new(|r: &mut TournamentResult| r.tournament = "t".repeat(129)),
-        ),
-        (
-            "empty player",
-            Box::new(|r: &mut TournamentResult| r.player.clear()),
-        ),
-        ("place 0", Box::new(|r: &mut TournamentResult| r.place = 0)),
-        (
-            "place past the field",
-            Box::new(|r: &mut TournamentResult| r.place = 3),
-        ),
-        (
-            "wins over games",
-            Box::new(|r: &mut TournamentResult| r.wins = 2),
-        ),
-        (
-            "format not JSON",
-            Box::new(|r: &mut TournamentResult| r.format = "knockout".into()),
-        ),
-        (
-            "format not an object",
-            Box::new(|r: &mut TournamentResult| r.format = "[1]".into()),
-        ),
-        (
-            "format too long",
-            Box::new(|r: &mut TournamentResult| {
-                r.format = format!(r#"{{"type":"{}"}}"#, "k".repeat(1100))
-            }),
-        ),
-        (
-            "time",
-            Box::new(|r: &mut TournamentResult| r.finished_ms = u64::MAX),
-        ),
+    type Spoil = fn(&mut TournamentResult);
+    let bad: Vec<(&str, Spoil)> = vec![
+        ("empty id", |r: &mut TournamentResult| r.tournament.clear()),
+        ("long id", |r: &mut TournamentResult| {
+            r.tournament = "t".repeat(129)
+        }),
+        ("empty player", |r: &mut TournamentResult| r.player.clear()),
+        ("place 0", |r: &mut TournamentResult| r.place = 0),
+        ("place past the field", |r: &mut TournamentResult| {
+            r.place = 3
+        }),
+        ("wins over games", |r: &mut TournamentResult| r.wins = 2),
+        ("format not JSON", |r: &mut TournamentResult| {
+            r.format = "knockout".into()
+        }),
+        ("format not an object", |r: &mut TournamentResult| {
+            r.format = "[1]".into()
+        }),
+        ("format too long", |r: &mut TournamentResult| {
+            r.format = format!(r#"{{"type":"{}"}}"#, "k".repeat(1100))
+        }),
+        ("time", |r: &mut TournamentResult| r.finished_ms = u64::MAX),
     ];
     for (what, spoil) in bad {
         let mut rows = good.clone();
