@@ -516,12 +516,16 @@ test('photos: a Telegram player\u2019s photo from his signed initData is drawn r
   const tanyaPhoto = 'https://t.me/i/userpic/320/tanya.svg';
   const pavelPhoto = 'https://t.me/i/userpic/320/pavel.jpg';
   const asked = [];
-  // Telegram's photo server, for these pages: Tanya's photo comes slowly, Pavel's is gone.
+  // Tanya's photo is held until the test has measured the seat without it
+  // (a fixed delay raced the test's own steps on a loaded machine).
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  // Telegram's photo server, for these pages: Tanya's photo comes late, Pavel's is gone.
   const photos = (ctx) => ctx.route('https://t.me/i/userpic/**', async (route) => {
     const req = route.request();
     asked.push({ url: req.url(), referer: (await req.allHeaders()).referer || null });
     if (req.url() === tanyaPhoto) {
-      await sleep(800);
+      await Promise.race([released, sleep(30000)]);
       await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: SVG_PHOTO });
     } else {
       await route.fulfill({ status: 404, contentType: 'text/plain', body: 'gone' });
@@ -542,6 +546,7 @@ test('photos: a Telegram player\u2019s photo from his signed initData is drawn r
       return { name: box(document.querySelector(`${sel} b`)), avatar: box(document.querySelector(`${sel} .avatar`)), board: box(document.querySelector('#board')), loaded: Boolean(img?.complete && img.naturalWidth > 0) };
     }, seatA);
     const pending = await geometry();
+    release();
     await pavel.waitForFunction((sel) => { const i = document.querySelector(`${sel} .avatar img`); return i?.complete && i.naturalWidth > 0; }, seatA);
     const loaded = await geometry();
     assert.equal(pending.loaded, false, 'measured while the photo was on its way');
