@@ -1480,6 +1480,27 @@ async fn resigned_game(node: SocketAddr, tag: &str) -> (String, String, String) 
     (c.token.clone().unwrap(), c.player.clone(), room)
 }
 
+/// A rated game between two guests on `node`, resigned by the second once
+/// it is on; the room's id.
+async fn rated_game(node: SocketAddr, tag: &str) -> String {
+    let room = common::create_room(node, json!({"game": "long_nardy", "rated": true})).await;
+    let mut a = common::Client::connect(node, &format!("{tag}-a")).await;
+    let mut b = common::Client::connect(node, &format!("{tag}-b")).await;
+    assert_eq!(a.join(&room).await["yourSeat"], "a");
+    assert_eq!(b.join(&room).await["yourSeat"], "b");
+    common::both_ready(&mut a, &mut b).await;
+    let mut r = b.call(json!({"type": "resign"})).await;
+    for _ in 0..100 {
+        if r["code"] != "game_not_started" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        r = b.call(json!({"type": "resign"})).await;
+    }
+    assert_ne!(r["type"], "error", "{tag}: {r}");
+    room
+}
+
 /// A metric's value in a node's `/metrics` (0 when absent).
 fn metric(node: SocketAddr, name: &str) -> f64 {
     let (_, body) = http(node, "GET", "/metrics", None);
@@ -1708,7 +1729,9 @@ async fn archived_in_history(nodes: &[Node], games: &[(String, String, String)])
 /// take disjoint batches (before, every node's archiver stored the same
 /// batches: 226 games taken off the queue for 150 on two nodes); when the
 /// drainer dies (`kill -9`) another takes over within its lease, and the
-/// games that ended meanwhile are archived, each once.
+/// games that ended meanwhile are archived, each once. Rated games are
+/// rated by that one writer (no `conflict`, no `already_applied`), and a
+/// drainer stopped by SIGTERM hands the drain over at once.
 #[tokio::test]
 async fn the_archive_queue_is_drained_by_one_node_and_taken_over_when_it_dies() {
     let _one = common::one().await;
@@ -1730,15 +1753,40 @@ async fn the_archive_queue_is_drained_by_one_node_and_taken_over_when_it_dies() 
     for i in 0..9 {
         games.push(resigned_game(nodes[i % 3].addr, &format!("first-{i}")).await);
     }
+    // Rated games on each node: their ratings have one writer too.
+    for i in 0..3 {
+        rated_game(nodes[i].addr, &format!("rated-{i}")).await;
+    }
     archived_in_history(&nodes, &games).await;
+    let ratings = |nodes: &[Node], outcome: &str| -> f64 {
+        nodes
+            .iter()
+            .filter(|n| n.child.is_some())
+            .map(|n| {
+                n.metric(&format!(
+                    "tabula_ratings_applied_total{{outcome=\"{outcome}\"}}"
+                ))
+            })
+            .sum()
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while ratings(&nodes, "applied") < 3.0 {
+        assert!(Instant::now() < deadline, "the rated games were not rated");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let taken: f64 = nodes
         .iter()
         .map(|n| n.metric("tabula_archived_total"))
         .sum();
     assert_eq!(
-        taken, 9.0,
+        taken, 12.0,
         "games taken off the queue by more than one node"
     );
+    // Applied once each, by one writer: no node met another's ratings.
+    assert_eq!(ratings(&nodes, "applied"), 3.0);
+    for outcome in ["already_applied", "conflict"] {
+        assert_eq!(ratings(&nodes, outcome), 0.0, "ratings {outcome}");
+    }
     let first = drainers(&nodes);
     assert_eq!(first.len(), 1, "drainers: {first:?}");
     let dead = first[0];
@@ -1781,6 +1829,24 @@ async fn the_archive_queue_is_drained_by_one_node_and_taken_over_when_it_dies() 
         again <= 3.0,
         "more than the dead node's 3 games again: {again}"
     );
+    // A drainer stopped as a deploy stops it (SIGTERM) gives the lease up
+    // as it stops: the last node drains at once, not a lease later.
+    let stopping = next[0];
+    let last = survivors.iter().copied().find(|&i| i != stopping).unwrap();
+    signal(nodes[stopping].pid(), "-TERM");
+    let status = nodes[stopping].terminate_wait();
+    assert!(status.success(), "drained node exit: {status:?}");
+    let t0 = Instant::now();
+    let after = vec![resigned_game(nodes[last].addr, "after-term").await];
+    archived_in_history(&nodes, &after).await;
+    let took = t0.elapsed();
+    println!("drainer stopped by SIGTERM: the next game archived within {took:?}");
+    // Before the release on shutdown this waited out the 5 s lease.
+    assert!(
+        took < Duration::from_secs(3),
+        "the lease was not handed over at the stop: {took:?}"
+    );
+    assert_eq!(drainers(&nodes), vec![last]);
     drop(nodes);
 }
 
