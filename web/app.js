@@ -234,6 +234,8 @@ export async function main() {
   pl.setup({
     S, dispatch, h, header, render, credHeaders, gameName, levelName, kindName, reasonFor, seatWord, avatar, photoOf, gameStats, statsTable, ask, toast, loadStats,
     tgActive: () => tg.active(),
+    // A tournament of the profile's results; its Back comes back to the profile.
+    openTournament: (id) => openTournaments(id, 'profile'),
   });
   applyStoredTheme();
   applyBoardTheme();

@@ -6,7 +6,7 @@ import { api } from './net.js';
 import { t } from './i18n.js';
 import * as pl from './players.js';
 import { h, $, patch } from './dom.js';
-import { GAME_KINDS, gameName, levelName, VARIANTS, pref, setPref, TIME_CONTROLS, S, dispatch, net, credHeaders, seatIdx, playing, vsComputer, correspondence } from './store.js';
+import { GAME_KINDS, gameName, levelName, VARIANTS, setPref, TIME_CONTROLS, S, dispatch, net, credHeaders, seatIdx, playing, vsComputer, correspondence } from './store.js';
 import { playerName, timeControlName, gameStats, statsTable, profiles } from './text.js';
 import { openSheet } from './settings.js';
 import { render, header } from './app.js';
@@ -95,9 +95,9 @@ export function onWelcome(m) {
 
 /**
  * The tournament screens (tournaments.js, with tournament-state.js's
- * transitions), loaded when one is first opened, or by the lobby once the
- * player has a remembered tournament that is his and not over (for its
- * "next game" banner). `T` holds them once loaded.
+ * transitions), loaded when one is first opened, or by the lobby once
+ * `GET /api/me/tournaments` shows the player in a tournament that is not
+ * over (for its "next game" banner). `T` holds them once loaded.
  */
 export const TOUR_SCREENS = new Set(['tournaments', 'tournament', 'tournamentNew']);
 export let T = null;
@@ -121,16 +121,35 @@ export function openTournaments(id, back) {
   });
 }
 
-/** Whether the player has a remembered tournament (his, not over) worth a look for a waiting game. */
-function tourWaiting() {
-  const list = pref('tournaments', []);
-  return Array.isArray(list) && list.some((r) => r?.mine && (r.status === 'running' || r.status === 'registering'));
+/** How often the lobby asks whether the player is in a tournament, before tournaments.js is loaded (ms). */
+export const PROBE_MS = 30000;
+let probedAt = -Infinity;
+let probing = false;
+/**
+ * The lobby's look at the player's tournaments before tournaments.js is
+ * loaded: `GET /api/me/tournaments` at most every PROBE_MS; once it shows
+ * him in one not over, tournaments.js is loaded, takes the answer and
+ * reads the route every few seconds itself (tournaments.js's watchMine).
+ */
+function tourProbe() {
+  if (T || probing || !S.player || Date.now() - probedAt < PROBE_MS) return;
+  probing = true;
+  probedAt = Date.now();
+  api('GET', '/api/me/tournaments', undefined, credHeaders()).then((mine) => {
+    if (!(mine?.upcoming?.length || mine?.running?.length)) return;
+    return loadTour().then((m) => {
+      m.mineAnswered(mine);
+      render();
+    });
+  }).catch(() => {}).finally(() => {
+    probing = false;
+  });
 }
 
-/** The lobby's "next game" banner (tournaments.js), once a remembered tournament makes it worth loading. */
+/** The lobby's "next game" banner (tournaments.js), once the player's tournaments make it worth loading. */
 function tourNextSection() {
   if (!T) {
-    if (tourWaiting()) loadTour().then(render, () => {});
+    tourProbe();
     return null;
   }
   T.watchMine();

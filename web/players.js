@@ -27,7 +27,7 @@ export const P = () => S().pl;
 /**
  * ctx: { S, dispatch, h, header, render, credHeaders, gameName, levelName, kindName,
  *        reasonFor, seatWord, avatar, photoOf, gameStats, statsTable, ask,
- *        toast, loadStats, tgActive }
+ *        toast, loadStats, tgActive, openTournament }
  */
 export function setup(ctx) {
   C = ctx;

@@ -153,6 +153,8 @@ export function profilePage() {
     kinds.length
       ? kinds.map((g) => h('div.stats-game', { 'data-game': g }, h('h3', C.gameName(g)), C.statsTable(C.gameStats(stats, g), g)))
       : h('p.muted#stats-empty', t('pl.noGames'))));
+  // His finished tournaments: his place in each, a link to it (#/t/<id>).
+  out.push(tournamentsCard(d.tournaments));
   // His data: deleted for good on request.
   const del = P().deleted;
   out.push(h('section.card#my-data', h('h2', t('pl.myData')), h('p', t('pl.deleteAbout')),
@@ -160,6 +162,26 @@ export function profilePage() {
       ? t('pl.deletedNote', { games: del.games, ratings: del.ratings ?? 0 }) : t('pl.deletedToast')) : null,
     h('button.danger#delete-data', { onclick: deleteData }, t('pl.delete'))));
   return h('main.players.profile', out);
+}
+
+/** The profile's tournaments ({played, won, recent}: GET /api/me/profile's `tournaments`): the count won, then each recent one with his place, a link to it. */
+export function tournamentsCard(tours) {
+  const recent = tours?.recent || [];
+  const line = (r) => {
+    const place = t('pl.place', { place: r.place, of: r.players });
+    const what = [t(`tour.fmtName.${r.format?.type || 'knockout'}`), C.gameName(r.game)].join(' · ');
+    const go = (e) => {
+      e.preventDefault();
+      C.openTournament?.(r.id);
+    };
+    return h('li', h('a.tour-result', { href: `#/t/${encodeURIComponent(r.id)}`, 'data-tour': r.id, 'data-place': String(r.place), onclick: go },
+      h(`b.place${r.place === 1 ? '.won' : ''}`, r.place === 1 ? `🏆 ${place}` : place), ' ',
+      h('span.h-line', what), ' ',
+      h('span.h-line.muted', [t('pl.tourWins', { wins: r.wins, games: r.games }), dateText(r.finishedAtMs)].filter(Boolean).join(' · '))));
+  };
+  return h('section.card#profile-tournaments', h('h2', t('pl.tournaments')),
+    tours?.played ? h('p#tour-count', t('pl.tourCount', { won: tours.won || 0, played: tours.played })) : null,
+    recent.length ? h('ol.tour-results#tour-results', recent.map(line)) : h('p.muted#tournaments-empty', t('pl.noTournaments')));
 }
 
 export function bigAvatar(name, url) {

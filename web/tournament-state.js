@@ -40,7 +40,7 @@ export function tourState() {
     form: freshForm(),
     formError: null,
     creating: false,
-    // The lobby's "next game": {id, game} of a remembered tournament whose game waits for him.
+    // The lobby's "next game": {id, game, format, kind} of his tournament whose game waits for him (GET /api/me/tournaments).
     next: null,
     // The tournament a room was entered from (the room's Back comes back to it).
     returnTo: null,
@@ -184,24 +184,14 @@ export function refreshMs(data, now) {
 }
 
 /**
- * The remembered tournaments (localStorage `tabula.tournaments`, newest
- * first) with `data` noted: its status and start, and whether the player
- * is in it (registered, not withdrawn). A join just sent (`joined`: when)
- * counts as his for 15 s before the tournament shows him (the owner
- * applies it within a moment). At most `max` are kept; one that is over
- * stays listed but is no longer read.
+ * The lobby's "next game" from `GET /api/me/tournaments`: the first of his
+ * running tournaments whose game waits for him (the server lists those
+ * first), as {id, game, format, kind}; or null.
  */
-export function remember(list, data, me, now, joined = null, max = 20) {
-  const old = (list || []).find((r) => r.id === data.id);
-  const e = entryOf(data, me);
-  const joinedAt = joined ?? old?.joinedAt ?? null;
-  const mine = e ? !e.withdrawn : Boolean(joinedAt && now - joinedAt < 15000);
-  const entry = { id: data.id, status: data.status, startAtMs: data.config?.startAtMs ?? old?.startAtMs ?? 0, mine };
-  if (joinedAt && !e) entry.joinedAt = joinedAt;
-  return [entry, ...(list || []).filter((r) => r.id !== data.id)].slice(0, max);
+export function nextOf(mine) {
+  const r = (mine?.running || []).find((x) => x && x.myGame);
+  return r ? { id: r.id, game: r.myGame, format: r.format, kind: r.game } : null;
 }
 
-/** The remembered tournaments worth reading from the lobby for a waiting game: his, running or due to start. */
-export function dueTournaments(list, now) {
-  return (list || []).filter((r) => r && r.mine && (r.status === 'running' || (r.status === 'registering' && r.startAtMs <= now + 5000)));
-}
+/** Whether `GET /api/me/tournaments` shows him in a tournament not over (the lobby then reads it every few seconds). */
+export const inAny = (mine) => Boolean(mine?.upcoming?.length || mine?.running?.length);

@@ -7,23 +7,22 @@
 // a tournament game is an ordinary room, entered by its id.
 //
 // Loaded when a tournament screen is first opened (the lobby's entry, a
-// `t_<id>` / `#/t/<id>` link), or by the lobby once the player has a
-// tournament of his remembered (localStorage `tabula.tournaments`: the
-// tournaments he opened or joined) that is running or about to start:
-// there is no route listing a player's tournaments, so the lobby reads
-// those (and only those) every MINE_MS for a game waiting for him.
+// `t_<id>` / `#/t/<id>` link), or by the lobby once `GET
+// /api/me/tournaments` shows the player in a tournament that is not over:
+// the lobby then reads that route every MINE_MS for a game waiting for him
+// (its "next game" banner), whichever device or chat he joined from.
 // The state is `S.tour`, changed by tournament-state.js's transitions.
 
 import { api } from './net.js';
 import { t, lang } from './i18n.js';
 import { h, $ } from './dom.js';
 import * as tg from './telegram.js';
-import { S, dispatch, gameName, GAME_KINDS, credHeaders, pref, setPref, serverNow } from './store.js';
+import { S, dispatch, gameName, GAME_KINDS, credHeaders, serverNow } from './store.js';
 import { playerName, timeControlName, ask, toast } from './text.js';
 import { formatClock } from './clock.js';
 import { enterRoom, mount, loadStats } from './lobby.js';
 import { render, header } from './app.js';
-import { freshForm, actionsFor, entryOf, pointsShown, roundKey, matchWinner, refreshMs, remember, dueTournaments } from './tournament-state.js';
+import { freshForm, actionsFor, entryOf, pointsShown, roundKey, matchWinner, refreshMs, nextOf } from './tournament-state.js';
 
 /** How often the lobby reads the player's running tournaments for a waiting game. */
 export const MINE_MS = 5000;
@@ -31,23 +30,11 @@ export const MINE_MS = 5000;
 export const SHOWN = 100;
 /** How often the list is read again while shown. */
 export const LIST_MS = 10000;
-const REMEMBERED = 'tournaments';
 
 dispatch('tourInit');
 
 const T = () => S.tour;
 const me = () => S.player;
-
-// ---- the remembered tournaments ---------------------------------------------------
-const remembered = () => {
-  const r = pref(REMEMBERED, []);
-  return Array.isArray(r) ? r : [];
-};
-function note(data, joined = null) {
-  // Whether he is in it is known only once the node has said who he is.
-  if (!me()) return;
-  setPref(REMEMBERED, remember(remembered(), data, me(), Date.now(), joined));
-}
 
 // ---- addresses ----------------------------------------------------------------------
 /** Outside Telegram a tournament screen has an address (`#/t/<id>`, `#/tournaments`); inside, the hash is Telegram's. */
@@ -147,7 +134,7 @@ export async function load(id) {
   try {
     const data = await api('GET', `/api/tournaments/${encodeURIComponent(id)}`, undefined, credHeaders());
     if (mine !== seq) return;
-    if (dispatch('tourLoaded', { id, data })) note(data);
+    dispatch('tourLoaded', { id, data });
   } catch (e) {
     if (mine !== seq) return;
     gone = e?.status === 404;
@@ -199,7 +186,6 @@ export async function act(action) {
     await api('POST', `/api/tournaments/${encodeURIComponent(id)}/${action}`, undefined, credHeaders());
     const sent = { kind: 'ok', text: t(SENT[action]) };
     dispatch('tourNotice', sent);
-    if (action === 'join' && T().data?.id === id) note(T().data, Date.now());
     // Said while it is being applied; the screen shows the rest (he is on the list, paused, …).
     setTimeout(() => {
       if (T().notice !== sent) return;
@@ -260,7 +246,6 @@ export async function create() {
   try {
     const data = await api('POST', '/api/tournaments', body, credHeaders());
     dispatch('tourCreating', { on: false });
-    note(data);
     dispatch('tourForm', { field: 'startIn', value: freshForm().startIn });
     openTournament(data.id, 'tournaments');
     dispatch('tourLoaded', { id: data.id, data });
@@ -274,26 +259,22 @@ export async function create() {
 // ---- the lobby's "next game" -----------------------------------------------------------------
 let mineTimer = null;
 let mineSeq = 0;
-/** Reads the player's remembered tournaments that run (or are due) for a game waiting for him. */
-export async function checkMine() {
-  if (!me()) return;
-  const due = dueTournaments(remembered(), Date.now()).slice(0, 5);
-  const mine = ++mineSeq;
-  let next = null;
-  for (const r of due) {
-    try {
-      const data = await api('GET', `/api/tournaments/${encodeURIComponent(r.id)}`, undefined, credHeaders());
-      note(data);
-      if (!next && data.myGame) next = { id: data.id, game: data.myGame, format: data.config.format, kind: data.config.game };
-    } catch (e) {
-      // A tournament that is gone is forgotten; one that cannot be read now is tried again later.
-      if (e?.status === 404) setPref(REMEMBERED, remembered().filter((x) => x.id !== r.id));
-    }
-  }
-  if (mine !== mineSeq) return;
+/** The lobby's "next game" from an answer of GET /api/me/tournaments (redrawn when it changed). */
+export function mineAnswered(mine) {
+  const next = nextOf(mine);
   const before = JSON.stringify(T().next);
   dispatch('tourNext', next);
   if (S.screen === 'lobby' && JSON.stringify(next) !== before) render();
+}
+
+/** Reads the player's tournaments (GET /api/me/tournaments) for a game waiting for him; a failed read keeps the banner as it was. */
+export async function checkMine() {
+  if (!me()) return;
+  const mine = ++mineSeq;
+  try {
+    const r = await api('GET', '/api/me/tournaments', undefined, credHeaders());
+    if (mine === mineSeq) mineAnswered(r);
+  } catch {}
 }
 
 /** Keeps the lobby's "next game" fresh while the lobby is shown (idempotent; stops itself once it is not). */

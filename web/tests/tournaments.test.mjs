@@ -12,7 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startNode, launch, openPage, openTelegramPage, waitState, ready, api, sleep, screenshot, TG_BOT_TOKEN, signInitData } from './helpers.mjs';
 import { S, dispatch } from '../store.js';
-import { tourState, actionsFor, pointsShown, roundKey, remember, dueTournaments, refreshMs, matchWinner } from '../tournament-state.js';
+import { tourState, actionsFor, pointsShown, roundKey, nextOf, inAny, refreshMs, matchWinner } from '../tournament-state.js';
 
 // ---- the screens' state, in node ------------------------------------------------------
 const knockout = (status, players, extra = {}) => ({ id: 'cup', status, round: status === 'running' ? 1 : 0, config: { format: { type: 'knockout' }, game: 'long_nardy', startAtMs: 1000, maxPlayers: null }, players, ...extra });
@@ -38,7 +38,7 @@ test('the buttons a tournament allows the player, as the server judges them', ()
   assert.deepEqual(actionsFor(arena, null), [], 'nobody known: no buttons');
 });
 
-test('points, round names, refreshing, and the remembered tournaments', () => {
+test('points, round names, refreshing, and the lobby\u2019s next game from GET /api/me/tournaments', () => {
   assert.equal(pointsShown({ type: 'swiss' }, 3), 1.5);
   assert.equal(pointsShown({ type: 'swiss' }, 5, 4), 1.25, 'Sonneborn–Berger in quarter-points');
   assert.equal(pointsShown({ type: 'arena' }, 6), 6);
@@ -52,23 +52,18 @@ test('points, round names, refreshing, and the remembered tournaments', () => {
   assert.equal(refreshMs(knockout('registering', []), 0), 2500, 'about to start');
   assert.equal(refreshMs(knockout('registering', []), -3600000), 10000);
   assert.equal(refreshMs(knockout('finished', []), 0), 0);
-  // Opened, not his: remembered, never read from the lobby.
-  let list = remember([], knockout('registering', []), 'me', 0);
-  assert.deepEqual(list, [{ id: 'cup', status: 'registering', startAtMs: 1000, mine: false }]);
-  assert.deepEqual(dueTournaments(list, 10000), []);
-  // A join just sent counts before the tournament shows him, then his entry decides.
-  list = remember(list, knockout('registering', []), 'me', 100, 100);
-  assert.equal(list[0].mine, true);
-  assert.equal(remember(list, knockout('registering', []), 'me', 20000)[0].mine, false, 'a join never applied');
-  list = remember(list, knockout('running', [entry('me')]), 'me', 200);
-  assert.deepEqual(list, [{ id: 'cup', status: 'running', startAtMs: 1000, mine: true }]);
-  assert.equal(dueTournaments(list, 0).length, 1);
-  list = remember(list, knockout('finished', [entry('me')]), 'me', 300);
-  assert.deepEqual(dueTournaments(list, 0), [], 'over: not read again');
-  // Newest first, at most 20.
-  for (let i = 0; i < 25; i++) list = remember(list, { ...knockout('running', []), id: `t${i}` }, 'me', 0);
-  assert.equal(list.length, 20);
-  assert.equal(list[0].id, 't24');
+  // The lobby's next game from GET /api/me/tournaments: the first running one with his game.
+  const line = (id, status, o = {}) => ({ id, format: { type: 'knockout' }, game: 'thud', status, startAtMs: 1000, players: 2, round: 1, paused: false, ...o });
+  const game = { roomId: 'b:1:1', round: 1, white: 'me', black: 'x' };
+  assert.equal(nextOf(null), null);
+  assert.equal(nextOf({ upcoming: [line('u', 'registering')], running: [], finished: [] }), null, 'registered only: no banner');
+  assert.equal(nextOf({ upcoming: [], running: [line('a', 'running')], finished: [] }), null, 'running, between his games');
+  assert.deepEqual(nextOf({ upcoming: [], running: [line('a', 'running'), line('b', 'running', { myGame: game })], finished: [] }),
+    { id: 'b', game, format: { type: 'knockout' }, kind: 'thud' });
+  assert.equal(inAny({ upcoming: [line('u', 'registering')], running: [] }), true);
+  assert.equal(inAny({ upcoming: [], running: [line('a', 'running')] }), true);
+  assert.equal(inAny({ upcoming: [], running: [], finished: [{ id: 'old', place: 1 }] }), false, 'only finished ones: nothing to watch');
+  assert.equal(inAny(undefined), false);
 });
 
 test('the tournament transitions', () => {
@@ -421,6 +416,84 @@ test('inside Telegram: start_param t_<id> opens the tournament, in Russian; its 
     assert.deepEqual(page.errors, []);
     await page.context().close();
   } finally {
+    await node.stop();
+  }
+});
+
+test('the lobby\u2019s banner from GET /api/me/tournaments for players who joined elsewhere (nothing in localStorage); the result on the profile, linked, in both languages', { timeout: 150000 }, async () => {
+  const node = await startNode();
+  const pages = [];
+  try {
+    // Two guests, joined over HTTP only (another device, a group's Join button): never opened here.
+    const a = await openPage(browser, node.base);
+    const b = await openPage(browser, node.base);
+    pages.push(a, b);
+    const A = await playerOf(a);
+    const B = await playerOf(b);
+    await api(node.base, 'POST', '/api/tournaments', { id: 'elsewhere', format: { type: 'knockout' }, game: 'backgammon', startAtMs: Date.now() + 4000, graceMs: 60000, timeControl: 'none' }, bearer(A.token));
+    for (const p of [A, B]) await api(node.base, 'POST', '/api/tournaments/elsewhere/join', undefined, bearer(p.token));
+    await until(node.base, 'elsewhere', (d) => d.players.length === 2, 'both registered');
+    // The route reads the directory at most once a second per node (protocol.md): the lobby's own read may be that fresh.
+    let mine;
+    for (const end = Date.now() + 3000; Date.now() < end; await sleep(200)) {
+      mine = await api(node.base, 'GET', '/api/me/tournaments', undefined, bearer(A.token));
+      if (mine.upcoming.length) break;
+    }
+    assert.deepEqual(mine.upcoming.map((l) => l.id), ['elsewhere']);
+    // Back in the lobby (the page opened anew): the server says he is in one; its game, once paired, is the banner.
+    for (const p of [a, b]) {
+      await p.reload();
+      await p.waitForFunction(() => window.__tabula?.state?.player);
+    }
+    await a.waitForSelector('#play-next', { timeout: 30000 });
+    await b.waitForSelector('#play-next', { timeout: 30000 });
+    const room = await a.getAttribute('#play-next', 'data-room');
+    assert.equal(room, 'elsewhere:1:1');
+    assert.equal(await b.getAttribute('#play-next', 'data-room'), room);
+    assert.match(await a.textContent('#tour-next'), /Knockout · Short nardy/);
+    for (const p of [a, b]) assert.equal(await p.evaluate(() => localStorage.getItem('tabula.tournaments')), null, 'nothing remembered');
+    await Promise.all([a.click('#play-next'), b.click('#play-next')]);
+    for (const p of [a, b]) await waitState(p, (s) => s.roomId === room && s.seat, 'seated from the banner');
+    await Promise.all([ready(a), ready(b)]);
+    for (const p of [a, b]) await waitState(p, (s) => s.view?.phase === 'playing', 'the game to start');
+    await a.click('#resign');
+    await a.click('#confirm-yes');
+    await a.waitForSelector('#game-over');
+    await until(node.base, 'elsewhere', (d) => d.status === 'finished', 'the final over');
+
+    // A's profile: the tournament, his place, a link to it.
+    await a.goto(`${node.base}/`);
+    await a.waitForFunction(() => window.__tabula?.state?.player);
+    await a.click('#open-profile');
+    const res = a.locator('#tour-results [data-tour="elsewhere"]');
+    await res.waitFor({ timeout: 20000 });
+    assert.equal(await res.getAttribute('data-place'), '2');
+    assert.equal(await res.getAttribute('href'), '#/t/elsewhere');
+    assert.match(await res.textContent(), /2nd of 2.*Knockout · Short nardy.*0 wins in 1 game/);
+    assert.equal(await a.textContent('#tour-count'), 'Won 0 of 1 tournament');
+    await screenshot(a, 'profile-tournaments');
+    await res.click();
+    await a.waitForFunction(() => window.__tabula.state.screen === 'tournament' && window.__tabula.state.tour?.id === 'elsewhere');
+    await a.waitForSelector('#tour-champion');
+    await a.click('#back');
+    await a.waitForFunction(() => window.__tabula.state.screen === 'profile');
+    // B's, in Russian: the winner's cup.
+    await b.evaluate(() => localStorage.setItem('tabula.lang', JSON.stringify('ru')));
+    await b.goto(`${node.base}/`);
+    await b.waitForFunction(() => window.__tabula?.state?.player);
+    await b.click('#open-profile');
+    const won = b.locator('#tour-results [data-tour="elsewhere"]');
+    await won.waitFor({ timeout: 20000 });
+    assert.match(await won.textContent(), /🏆 1-е место из 2.*На выбывание · Короткие нарды.*1 победа в 1 партии/);
+    assert.equal(await b.textContent('#tour-count'), 'Побед в турнирах: 1 из 1');
+    assert.ok(!(await b.textContent('body')).includes('⟦'), 'nothing untranslated');
+    // The public profile says the same.
+    const pub = await api(node.base, 'GET', `/api/players/${encodeURIComponent(B.id)}/profile`);
+    assert.equal(pub.tournaments.won, 1);
+    assert.equal(pub.tournaments.recent[0].id, 'elsewhere');
+    for (const p of pages) assert.deepEqual(p.errors, []);
+  } finally {
+    for (const p of pages) await p.context().close().catch(() => {});
     await node.stop();
   }
 });

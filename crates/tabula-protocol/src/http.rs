@@ -525,6 +525,101 @@ pub struct TournamentSummary {
     pub players: u32,
 }
 
+/// A player's final line in a finished tournament (`GET
+/// /api/me/tournaments`'s `finished`, the profile's `tournaments.recent`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TournamentResultLine {
+    /// The tournament.
+    pub id: String,
+    /// Its format.
+    pub format: tabula_tournament::Format,
+    /// Its game.
+    pub game: tabula_tournament::GameKind,
+    /// His place, from 1.
+    pub place: u32,
+    /// His points, in the format's unit (as the standings' `points`).
+    pub points: u32,
+    /// His games counted.
+    pub games: u32,
+    /// Of which won.
+    pub wins: u32,
+    /// Players in the final standings.
+    pub players: u32,
+    /// When it ended (ms; absent when not known yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at_ms: Option<u64>,
+}
+
+/// A tournament the player is in that is not over (`GET
+/// /api/me/tournaments`'s `upcoming` and `running`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MyTournament {
+    /// The tournament, as the list shows it.
+    #[serde(flatten)]
+    pub summary: TournamentSummary,
+    /// The current round (0 before the first, and in an arena).
+    pub round: u32,
+    /// He is paused (not paired until he resumes).
+    pub paused: bool,
+    /// His place and points in the standings now (running only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// His points now (running only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
+    /// His game being played, if any (join its `roomId`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub my_game: Option<TournamentGame>,
+}
+
+/// `GET /api/me/tournaments`: the player's tournaments.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MyTournaments {
+    /// Registered, not started, soonest first.
+    pub upcoming: Vec<MyTournament>,
+    /// Being played, those with his game waiting first.
+    pub running: Vec<MyTournament>,
+    /// His latest finished ones with his place, newest first.
+    pub finished: Vec<TournamentResultLine>,
+    /// Finished tournaments he has a result in (the durable store's count).
+    pub played: u64,
+    /// Of which he won.
+    pub won: u64,
+    /// Whether `finished`, `played` and `won` come from the durable store
+    /// (false: none is configured or it is not reached now; `finished` then
+    /// holds only what the live directory still shows).
+    pub stored: bool,
+}
+
+/// A player's tournaments on his public profile.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileTournaments {
+    /// Finished tournaments he has a result in.
+    pub played: u64,
+    /// Of which he won (first place).
+    pub won: u64,
+    /// His latest results, newest first.
+    pub recent: Vec<TournamentResultLine>,
+}
+
+/// `GET /api/players/{id}/profile`: the public profile, with his
+/// tournament results when the durable store answers.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicProfile {
+    /// Name, username, photo.
+    #[serde(flatten)]
+    pub profile: PlayerProfile,
+    /// His tournaments (absent without a store, or while it is not
+    /// reached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournaments: Option<ProfileTournaments>,
+}
+
 /// The answer of `join`, `withdraw`, `pause`, `resume` (202): the request
 /// is queued for the tournament's owner, which applies it within a moment
 /// (`GET` the tournament to see it).

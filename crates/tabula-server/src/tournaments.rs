@@ -14,6 +14,12 @@
 //! state, applies `Restored`, and makes sure every running game has its
 //! room, so an effect lost with the old owner is carried out once.
 //!
+//! When it finishes, the players' final results are owed to the durable
+//! store ([`Side::results_due`], set in the write that finishes it): the
+//! owner writes them (each row once, by key) before it releases the
+//! tournament, retrying while the store is down; a successor finds the
+//! flag and writes them again.
+//!
 //! Deadlines (the start, a no-show's grace, an arena's end) are the core's
 //! [`Tournament::next_deadline`]: the owner's loop sleeps until the next
 //! one. A tournament is never unloaded while it is not over, so its
@@ -48,7 +54,20 @@ pub struct Tournaments {
     /// `tournament/player`: the start of the pairing-latency histogram's
     /// interval, ended by his next pairing.
     ended: Mutex<std::collections::HashMap<String, u64>>,
+    /// The newest tournaments of the directory as last read, shared by
+    /// every `GET /api/me/tournaments` on this node for [`SCAN_KEEP`].
+    scan: tokio::sync::Mutex<Option<(std::time::Instant, Scan)>>,
 }
+
+/// How long one read of the directory answers the players' routes.
+pub const SCAN_KEEP: Duration = Duration::from_secs(1);
+
+/// The most tournaments (the newest) a scan of the directory reads.
+pub const SCANNED: usize = 200;
+
+/// The newest [`SCANNED`] tournaments of the directory with their
+/// owners' sides, newest first.
+pub type Scan = Arc<Vec<(Tournament, Side)>>;
 
 impl Tournaments {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
@@ -63,6 +82,35 @@ impl Tournaments {
     /// How many this node runs.
     pub fn held(&self) -> usize {
         self.lock().len()
+    }
+
+    /// The newest [`SCANNED`] tournaments of the directory, read at most
+    /// once a [`SCAN_KEEP`] on this node whoever asks (a player's live
+    /// tournaments are found among them: the directory has no index by
+    /// player). A tournament whose state cannot be read is left out.
+    pub async fn scan(&self, bp: &dyn tabula_backplane::Backplane) -> Result<Scan, BackplaneError> {
+        let mut held = self.scan.lock().await;
+        if let Some((at, scan)) = held.as_ref()
+            && at.elapsed() < SCAN_KEEP
+        {
+            return Ok(scan.clone());
+        }
+        let ids = bp.tournament_ids().await?;
+        let reads = ids
+            .iter()
+            .rev()
+            .take(SCANNED)
+            .map(|id| bp.load_tournament(id));
+        let states = futures_util::future::join_all(reads).await;
+        let scan: Scan = Arc::new(
+            states
+                .into_iter()
+                .filter_map(|r| r.ok().flatten())
+                .filter_map(|json| decode(&json).ok())
+                .collect(),
+        );
+        *held = Some((std::time::Instant::now(), scan.clone()));
+        Ok(scan)
     }
 }
 
@@ -138,6 +186,13 @@ pub struct Side {
     /// The standings changed since the last top.
     #[serde(default)]
     pub top_stale: bool,
+    /// The tournament finished at this time (ms) and its players' final
+    /// results are not in the durable store yet: set in the write that
+    /// finishes it, cleared in a write after the store has them
+    /// ([`store_results`]), so an owner killed in between leaves them to
+    /// its successor, which writes them again (stored once by key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results_due: Option<u64>,
 }
 
 impl Side {
@@ -319,6 +374,7 @@ async fn run(state: Arc<AppState>, mut t: Tournament, mut side: Side, epoch: u64
         Vec::new()
     };
     let mut ensure_rooms = restored;
+    let mut results_retry = Retry::default();
     let mut shutdown = state.shutdown_rx.clone();
     loop {
         if state.draining.load(std::sync::atomic::Ordering::SeqCst) || *shutdown.borrow() {
@@ -369,6 +425,7 @@ async fn run(state: Arc<AppState>, mut t: Tournament, mut side: Side, epoch: u64
             && !ensure_rooms
             && side.outbox.is_empty()
             && !side.top_due(&t, now, top_every)
+            && !(side.results_due.is_some() && results_retry.due())
         {
             let wait = t
                 .next_deadline()
@@ -385,6 +442,9 @@ async fn run(state: Arc<AppState>, mut t: Tournament, mut side: Side, epoch: u64
         let mut fx = Vec::new();
         for input in pending.drain(..) {
             fx.extend(t.apply(input, now));
+        }
+        if state.durable.configured() && fx.iter().any(|e| matches!(e, Effect::Finished { .. })) {
+            side.results_due = Some(now);
         }
         if state.telegram.is_some() {
             side.decide(&t, &fx, now, top_every);
@@ -439,12 +499,114 @@ async fn run(state: Arc<AppState>, mut t: Tournament, mut side: Side, epoch: u64
             }
             ensure_rooms = false;
         }
-        // Over, once its last posts are queued (a post still in the
-        // outbox keeps the owner, which tries again).
-        if matches!(t.status(), Status::Finished | Status::Cancelled) && side.outbox.is_empty() {
+        // The final results into the durable store, then out of the
+        // state (a store that cannot be reached keeps the owner, which
+        // tries again, less and less often).
+        if let Some(finished_ms) = side.results_due
+            && results_retry.due()
+        {
+            if store_results(&state, &t, finished_ms).await {
+                side.results_due = None;
+                results_retry = Retry::default();
+                if !save(&state, &t, &side, epoch).await {
+                    return;
+                }
+            } else {
+                results_retry.failed();
+            }
+        }
+        // Over, once its last posts are queued and its results stored (a
+        // post still in the outbox, or results not stored, keep the
+        // owner, which tries again).
+        if matches!(t.status(), Status::Finished | Status::Cancelled)
+            && side.outbox.is_empty()
+            && side.results_due.is_none()
+        {
             let _ = bp.release(&key, epoch, false).await;
             tracing::info!(tournament = %id, status = ?t.status(), "tournament over");
             return;
+        }
+    }
+}
+
+/// When the next try of something that failed is due: at once at first,
+/// then after 0.2 s doubling to 30 s.
+#[derive(Debug, Default)]
+struct Retry {
+    at: Option<std::time::Instant>,
+    wait: Duration,
+}
+
+impl Retry {
+    fn due(&self) -> bool {
+        self.at.is_none_or(|at| std::time::Instant::now() >= at)
+    }
+
+    fn failed(&mut self) {
+        self.wait = (self.wait * 2).clamp(Duration::from_millis(200), Duration::from_secs(30));
+        self.at = Some(std::time::Instant::now() + self.wait);
+    }
+}
+
+/// Each player's final line of a finished tournament, as the durable
+/// store keeps it: his place, points, games and wins in the final
+/// standings, the field's size, and when it ended.
+pub fn results_of(t: &Tournament, finished_ms: u64) -> Vec<tabula_store::TournamentResult> {
+    let standings = t.standings();
+    let players = standings.rows.len() as u32;
+    let format = serde_json::to_string(&t.config().format).unwrap_or_else(|_| "{}".into());
+    let (_, game) = room_game(t);
+    standings
+        .rows
+        .iter()
+        .map(|r| tabula_store::TournamentResult {
+            tournament: t.id().to_string(),
+            player: r.player.0.clone(),
+            format: format.clone(),
+            game,
+            place: r.rank,
+            points: r.points,
+            games: r.games,
+            wins: r.wins,
+            players,
+            finished_ms,
+        })
+        .collect()
+}
+
+/// Writes a finished tournament's results into the durable store (each
+/// row once, whoever wrote it before); `false` when the store is not
+/// reached (try again later). Results the store refuses as invalid can
+/// never be stored: logged, and counted as done.
+async fn store_results(state: &AppState, t: &Tournament, finished_ms: u64) -> bool {
+    let store = match state.durable.get() {
+        Ok(s) => s.clone(),
+        Err(crate::archiver::NoDurable::NotConfigured) => return true,
+        Err(crate::archiver::NoDurable::Connecting) => return false,
+    };
+    let rows = results_of(t, finished_ms);
+    match store.store_tournament_results(&rows).await {
+        Ok(new) => {
+            tracing::info!(tournament = %t.id(), rows = rows.len(), new, "tournament results stored");
+            true
+        }
+        Err(tabula_store::StoreError::Invalid(m)) => {
+            tracing::error!(tournament = %t.id(), error = %m, "tournament results refused by the store; dropped");
+            state
+                .metrics
+                .store_errors
+                .with_label_values(&["tournament_results"])
+                .inc();
+            true
+        }
+        Err(e) => {
+            tracing::warn!(tournament = %t.id(), error = %e, "tournament results not stored; retrying");
+            state
+                .metrics
+                .store_errors
+                .with_label_values(&["tournament_results"])
+                .inc();
+            false
         }
     }
 }

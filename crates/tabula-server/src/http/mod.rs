@@ -71,6 +71,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/client-config", web::get().to(client_config))
         .route("/api/session", web::get().to(session))
         .route("/api/me/games", web::get().to(my_games))
+        .route("/api/me/tournaments", web::get().to(tournaments::mine))
         .route("/api/me/name", web::post().to(profiles::set_name))
         .route("/api/me/profile", web::get().to(players::me))
         .route("/api/me", web::delete().to(players::delete_me))

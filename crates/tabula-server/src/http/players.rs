@@ -245,6 +245,7 @@ pub(super) async fn me(
             // What only he sees: his language as his latest login with
             // initData left it in the store, and since when it keeps him.
             let kept = store.profile(&player.0).await.map_err(failed)?;
+            let tournaments = super::tournaments::stored_results(&state, &player.0).await;
             Ok(HttpResponse::Ok().json(json!({
                 "player": player.0,
                 "name": public.name,
@@ -254,6 +255,7 @@ pub(super) async fn me(
                 "since": kept.as_ref().map(|p| p.created_ms),
                 "ratings": ratings,
                 "stats": stats,
+                "tournaments": tournaments,
             })))
         }
         .await,
@@ -292,6 +294,7 @@ pub(super) async fn delete_me(
                 "gamesDeleted": deleted.games_deleted,
                 "ratings": deleted.ratings,
                 "stats": deleted.stats,
+                "tournaments": deleted.tournaments,
             } })))
         }
         .await,

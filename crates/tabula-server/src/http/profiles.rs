@@ -20,7 +20,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use tabula_auth::{NameError, TelegramProfile, check_name, generated_name};
 use tabula_backplane::{Backplane, BackplaneError, ProfilePart, StoredProfile};
 use tabula_protocol::ErrorCode;
-use tabula_protocol::http::{AuthQuery, PlayerProfile, Profiles, ProfilesQuery, SetName};
+use tabula_protocol::http::{
+    AuthQuery, PlayerProfile, Profiles, ProfilesQuery, PublicProfile, SetName,
+};
 use tabula_room::PlayerId;
 
 use super::{error, login};
@@ -162,18 +164,23 @@ fn unavailable(e: &BackplaneError) -> HttpResponse {
     )
 }
 
-/// `GET /api/players/{id}/profile`: `{"id","name","username"?,"photoUrl"?}`
-/// for any well-formed id (one with nothing stored has its generated
-/// name).
+/// `GET /api/players/{id}/profile`: `{"id","name","username"?,"photoUrl"?,
+/// "tournaments"?}` for any well-formed id (one with nothing stored has
+/// its generated name); `tournaments` (his counts of tournaments finished
+/// and won, his latest results) when the durable store answers.
 pub async fn player_profile(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
     let id = match checked_id(&id) {
         Ok(id) => id,
         Err(r) => return *r,
     };
-    match state.backplane.profile(&id).await {
-        Ok(stored) => HttpResponse::Ok().json(public(&id, &stored)),
-        Err(e) => unavailable(&e),
-    }
+    let stored = match state.backplane.profile(&id).await {
+        Ok(stored) => stored,
+        Err(e) => return unavailable(&e),
+    };
+    HttpResponse::Ok().json(PublicProfile {
+        profile: public(&id, &stored),
+        tournaments: super::tournaments::stored_results(&state, &id).await,
+    })
 }
 
 /// `GET /api/profiles?ids=a,b`: up to [`MAX_PROFILE_IDS`] profiles, in

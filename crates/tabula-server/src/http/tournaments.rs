@@ -8,8 +8,9 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use tabula_protocol::ErrorCode;
 use tabula_protocol::http::{
-    AuthQuery, CreateTournament, TournamentGame, TournamentList, TournamentPlayer,
-    TournamentQueued, TournamentSummary, TournamentView,
+    AuthQuery, CreateTournament, MyTournament, MyTournaments, ProfileTournaments, TournamentGame,
+    TournamentList, TournamentPlayer, TournamentQueued, TournamentResultLine, TournamentSummary,
+    TournamentView,
 };
 use tabula_room::GameKind;
 use tabula_tournament::{Format, Game, Input, PlayerId, Status, Tournament, TournamentConfig};
@@ -193,14 +194,7 @@ pub(super) async fn list(state: web::Data<AppState>) -> HttpResponse {
         let Ok(t) = load(&state, id).await else {
             continue;
         };
-        let line = TournamentSummary {
-            id: t.id().to_string(),
-            format: t.config().format,
-            game: t.config().game,
-            status: t.status(),
-            start_at_ms: t.config().start_at_ms,
-            players: t.entrants().iter().filter(|e| !e.withdrawn).count() as u32,
-        };
+        let line = summary(&t);
         match t.status() {
             Status::Registering => out.upcoming.push(line),
             Status::Running => out.running.push(line),
@@ -208,6 +202,170 @@ pub(super) async fn list(state: web::Data<AppState>) -> HttpResponse {
         }
     }
     HttpResponse::Ok().json(out)
+}
+
+/// How many finished tournaments `GET /api/me/tournaments` and the
+/// profile show.
+pub const RECENT_RESULTS: u32 = 10;
+
+/// A stored result as the routes show it (`None`: a format that does not
+/// read, which the node never writes).
+pub fn result_line(r: &tabula_store::TournamentResult) -> Option<TournamentResultLine> {
+    let game = match r.game {
+        GameKind::LongNardy => tabula_tournament::GameKind::LongNardy,
+        GameKind::Backgammon => tabula_tournament::GameKind::Backgammon,
+        GameKind::Thud => tabula_tournament::GameKind::Thud,
+    };
+    Some(TournamentResultLine {
+        id: r.tournament.clone(),
+        format: serde_json::from_str(&r.format).ok()?,
+        game,
+        place: r.place,
+        points: r.points,
+        games: r.games,
+        wins: r.wins,
+        players: r.players,
+        finished_at_ms: Some(r.finished_ms),
+    })
+}
+
+/// A player's tournaments from the durable store (his counts and latest
+/// results); `None` without a store or while it is not reached.
+pub async fn stored_results(state: &AppState, player: &str) -> Option<ProfileTournaments> {
+    let store = state.durable.get().ok()?.clone();
+    match store.player_tournaments(player, RECENT_RESULTS).await {
+        Ok(p) => Some(ProfileTournaments {
+            played: p.played,
+            won: p.won,
+            recent: p.recent.iter().filter_map(result_line).collect(),
+        }),
+        Err(e) => {
+            tracing::warn!(%player, error = %e, "tournament results not read");
+            None
+        }
+    }
+}
+
+fn summary(t: &Tournament) -> TournamentSummary {
+    TournamentSummary {
+        id: t.id().to_string(),
+        format: t.config().format,
+        game: t.config().game,
+        status: t.status(),
+        start_at_ms: t.config().start_at_ms,
+        players: t.entrants().iter().filter(|e| !e.withdrawn).count() as u32,
+    }
+}
+
+/// What `GET /api/me/tournaments` answers for `me` from the tournaments
+/// of the directory (`live`, newest first) and his stored results
+/// (`stored`): the ones he is in (registered, not withdrawn) that are not
+/// over, and his finished ones, the stored with those the store does not
+/// have yet (finished a moment ago, or while it is down).
+pub fn mine_of(
+    me: &str,
+    live: &[(Tournament, tournaments::Side)],
+    stored: Option<ProfileTournaments>,
+) -> MyTournaments {
+    let mut out = MyTournaments::default();
+    let who = PlayerId(me.to_string());
+    let mut late = Vec::new();
+    for (t, side) in live {
+        let Some(e) = t.entrant(&who) else {
+            continue;
+        };
+        match t.status() {
+            Status::Registering | Status::Running if !e.withdrawn => {
+                let running = t.status() == Status::Running;
+                let row = running.then(|| t.standings().row(&who).cloned()).flatten();
+                let line = MyTournament {
+                    summary: summary(t),
+                    round: t.round(),
+                    paused: e.paused,
+                    rank: row.as_ref().map(|r| r.rank),
+                    points: row.as_ref().map(|r| r.points),
+                    my_game: t
+                        .running()
+                        .find(|g| g.white == who || g.black == who)
+                        .map(game_view),
+                };
+                if running {
+                    out.running.push(line);
+                } else {
+                    out.upcoming.push(line);
+                }
+            }
+            Status::Finished => {
+                if let Some(r) = t.standings().row(&who) {
+                    late.push(TournamentResultLine {
+                        id: t.id().to_string(),
+                        format: t.config().format,
+                        game: t.config().game,
+                        place: r.rank,
+                        points: r.points,
+                        games: r.games,
+                        wins: r.wins,
+                        players: t.standings().rows.len() as u32,
+                        finished_at_ms: side.results_due,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out.upcoming
+        .sort_by_key(|l| (l.summary.start_at_ms, l.summary.id.clone()));
+    // His waiting game first, then as the directory has them (newest).
+    out.running.sort_by_key(|l| l.my_game.is_none());
+    match stored {
+        Some(p) => {
+            out.stored = true;
+            out.played = p.played;
+            out.won = p.won;
+            out.finished = p.recent;
+            // Finished and not stored yet: the newest of all, counted.
+            let fresh: Vec<_> = late
+                .into_iter()
+                .filter(|l| !out.finished.iter().any(|f| f.id == l.id))
+                .collect();
+            out.played += fresh.len() as u64;
+            out.won += fresh.iter().filter(|l| l.place == 1).count() as u64;
+            out.finished.splice(0..0, fresh);
+            out.finished.truncate(RECENT_RESULTS as usize);
+        }
+        None => {
+            out.finished = late;
+            out.finished.truncate(RECENT_RESULTS as usize);
+        }
+    }
+    out
+}
+
+/// `GET /api/me/tournaments` (the player's `token` or `initData`:
+/// required).
+pub(super) async fn mine(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    q: web::Query<AuthQuery>,
+) -> HttpResponse {
+    let creds = super::credentials(&req, &q);
+    if creds.init_data.is_none() && creds.token.is_none() {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "send the player's session token or Telegram initData",
+        );
+    }
+    let player = match super::authenticate(&state, &req, &q) {
+        Ok(p) => p,
+        Err(r) => return *r,
+    };
+    let live = match state.tournaments.scan(state.backplane.as_ref()).await {
+        Ok(l) => l,
+        Err(e) => return unavailable(e),
+    };
+    let stored = stored_results(&state, &player.0).await;
+    HttpResponse::Ok().json(mine_of(&player.0, &live, stored))
 }
 
 /// `GET /api/tournaments/{id}` (credentials, if any, name the caller for
@@ -473,6 +631,152 @@ mod tests {
         assert!(refusal(&s, "c", Action::Join).is_some());
         assert!(refusal(&s, "a", Action::Resume).is_some());
         assert_eq!(refusal(&s, "a", Action::Pause), None);
+    }
+
+    #[test]
+    fn mine_lists_his_live_tournaments_and_merges_the_finished_ones() {
+        use tabula_tournament::Outcome;
+        let side = tournaments::Side::default;
+        // Registering, with him in it; another without him.
+        let mut up = cup(Format::Knockout);
+        join(&mut up, "a", 0);
+        let mut other = Tournament::new("other", up.config().clone()).unwrap();
+        join(&mut other, "z", 0);
+        // Running, his game waiting; and one he withdrew from.
+        let mut run = Tournament::new("run", up.config().clone()).unwrap();
+        join(&mut run, "a", 0);
+        join(&mut run, "b", 0);
+        run.apply(Input::Tick, 1_000);
+        let mut left = Tournament::new("left", up.config().clone()).unwrap();
+        join(&mut left, "a", 0);
+        join(&mut left, "b", 0);
+        join(&mut left, "c", 0);
+        left.apply(Input::Tick, 1_000);
+        left.apply(
+            Input::Withdraw {
+                player: PlayerId::from("a"),
+            },
+            1_001,
+        );
+        // Finished a moment ago (its results due), he lost the final.
+        let mut done = Tournament::new("done", up.config().clone()).unwrap();
+        join(&mut done, "b", 0);
+        join(&mut done, "a", 0);
+        done.apply(Input::Tick, 1_000);
+        let g = done.running().next().unwrap().id.clone();
+        let white = done.game(&g).unwrap().white.clone();
+        let outcome = if white.0 == "b" {
+            Outcome::WhiteWon
+        } else {
+            Outcome::BlackWon
+        };
+        done.apply(
+            Input::GameResult {
+                game_id: g,
+                outcome,
+            },
+            2_000,
+        );
+        assert_eq!(done.status(), Status::Finished);
+        let due = tournaments::Side {
+            results_due: Some(2_000),
+            ..side()
+        };
+        let live = vec![
+            (done.clone(), due),
+            (left, side()),
+            (run, side()),
+            (other, side()),
+            (up, side()),
+        ];
+        let m = mine_of("a", &live, None);
+        let ids = |v: &[MyTournament]| v.iter().map(|l| l.summary.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&m.upcoming), ["cup"]);
+        assert_eq!(ids(&m.running), ["run"]);
+        assert_eq!(
+            m.running[0].my_game.as_ref().map(|g| g.room_id.as_str()),
+            Some("run:1:1")
+        );
+        assert_eq!(m.running[0].rank, Some(1));
+        assert!(m.upcoming[0].my_game.is_none() && m.upcoming[0].rank.is_none());
+        assert!(!m.stored);
+        assert_eq!(m.finished.len(), 1);
+        assert_eq!(
+            (
+                m.finished[0].id.as_str(),
+                m.finished[0].place,
+                m.finished[0].players
+            ),
+            ("done", 2, 2)
+        );
+        assert_eq!(m.finished[0].finished_at_ms, Some(2_000));
+        // With the store: its results, and the one it lacks yet first
+        // and counted; one it has already is not doubled.
+        let stored = |ids: &[&str]| ProfileTournaments {
+            played: ids.len() as u64,
+            won: 1,
+            recent: ids
+                .iter()
+                .map(|id| TournamentResultLine {
+                    id: (*id).to_string(),
+                    format: Format::Knockout,
+                    game: TGame::Backgammon,
+                    place: 1,
+                    points: 1,
+                    games: 1,
+                    wins: 1,
+                    players: 2,
+                    finished_at_ms: Some(500),
+                })
+                .collect(),
+        };
+        let m = mine_of("a", &live, Some(stored(&["old"])));
+        assert!(m.stored);
+        let ids: Vec<_> = m.finished.iter().map(|l| l.id.as_str()).collect();
+        assert_eq!(ids, ["done", "old"]);
+        assert_eq!((m.played, m.won), (2, 1));
+        let m = mine_of("a", &live, Some(stored(&["done"])));
+        assert_eq!(m.finished.len(), 1);
+        assert_eq!(m.finished[0].place, 1, "the store's line wins");
+        assert_eq!((m.played, m.won), (1, 1));
+        // Someone in none of them.
+        let m = mine_of("nobody", &live, None);
+        assert!(m.upcoming.is_empty() && m.running.is_empty() && m.finished.is_empty());
+    }
+
+    #[test]
+    fn a_stored_result_reads_back_as_the_route_shows_it() {
+        let mut t = cup(Format::Swiss {
+            rounds: 1,
+            late_join_until_round: 0,
+        });
+        join(&mut t, "a", 0);
+        join(&mut t, "b", 0);
+        t.apply(Input::Tick, 1_000);
+        let g = t.running().next().unwrap().id.clone();
+        t.apply(
+            Input::GameResult {
+                game_id: g,
+                outcome: tabula_tournament::Outcome::Draw,
+            },
+            5_000,
+        );
+        assert_eq!(t.status(), Status::Finished);
+        let rows = tournaments::results_of(&t, 5_000);
+        assert_eq!(rows.len(), 2);
+        for (i, r) in rows.iter().enumerate() {
+            assert_eq!(r.place, i as u32 + 1);
+            assert_eq!((r.points, r.games, r.wins, r.players), (1, 1, 0, 2));
+            assert_eq!(r.game, GameKind::Backgammon);
+            let line = result_line(r).unwrap();
+            assert_eq!(line.format, t.config().format);
+            assert_eq!(line.game, TGame::Backgammon);
+            assert_eq!(line.finished_at_ms, Some(5_000));
+        }
+        // A format the node never wrote reads as nothing, not a panic.
+        let mut odd = rows[0].clone();
+        odd.format = "{\"type\":\"ladder\"}".into();
+        assert!(result_line(&odd).is_none());
     }
 
     #[test]
