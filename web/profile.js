@@ -232,5 +232,10 @@ export function historyRow(g) {
     g.rated ? h('span.badge.rated', t('pl.ratedMark')) : h('span.sr-only.casual', t('pl.casual'))),
   ' ', h('span.h-line.h-opp', t('pl.vs', { name: opp })),
   ' ', h('span.h-line.h-res', [res, match].filter(Boolean).join(' · ')),
-  ' ', h('span.h-line.h-when', when)));
+  ' ', h('span.h-line.h-when', when)),
+  // A tournament's game: a link to its tournament, beside the row (a button holds no link).
+  g.tournament ? h('a.h-tour', {
+    href: `#/t/${encodeURIComponent(g.tournament)}`, 'data-tour': g.tournament,
+    onclick: (e) => { e.preventDefault(); C.openTournament?.(g.tournament); },
+  }, t('pl.inTournament', { id: g.tournament })) : null);
 }

@@ -119,6 +119,8 @@ async fn finished_games_are_archived_replayed_rated_and_survive_a_restart() {
         json!({"kind": "computer", "level": 1})
     );
     assert_eq!(games[1]["rated"], false);
+    // Neither was played in a tournament.
+    assert!(games.iter().all(|g| g["tournament"].is_null()), "{games:?}");
     // Filters and pages.
     let (_, v) = get(addr, &ann, "/api/me/history?opponent=computer").await;
     assert_eq!(v["games"].as_array().unwrap().len(), 1, "{v}");

@@ -1178,6 +1178,28 @@ async fn tournament_results_reach_the_profile_and_me_tournaments_across_an_outag
         assert_eq!(v["finished"].as_array().unwrap().len(), 1, "{v}");
         assert_eq!(v["finished"][0]["place"], row["rank"], "{v}");
         assert!(v["finished"][0]["finishedAtMs"].as_u64().is_some(), "{v}");
+        // His games in his history, each linked to the tournament.
+        let games = row["games"].as_u64().unwrap() as usize;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let (status, h) = http_async(
+                others[0],
+                "GET",
+                &format!("/api/me/history?token={}", me.token),
+                None,
+            )
+            .await;
+            let lines = h["games"].as_array().cloned().unwrap_or_default();
+            if status == 200 && lines.len() == games {
+                for g in &lines {
+                    assert_eq!(g["tournament"], "res4", "{h}");
+                    assert!(g["room"].as_str().unwrap().starts_with("res4:"), "{h}");
+                }
+                break;
+            }
+            assert!(Instant::now() < deadline, "his history: {status} {h}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
     // Stored once, by the node that took the tournament over.
     let store = tabula_store::Store::connect(&url).await.unwrap();

@@ -422,6 +422,7 @@ export default {
   'pl.tourCount': (p) => `Won ${p.won} of ${p.played} tournament${p.played === 1 ? '' : 's'}`,
   'pl.noTournaments': 'No finished tournaments yet.',
   'pl.place': (p) => `${p.place}${[11, 12, 13].includes(p.place % 100) ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' })[p.place % 10] || 'th'} of ${p.of}`,
+  'pl.inTournament': (p) => `Played in the tournament ${p.id}`,
   'pl.tourWins': (p) => `${p.wins} win${p.wins === 1 ? '' : 's'} in ${p.games} game${p.games === 1 ? '' : 's'}`,
   'pl.opponent': 'Opponent',
   'pl.anyone': 'Anyone',

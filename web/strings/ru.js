@@ -423,6 +423,7 @@ export default {
   'pl.tourCount': (p) => `Побед в турнирах: ${p.won} из ${p.played}`,
   'pl.noTournaments': 'Завершённых турниров пока нет.',
   'pl.place': (p) => `${p.place}-е место из ${p.of}`,
+  'pl.inTournament': (p) => `Сыграна в турнире ${p.id}`,
   'pl.tourWins': (p) => `${p.wins} ${ruPlural(p.wins, 'победа', 'победы', 'побед')} в ${p.games} ${ruPlural(p.games, 'партии', 'партиях', 'партиях')}`,
   'pl.opponent': 'Соперник',
   'pl.anyone': 'Любой',

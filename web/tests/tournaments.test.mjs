@@ -477,6 +477,21 @@ test('the lobby\u2019s banner from GET /api/me/tournaments for players who joine
     await a.waitForSelector('#tour-champion');
     await a.click('#back');
     await a.waitForFunction(() => window.__tabula.state.screen === 'profile');
+    // His history: the game, with a link to its tournament (once archived).
+    await a.click('#back');
+    await a.waitForFunction(() => window.__tabula.state.screen === 'lobby');
+    for (const end = Date.now() + 15000; ;) {
+      await a.click('#open-history');
+      await a.waitForSelector('#history-list, #history-empty, #history-error');
+      if (await a.locator('.h-tour[data-tour="elsewhere"]').count()) break;
+      if (Date.now() > end) throw new Error(`the history never linked the tournament: ${await a.textContent('main')}`);
+      await a.click('#back');
+      await sleep(300);
+    }
+    assert.equal(await a.getAttribute('.history-row', 'data-room'), room);
+    assert.equal(await a.textContent('.h-tour'), 'Played in the tournament elsewhere');
+    await a.click('.h-tour');
+    await a.waitForFunction(() => window.__tabula.state.screen === 'tournament' && window.__tabula.state.tour?.id === 'elsewhere');
     // B's, in Russian: the winner's cup.
     await b.evaluate(() => localStorage.setItem('tabula.lang', JSON.stringify('ru')));
     await b.goto(`${node.base}/`);

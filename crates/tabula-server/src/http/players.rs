@@ -397,6 +397,8 @@ pub(super) async fn history(
                         "result": e.result,
                         "matchLength": e.match_length,
                         "rated": e.rated,
+                        // A tournament's game: its room id names it.
+                        "tournament": crate::tournaments::of_game(&e.key.room),
                     })
                 })
                 .collect();
