@@ -40,20 +40,6 @@ const ALLOWED_CYCLES: &[(&str, &[&str])] = &[
         "crates/tabula-backplane",
         &["redis/bus.rs", "redis/conn.rs", "redis/mod.rs"],
     ),
-    // The node: `AppState` (state.rs) holds the tournaments this node runs
-    // (`Tournaments`, tournaments.rs), whose tasks take the state; a room
-    // actor posts its results with `tournaments::post`. Goes when those
-    // move out of tournaments.rs (below the state).
-    (
-        "crates/tabula-server",
-        &[
-            "cluster/router.rs",
-            "room_actor.rs",
-            "rooms.rs",
-            "state.rs",
-            "tournaments.rs",
-        ],
-    ),
     // lib.rs's `StoreError` and `StoreFuture` are every concern's, and
     // lib.rs names the concerns (`DurableStore`, `NotRated(GameKey)`).
     (

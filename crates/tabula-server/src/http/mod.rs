@@ -24,6 +24,7 @@ pub(crate) mod notices;
 pub(crate) mod players;
 pub mod profiles;
 mod request;
+mod results;
 pub(crate) mod rooms;
 pub(crate) mod seats;
 pub(crate) mod share;

@@ -245,7 +245,7 @@ pub(super) async fn me(
             // What only he sees: his language as his latest login with
             // initData left it in the store, and since when it keeps him.
             let kept = store.profile(&player.0).await.map_err(failed)?;
-            let tournaments = super::tournaments::stored_results(&state, &player.0).await;
+            let tournaments = super::results::stored_results(&state, &player.0).await;
             Ok(HttpResponse::Ok().json(json!({
                 "player": player.0,
                 "name": public.name,

@@ -179,7 +179,7 @@ pub async fn player_profile(state: web::Data<AppState>, id: web::Path<String>) -
     };
     HttpResponse::Ok().json(PublicProfile {
         profile: public(&id, &stored),
-        tournaments: super::tournaments::stored_results(&state, &id).await,
+        tournaments: super::results::stored_results(&state, &id).await,
     })
 }
 

@@ -27,92 +27,29 @@
 //! sweep gives it to another node within a lease, and a deadline that
 //! passed meanwhile fires on the new owner's first input.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
 
 use tabula_backplane::{BackplaneError, tournament_key};
 use tabula_protocol::http::TimeControlSpec;
-use tabula_room::{GameKind, GameOptions, PlayerId, RoomConfig};
-use tabula_tournament::{Announcement, Effect, Input, Status, Tournament};
+use tabula_room::{PlayerId, RoomConfig};
+use tabula_tournament::{Effect, Input, Status, Tournament};
 
 use crate::AppState;
-use crate::telegram::group_post::{self, Group, GroupPost, Post};
+use crate::telegram::group_post::{self, Group, Post};
 use crate::time::now_ms;
+
+mod held;
+mod inbox;
+mod side;
+
+pub use held::{SCAN_KEEP, SCANNED, Scan, Tournaments};
+pub use inbox::{Posted, of_game, post, post_now};
+use side::room_game;
+pub use side::{Side, decode, encode};
 
 /// How often an owner looks at its tournament's inbox.
 pub const POLL_MS: u64 = 100;
-
-/// The tournaments this node owns (their tasks run on the node's
-/// runtime).
-#[derive(Debug, Default)]
-pub struct Tournaments {
-    held: Mutex<HashSet<String>>,
-    /// When each player's last game ended (ms, as its room posted it), by
-    /// `tournament/player`: the start of the pairing-latency histogram's
-    /// interval, ended by his next pairing.
-    ended: Mutex<std::collections::HashMap<String, u64>>,
-    /// The newest tournaments of the directory as last read, shared by
-    /// every `GET /api/me/tournaments` on this node for [`SCAN_KEEP`].
-    scan: tokio::sync::Mutex<Option<(std::time::Instant, Scan)>>,
-}
-
-/// How long one read of the directory answers the players' routes.
-pub const SCAN_KEEP: Duration = Duration::from_secs(1);
-
-/// The most tournaments (the newest) a scan of the directory reads.
-pub const SCANNED: usize = 200;
-
-/// The newest [`SCANNED`] tournaments of the directory with their
-/// owners' sides, newest first.
-pub type Scan = Arc<Vec<(Tournament, Side)>>;
-
-impl Tournaments {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Whether this node runs the tournament.
-    pub fn holds(&self, id: &str) -> bool {
-        self.lock().contains(id)
-    }
-
-    /// How many this node runs.
-    pub fn held(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// The newest [`SCANNED`] tournaments of the directory, read at most
-    /// once a [`SCAN_KEEP`] on this node whoever asks (a player's live
-    /// tournaments are found among them: the directory has no index by
-    /// player). A tournament whose state cannot be read is left out.
-    pub async fn scan(&self, bp: &dyn tabula_backplane::Backplane) -> Result<Scan, BackplaneError> {
-        let mut held = self.scan.lock().await;
-        if let Some((at, scan)) = held.as_ref()
-            && at.elapsed() < SCAN_KEEP
-        {
-            return Ok(scan.clone());
-        }
-        let ids = bp.tournament_ids().await?;
-        let reads = ids
-            .iter()
-            .rev()
-            .take(SCANNED)
-            .map(|id| bp.load_tournament(id));
-        let states = futures_util::future::join_all(reads).await;
-        let scan: Scan = Arc::new(
-            states
-                .into_iter()
-                .filter_map(|r| r.ok().flatten())
-                .filter_map(|json| decode(&json).ok())
-                .collect(),
-        );
-        *held = Some((std::time::Instant::now(), scan.clone()));
-        Ok(scan)
-    }
-}
 
 /// What a new tournament could not be.
 #[derive(Debug, thiserror::Error)]
@@ -161,162 +98,6 @@ pub async fn create_for(
     bp.save_tournament(&id, lease.epoch, json).await?;
     start(state, t, side, lease.epoch, false);
     Ok(())
-}
-
-/// What the owner keeps beside the core, in the same stored state (under
-/// `telegram`, which the core's readers ignore): the group the tournament
-/// belongs to and the posts it owes the group that are not queued yet
-/// (the outbox, [`crate::telegram::groups`]), and the pace of an arena's
-/// live top.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Side {
-    /// The group chat (`None`: made from the Mini App; no posts).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<Group>,
-    /// Posts decided and not yet queued: `(queue id, post)`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub outbox: Vec<(String, GroupPost)>,
-    /// When the arena's top was last posted (ms).
-    #[serde(default)]
-    pub top_at_ms: u64,
-    /// How many tops were posted (the next one's id).
-    #[serde(default)]
-    pub tops: u32,
-    /// The standings changed since the last top.
-    #[serde(default)]
-    pub top_stale: bool,
-    /// The tournament finished at this time (ms) and its players' final
-    /// results are not in the durable store yet: set in the write that
-    /// finishes it, cleared in a write after the store has them
-    /// ([`store_results`]), so an owner killed in between leaves them to
-    /// its successor, which writes them again (stored once by key).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub results_due: Option<u64>,
-}
-
-impl Side {
-    fn is_empty(&self) -> bool {
-        *self == Side::default()
-    }
-
-    /// Puts a post in the outbox (none without a group).
-    fn post(&mut self, t: &Tournament, post: Post, now: u64) {
-        let Some(g) = &self.group else {
-            return;
-        };
-        let id = post.id(t.id(), self.tops);
-        if self.outbox.iter().any(|(i, _)| *i == id) {
-            return;
-        }
-        let p = GroupPost {
-            chat: g.chat,
-            lang: g.lang,
-            tournament: t.id().to_string(),
-            game: room_game(t).1,
-            caused_ms: now,
-            post,
-            attempts: 0,
-        };
-        self.outbox.push((id, p));
-    }
-
-    /// The posts the effects of one step make: the pairings of a round,
-    /// an arena's start, the end or the cancellation; and an arena's top
-    /// when its standings changed and its interval has passed.
-    fn decide(&mut self, t: &Tournament, fx: &[Effect], now: u64, top_every_ms: u64) {
-        if self.group.is_none() {
-            return;
-        }
-        let arena = matches!(t.config().format, tabula_tournament::Format::Arena { .. });
-        for e in fx {
-            match e {
-                Effect::Announce(Announcement::Started { players }) if arena => {
-                    self.post(t, Post::Started { players: *players }, now);
-                }
-                Effect::Announce(Announcement::Round {
-                    round,
-                    pairings,
-                    byes,
-                }) => {
-                    let pairings = pairings
-                        .iter()
-                        .map(|(w, b)| (w.0.clone(), b.0.clone()))
-                        .collect();
-                    let byes = byes.iter().map(|p| p.0.clone()).collect();
-                    self.post(
-                        t,
-                        Post::Round {
-                            round: *round,
-                            pairings,
-                            byes,
-                        },
-                        now,
-                    );
-                }
-                Effect::Announce(Announcement::Finished { .. }) => {
-                    let rows = top_rows(t);
-                    self.post(
-                        t,
-                        Post::Final {
-                            format: t.config().format,
-                            rows,
-                        },
-                        now,
-                    );
-                    self.top_stale = false;
-                }
-                Effect::Announce(Announcement::Cancelled { .. }) => {
-                    self.post(t, Post::Cancelled, now);
-                }
-                Effect::StandingsChanged if arena && t.status() == Status::Running => {
-                    self.top_stale = true;
-                }
-                _ => {}
-            }
-        }
-        if self.top_stale
-            && t.status() == Status::Running
-            && now >= self.top_at_ms.saturating_add(top_every_ms)
-        {
-            let rows = top_rows(t);
-            self.post(t, Post::Top { rows }, now);
-            self.tops += 1;
-            self.top_at_ms = now;
-            self.top_stale = false;
-        }
-    }
-
-    /// Whether an arena's top is due now.
-    fn top_due(&self, t: &Tournament, now: u64, top_every_ms: u64) -> bool {
-        self.group.is_some()
-            && self.top_stale
-            && t.status() == Status::Running
-            && now >= self.top_at_ms.saturating_add(top_every_ms)
-    }
-}
-
-/// A tournament's stored state: its core's JSON, with the owner's
-/// [`Side`] under `telegram` when it has one.
-pub fn encode(t: &Tournament, side: &Side) -> Result<String, serde_json::Error> {
-    if side.is_empty() {
-        return serde_json::to_string(t);
-    }
-    let mut v = serde_json::to_value(t)?;
-    if let Some(o) = v.as_object_mut() {
-        o.insert("telegram".into(), serde_json::to_value(side)?);
-    }
-    serde_json::to_string(&v)
-}
-
-/// Reads what [`encode`] wrote.
-pub fn decode(json: &str) -> Result<(Tournament, Side), serde_json::Error> {
-    let mut v: serde_json::Value = serde_json::from_str(json)?;
-    let side = match v.as_object_mut().and_then(|o| o.remove("telegram")) {
-        Some(s) => serde_json::from_value(s)?,
-        None => Side::default(),
-    };
-    Ok((serde_json::from_value(v)?, side))
 }
 
 /// Claims a tournament nobody holds (the sweep found its owner dead, or
@@ -744,22 +525,6 @@ fn game_ready(state: &AppState, t: &Tournament, game: &str, white: &str, black: 
     }
 }
 
-/// The room's game kind of a tournament's (options and kind).
-fn room_game(t: &Tournament) -> (GameOptions, GameKind) {
-    let game = match t.config().game {
-        tabula_tournament::GameKind::LongNardy => GameKind::LongNardy,
-        tabula_tournament::GameKind::Backgammon => GameKind::Backgammon,
-        tabula_tournament::GameKind::Thud => GameKind::Thud,
-    };
-    (
-        GameOptions {
-            game,
-            ..GameOptions::default()
-        },
-        game,
-    )
-}
-
 /// The room config of a tournament's game between `white` and `black`.
 pub fn game_config(state: &AppState, t: &Tournament, white: &str, black: &str) -> RoomConfig {
     let c = t.config();
@@ -800,77 +565,6 @@ async fn make_room(state: &Arc<AppState>, t: &Tournament, game: &str, white: &st
             }
         }
     }
-}
-
-/// The tournament of a game room, from its id (`{t}:{round}:{board}`,
-/// `{t}:a:{n}`): what a room posts its results to.
-pub fn of_game(room_id: &str) -> Option<&str> {
-    room_id.split_once(':').map(|(t, _)| t)
-}
-
-/// An inbox entry: an input and when it was posted (ms).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Posted {
-    /// The input for the core.
-    pub input: Input,
-    /// When it was posted (ms since the epoch).
-    pub at_ms: u64,
-}
-
-/// Posts an input to a tournament's inbox under `key` now.
-pub async fn post_now(
-    bp: &dyn tabula_backplane::Backplane,
-    tournament: &str,
-    key: &str,
-    input: Input,
-) -> Result<bool, BackplaneError> {
-    let entry = serde_json::to_string(&Posted {
-        input,
-        at_ms: now_ms(),
-    })
-    .map_err(|e| BackplaneError::Corrupt(e.to_string()))?;
-    bp.post_tournament(tournament, key, entry).await
-}
-
-/// Posts an input to a tournament's inbox under `key`, retried for a
-/// while on a backplane fault (the room posts again when it is restored).
-pub fn post(
-    bp: Arc<dyn tabula_backplane::Backplane>,
-    tournament: String,
-    key: String,
-    input: Input,
-) {
-    actix_rt::spawn(async move {
-        let Ok(entry) = serde_json::to_string(&Posted {
-            input,
-            at_ms: now_ms(),
-        }) else {
-            return;
-        };
-        let mut wait = Duration::from_millis(50);
-        for _ in 0..10 {
-            match bp.post_tournament(&tournament, &key, entry.clone()).await {
-                Ok(_) => return,
-                Err(e) => {
-                    tracing::warn!(%tournament, %key, error = %e, "tournament input not posted; retrying");
-                    tokio::time::sleep(wait).await;
-                    wait = (wait * 2).min(Duration::from_secs(2));
-                }
-            }
-        }
-    });
-}
-
-/// The standings' first [`group_post::TOP_ROWS`] rows as a group post shows
-/// them: each player and his points.
-fn top_rows(t: &Tournament) -> Vec<(String, u32)> {
-    t.standings()
-        .rows
-        .iter()
-        .take(group_post::TOP_ROWS)
-        .map(|r| (r.player.0.clone(), r.points))
-        .collect()
 }
 
 #[cfg(test)]
