@@ -1754,8 +1754,8 @@ async fn the_archive_queue_is_drained_by_one_node_and_taken_over_when_it_dies() 
         games.push(resigned_game(nodes[i % 3].addr, &format!("first-{i}")).await);
     }
     // Rated games on each node: their ratings have one writer too.
-    for i in 0..3 {
-        rated_game(nodes[i].addr, &format!("rated-{i}")).await;
+    for (i, node) in nodes.iter().enumerate() {
+        rated_game(node.addr, &format!("rated-{i}")).await;
     }
     archived_in_history(&nodes, &games).await;
     let ratings = |nodes: &[Node], outcome: &str| -> f64 {
