@@ -13,6 +13,7 @@
 pub mod api;
 pub mod challenge;
 pub mod group_post;
+pub mod group_send;
 pub mod groups;
 mod metrics;
 pub mod notice;

@@ -119,7 +119,7 @@ async fn handle(
     entry: String,
 ) -> Option<&'static str> {
     if id.starts_with(super::group_post::PREFIX) {
-        return super::groups::handle(bp, tg, id, entry).await;
+        return super::group_send::handle(bp, tg, id, entry).await;
     }
     let m = &tg.outbox.metrics;
     let mut notice: Notice = match serde_json::from_str(&entry) {
