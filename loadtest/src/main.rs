@@ -12,6 +12,7 @@
 mod play;
 mod shared;
 mod stats;
+mod tour;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -117,6 +118,20 @@ struct Cli {
     /// too) into one report.
     #[arg(long, default_value_t = 1)]
     procs: usize,
+    /// Run arenas instead of matches (issue 49's load): this many, each
+    /// of `--tournament-players`, registering during `--ramp-up` and
+    /// played for `--duration` (`src/tour.rs`). `--matches` is ignored.
+    #[arg(long, default_value_t = 0)]
+    tournaments: usize,
+    /// Players in each arena.
+    #[arg(long, default_value_t = 100)]
+    tournament_players: usize,
+    /// Each arena's `rematchWaitMs`.
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    rematch_wait: Duration,
+    /// How often the harness reads each arena's view for new games.
+    #[arg(long, default_value = "250ms", value_parser = parse_duration)]
+    tournament_poll: Duration,
     /// Internal: run as worker process of a `--procs` parent, matches
     /// numbered from this slot; prints its raw part as JSON on stdout.
     #[arg(long, hide = true)]
@@ -266,8 +281,13 @@ fn real_main(cli: Cli) -> anyhow::Result<bool> {
         );
     }
     let checks = cli.assert.as_deref().map(parse_checks).transpose()?;
+    if cli.tournaments > 0 && (cli.procs > 1 || cli.bot.is_some() || cli.chaos_cmd.is_some()) {
+        bail!("--tournaments runs in one process, between people, without chaos");
+    }
     let sockets_per_match = if cli.bot.is_some() { 1 } else { 2 };
-    let matches_here = if cli.procs > 1 {
+    let matches_here = if cli.tournaments > 0 {
+        (cli.tournaments * cli.tournament_players).div_ceil(2)
+    } else if cli.procs > 1 {
         cli.matches.div_ceil(cli.procs)
     } else {
         cli.matches
@@ -488,6 +508,8 @@ struct Part {
     cpu_s: Option<f64>,
     action: Vec<(u64, u64)>,
     fanout: Vec<(u64, u64)>,
+    #[serde(default)]
+    pairing_wait: Vec<(u64, u64)>,
     connect: Vec<(u64, u64)>,
     games: u64,
     scheduled: u64,
@@ -507,10 +529,29 @@ async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<Part> {
     let end = start + cli.ramp_up + cli.duration;
     let mut tasks = Vec::new();
     let base = cli.worker_from.unwrap_or(0);
-    for i in 0..cli.matches {
+    for k in 0..cli.tournaments {
+        let arena = tour::Arena {
+            k,
+            players: cli.tournament_players,
+            start_in: cli.ramp_up,
+            window: cli.duration,
+            rematch_wait: cli.rematch_wait,
+            poll: cli.tournament_poll,
+        };
+        let shared = shared.clone();
+        tasks.push(tokio::spawn(async move {
+            if let Err(e) = tour::run(shared.clone(), arena).await {
+                let kind = e.to_string();
+                let kind = kind.split(':').next().unwrap_or("tournament").to_string();
+                shared.stats.error(kind.replace(' ', "_"));
+            }
+        }));
+    }
+    let matches = if cli.tournaments > 0 { 0 } else { cli.matches };
+    for i in 0..matches {
         let shared = shared.clone();
         let slot = base + i;
-        let delay = cli.ramp_up.mul_f64(i as f64 / cli.matches as f64);
+        let delay = cli.ramp_up.mul_f64(i as f64 / matches as f64);
         tasks.push(tokio::spawn(async move {
             tokio::time::sleep(delay).await;
             let mut n = 0u64;
@@ -585,6 +626,7 @@ async fn run(cli: &Cli, shared: Arc<Shared>) -> anyhow::Result<Part> {
         cpu_s: cpu,
         action: st.action.recorded(),
         fanout: st.fanout.recorded(),
+        pairing_wait: st.pairing_wait.recorded(),
         connect: st.connect.recorded(),
         games: st.games.load(Ordering::Relaxed),
         scheduled: st.scheduled.load(Ordering::Relaxed),
@@ -641,10 +683,15 @@ fn report(cli: &Cli, parts: &[Part]) -> serde_json::Value {
             "auth": if cli.bot_token.is_some() { "telegram" } else { "guest" },
             "chaos": cli.chaos_cmd, "chaos_at_s": cli.chaos_at.map(|d| d.as_secs_f64()),
             "procs": cli.procs,
+            "tournaments": cli.tournaments,
+            "tournament_players": cli.tournament_players,
+            "rematch_wait_ms": cli.rematch_wait.as_millis() as u64,
+            "tournament_poll_ms": cli.tournament_poll.as_millis() as u64,
         },
         "elapsed_s": elapsed,
         "action": merged(|p| &p.action),
         "fanout": merged(|p| &p.fanout),
+        "pairing_wait": merged(|p| &p.pairing_wait),
         "connect": merged(|p| &p.connect),
         "games": games,
         "games_per_s": games as f64 / elapsed.max(0.001),
@@ -688,15 +735,24 @@ fn human(r: &serde_json::Value) -> String {
         )
     };
     let mut s = String::new();
+    let what = match r["config"]["tournaments"].as_u64() {
+        Some(t) if t > 0 => format!(
+            "{t} arenas of {} players",
+            r["config"]["tournament_players"]
+        ),
+        _ => format!("{} matches", r["config"]["matches"]),
+    };
     s += &format!(
-        "tabula-load: {} matches of {} for {:.0} s\n",
-        r["config"]["matches"],
+        "tabula-load: {what} of {} for {:.0} s\n",
         r["config"]["game"],
         r["elapsed_s"].as_f64().unwrap_or(0.0)
     );
     s += &format!("  action → answer   {}\n", lat("action"));
     s += &format!("  fan-out to peer   {}\n", lat("fanout"));
     s += &format!("  connect           {}\n", lat("connect"));
+    if r["pairing_wait"]["count"].as_u64().unwrap_or(0) > 0 {
+        s += &format!("  game end → next   {}\n", lat("pairing_wait"));
+    }
     s += &format!(
         "  games {} ({:.2}/s), actions answered {} ({:.0}/s), scheduled {}, sent {}\n",
         r["games"],

@@ -257,6 +257,12 @@ impl Player {
                 shared.stats.error(format!("error_{code}"));
                 if code == "unavailable" || code == "rate_limited" {
                     self.next = Some((now + Duration::from_millis(200), cmd));
+                } else if code == "not_joined" {
+                    // The socket is in no room (its join was refused or
+                    // it idled out): a new socket joins again, then the
+                    // command goes out again.
+                    self.close(shared);
+                    self.next = Some((now + Duration::from_millis(200), cmd));
                 } else {
                     // Our view was stale: ask for the whole state.
                     self.next = Some((now, json!({"type": "resume", "version": u64::MAX / 2})));
@@ -422,6 +428,52 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
     }
     if result.as_ref().is_ok_and(|f| *f) && cfg.verify {
         verify(&shared, &room, &moves).await;
+    }
+    result
+}
+
+/// Plays a room that exists already (a tournament's game) to its end,
+/// as the two players `seats` (name, session token): white's socket on
+/// node `host`, black's on the next (the same with `--affinity`).
+/// `Ok(true)` when the game ended.
+pub async fn play_room(
+    shared: Arc<Shared>,
+    room: &str,
+    host: usize,
+    seats: [(String, String); 2],
+) -> anyhow::Result<bool> {
+    let affinity = shared.cfg.affinity;
+    let mut players = seats.map(|(name, token)| Player {
+        ws: None,
+        name,
+        token: Some(token),
+        host,
+        seat: None,
+        seq: 0,
+        pending: None,
+        next: None,
+        last_action: None,
+        done: false,
+        moves: Vec::new(),
+        acted: 0,
+        worst_after_chaos: Duration::ZERO,
+    });
+    if !affinity {
+        players[1].host += 1;
+    }
+    let [a, b] = players;
+    let (mut a, mut b) = (Some(a), Some(b));
+    for p in [&mut a, &mut b].into_iter().flatten() {
+        p.connect(&shared, room)
+            .await
+            .map_err(|e| anyhow!("connect: {e}"))?;
+        p.schedule(&shared, json!({"type": "ready"}));
+    }
+    shared.stats.active.fetch_add(1, Ordering::Relaxed);
+    let result = drive(&shared, room, &mut a, &mut b).await;
+    shared.stats.active.fetch_sub(1, Ordering::Relaxed);
+    for p in [&mut a, &mut b].into_iter().flatten() {
+        p.close(&shared);
     }
     result
 }

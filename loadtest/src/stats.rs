@@ -96,6 +96,9 @@ pub struct Stats {
     pub fanout: Latency,
     /// TCP connect + WebSocket upgrade + `welcome`.
     pub connect: Latency,
+    /// `--tournaments`: a player's game ended (both players saw it) → his
+    /// next game seen in `GET /api/tournaments/{id}` (polled).
+    pub pairing_wait: Latency,
     /// Actions scheduled, and actually sent.
     pub scheduled: AtomicU64,
     /// Actions sent.
