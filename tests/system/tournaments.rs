@@ -1247,3 +1247,81 @@ async fn tournament_results_reach_the_profile_and_me_tournaments_across_an_outag
     let (status, v) = http_async(fresh.addr, "GET", "/api/me/tournaments", None).await;
     assert_eq!(status, 401, "{v}");
 }
+
+/// Issue 49's load run: a join can come before the tournament's owner made
+/// the game's room (the routes show a pairing from the write that decides
+/// it; at an arena's start the owner makes thousands of rooms). 10,000
+/// players in 100 arenas got `room_not_found`, then sockets in no room:
+/// 553,189 `not_joined` and 8,222 idle closes in 70 s. Now the join makes
+/// the room (idempotently) and seats the player. Here the tournament's
+/// state pairs two players and no room is made at all: each player's join
+/// is answered with the room's state and his seat.
+#[tokio::test]
+async fn a_join_before_the_owner_made_the_games_room_makes_it() {
+    use tabula_backplane::{Backplane, InProcess, tournament_key};
+    use tabula_tournament::{Effect, Format, Input, Tournament};
+    let _one = common::one().await;
+    let bp: std::sync::Arc<dyn Backplane> = std::sync::Arc::new(InProcess::new("early-node"));
+    let node = common::start_with(
+        common::test_settings(),
+        tabula_server::Services {
+            backplane: Some(bp.clone()),
+            ..tabula_server::Services::default()
+        },
+    );
+    let mut a = Client::connect(node.addr, "a").await;
+    let mut b = Client::connect(node.addr, "b").await;
+    let config = TournamentConfig {
+        format: Format::Knockout,
+        game: tabula_tournament::GameKind::LongNardy,
+        match_points: 1,
+        clock: None,
+        rated: false,
+        start_at_ms: 10,
+        grace_ms: 0,
+        max_players: None,
+    };
+    let mut t = Tournament::new("early", config).unwrap();
+    let mut fx = Vec::new();
+    for p in [&a.player, &b.player] {
+        fx.extend(t.apply(
+            Input::Join {
+                player: PlayerId::from(p.as_str()),
+                rating: 1500,
+            },
+            0,
+        ));
+    }
+    fx.extend(t.apply(Input::Tick, 10));
+    let (game, white) = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Pair { game_id, white, .. } => Some((game_id.0.clone(), white.0.clone())),
+            _ => None,
+        })
+        .expect("the start pairs the two");
+    // Written as an owner writes it, whose rooms are not made yet (this
+    // test is the owner, and makes none).
+    assert!(bp.register_tournament("early", 0).await.unwrap());
+    let lease = bp.claim(&tournament_key("early")).await.unwrap();
+    let json = tabula_server::tournaments::encode(&t, &Default::default()).unwrap();
+    bp.save_tournament("early", lease.epoch, json)
+        .await
+        .unwrap();
+    assert!(bp.lookup(&game).await.unwrap().is_none(), "no room yet");
+    let (first, second) = if white == a.player {
+        (&mut a, &mut b)
+    } else {
+        (&mut b, &mut a)
+    };
+    let st = first.join(&game).await;
+    assert_eq!(st["type"], "state", "{st}");
+    assert_eq!(st["yourSeat"], "a", "{st}");
+    let st = second.join(&game).await;
+    assert_eq!(st["type"], "state", "{st}");
+    assert_eq!(st["yourSeat"], "b", "{st}");
+    // A room id that names no game of its tournament is still not found.
+    let mut c = Client::connect(node.addr, "c").await;
+    let r = c.join("early:9:9").await;
+    assert_eq!(r["code"], "room_not_found", "{r}");
+}

@@ -536,12 +536,27 @@ impl Sess {
                 seat,
                 spectate,
             } => {
-                let located = match self.state.rooms.locate(key).await {
+                let mut located = match self.state.rooms.locate(key).await {
                     Ok(l) => l,
                     Err(e) => {
                         return Some(ServerMsg::error(ErrorCode::Unavailable, e.to_string(), seq));
                     }
                 };
+                // A tournament's game shown before its owner made the
+                // room: made here (idempotent), then joined.
+                if located.is_none() && crate::tournaments::ensure_game_room(&self.state, key).await
+                {
+                    located = match self.state.rooms.locate(key).await {
+                        Ok(l) => l,
+                        Err(e) => {
+                            return Some(ServerMsg::error(
+                                ErrorCode::Unavailable,
+                                e.to_string(),
+                                seq,
+                            ));
+                        }
+                    };
+                }
                 let Some((entry, at)) = located else {
                     return Some(ServerMsg::error(
                         ErrorCode::RoomNotFound,

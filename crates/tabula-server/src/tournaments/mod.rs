@@ -552,6 +552,44 @@ pub fn game_config(state: &AppState, t: &Tournament, white: &str, black: &str) -
 
 /// Creates a game's room unless it exists, retried while the backplane
 /// fails (a pairing is never lost: a takeover makes it again too).
+/// Makes the room of a game its tournament paired, if it is not made yet:
+/// a player's `join` may come before the owner made it, because the
+/// routes show a pairing from the write that decides it, and the owner
+/// makes its rooms after that write (at an arena's start, thousands at
+/// once). Any node may do it: [`crate::rooms::Rooms::create_game`] is
+/// idempotent. `true` when the game is one its tournament is playing and
+/// its room exists now.
+pub async fn ensure_game_room(state: &AppState, room_id: &str) -> bool {
+    let Some(id) = of_game(room_id) else {
+        return false;
+    };
+    let Ok(Some(json)) = state.backplane.load_tournament(id).await else {
+        return false;
+    };
+    let Ok((t, _)) = decode(&json) else {
+        return false;
+    };
+    let Some(g) = t.game(&tabula_tournament::GameId(room_id.to_string())) else {
+        return false;
+    };
+    if g.outcome.is_some() {
+        return false;
+    }
+    let config = game_config(state, &t, &g.white.0, &g.black.0);
+    match state.rooms.create_game(room_id, t.id(), config).await {
+        Ok(made) => {
+            if made {
+                tracing::info!(tournament = %id, game = room_id, "game room made for a join that came first");
+            }
+            true
+        }
+        Err(e) => {
+            tracing::warn!(tournament = %id, game = room_id, error = %e, "game room not made for a join");
+            false
+        }
+    }
+}
+
 async fn make_room(state: &Arc<AppState>, t: &Tournament, game: &str, white: &str, black: &str) {
     let mut wait = Duration::from_millis(50);
     for _ in 0..8 {
