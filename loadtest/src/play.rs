@@ -78,6 +78,26 @@ struct Player {
 }
 
 impl Player {
+    /// A seat not connected yet, as `name` (its `token` when it has one),
+    /// whose socket goes to node `host` (modulo the nodes).
+    fn new(name: String, token: Option<String>, host: usize) -> Player {
+        Player {
+            ws: None,
+            name,
+            token,
+            host,
+            seat: None,
+            seq: 0,
+            pending: None,
+            next: None,
+            last_action: None,
+            done: false,
+            moves: Vec::new(),
+            acted: 0,
+            worst_after_chaos: Duration::ZERO,
+        }
+    }
+
     async fn connect(&mut self, shared: &Shared, room: &str) -> anyhow::Result<()> {
         let hosts = &shared.cfg.hosts;
         let host = &hosts[self.host % hosts.len()];
@@ -377,26 +397,19 @@ pub async fn run_match(shared: Arc<Shared>, slot: usize, n: u64) -> anyhow::Resu
         bail!("create_room_{status}");
     }
     let room = created["roomId"].as_str().unwrap_or_default().to_string();
-    let mk = |i: usize| Player {
-        ws: None,
-        name: format!("lt{}s{slot}n{n}p{i}", cfg.run_tag),
-        token: None,
-        // The two sockets of a match go to different nodes when there are
-        // several, as behind a load balancer, unless both follow the room.
-        host: if cfg.affinity {
-            owner
-        } else {
-            slot + n as usize + i
-        },
-        seat: None,
-        seq: 0,
-        pending: None,
-        next: None,
-        last_action: None,
-        done: false,
-        moves: Vec::new(),
-        acted: 0,
-        worst_after_chaos: Duration::ZERO,
+    let mk = |i: usize| {
+        Player::new(
+            format!("lt{}s{slot}n{n}p{i}", cfg.run_tag),
+            None,
+            // The two sockets of a match go to different nodes when there
+            // are several, as behind a load balancer, unless both follow
+            // the room.
+            if cfg.affinity {
+                owner
+            } else {
+                slot + n as usize + i
+            },
+        )
     };
     let mut a = Some(mk(0));
     let mut b = if cfg.bot.is_some() { None } else { Some(mk(1)) };
@@ -443,21 +456,7 @@ pub async fn play_room(
     seats: [(String, String); 2],
 ) -> anyhow::Result<bool> {
     let affinity = shared.cfg.affinity;
-    let mut players = seats.map(|(name, token)| Player {
-        ws: None,
-        name,
-        token: Some(token),
-        host,
-        seat: None,
-        seq: 0,
-        pending: None,
-        next: None,
-        last_action: None,
-        done: false,
-        moves: Vec::new(),
-        acted: 0,
-        worst_after_chaos: Duration::ZERO,
-    });
+    let mut players = seats.map(|(name, token)| Player::new(name, Some(token), host));
     if !affinity {
         players[1].host += 1;
     }

@@ -253,18 +253,7 @@ async fn a_knockout_of_64_across_three_nodes_survives_its_owner_killed_mid_round
             v["round"] == round && v["status"] == "running"
         })
         .await;
-        let games: Vec<(String, String, String)> = v["games"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|g| {
-                (
-                    g["roomId"].as_str().unwrap().to_string(),
-                    g["white"].as_str().unwrap().to_string(),
-                    g["black"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
+        let games = round_games(&v);
         assert_eq!(games.len(), N >> round, "round {round}: {v}");
         for (i, (room, white, black)) in games.iter().enumerate() {
             if round == 1 && i == games.len() / 2 {
@@ -1000,6 +989,22 @@ async fn mine_until(
     }
 }
 
+/// A view's `games`: each room, white and black.
+fn round_games(v: &Value) -> Vec<(String, String, String)> {
+    v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["roomId"].as_str().unwrap().to_string(),
+                g["white"].as_str().unwrap().to_string(),
+                g["black"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// `GET /api/players/{id}/profile` on `addr` until `pred` holds.
 async fn profile_until(
     addr: SocketAddr,
@@ -1081,18 +1086,7 @@ async fn tournament_results_reach_the_profile_and_me_tournaments_across_an_outag
             v["round"] == round && v["status"] == "running"
         })
         .await;
-        let games: Vec<(String, String, String)> = v["games"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|g| {
-                (
-                    g["roomId"].as_str().unwrap().to_string(),
-                    g["white"].as_str().unwrap().to_string(),
-                    g["black"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
+        let games = round_games(&v);
         if round == 2 {
             // The final is played while the store is down.
             pg.stop().unwrap();
