@@ -230,7 +230,19 @@ impl Rooms {
         }
         let lease = match bp.claim(id).await {
             Ok(l) => l,
-            Err(BackplaneError::Owned { .. }) => return Ok(false),
+            // Another node holds it: a creator about to write it, or a
+            // join's takeover finding no snapshot, which lets go at once.
+            // Only a written room is made; else try again (giving up here
+            // left a registered room that nobody ever wrote).
+            Err(BackplaneError::Owned { .. }) => {
+                return if bp.load_snapshot(id).await?.is_some() {
+                    Ok(false)
+                } else {
+                    Err(BackplaneError::Unavailable(format!(
+                        "room {id} is claimed by another node and not written yet"
+                    )))
+                };
+            }
             Err(e) => return Err(e),
         };
         if bp.load_snapshot(id).await?.is_some() {

@@ -495,8 +495,14 @@ impl<T> RoomHost<T> {
         // The latest finished game again: its owner may have died between
         // the game's end and its queuing. Queuing is idempotent (the
         // store keeps a game once); earlier games were queued a whole
-        // game ago.
+        // game ago. Not once a seat is empty (its player left the
+        // finished match): that entry could not be archived, and it would
+        // replace the one queued at the game's end, which can.
+        let seated = tabula_room::SeatId::BOTH
+            .iter()
+            .all(|&s| self.room.player_in(s).is_some() || self.room.bot_in(s).is_some());
         if self.config.archive
+            && seated
             && let Some(rec) = self.room.records().last()
         {
             self.archive(&rec.clone(), fx);

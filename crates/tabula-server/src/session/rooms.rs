@@ -536,26 +536,31 @@ impl Sess {
                 seat,
                 spectate,
             } => {
-                let mut located = match self.state.rooms.locate(key).await {
-                    Ok(l) => l,
+                // A tournament's game shown before its owner made the
+                // room (not found, or registered and not written yet:
+                // its takeover fails): made here (idempotent), then joined.
+                let (mut located, failed) = match self.state.rooms.locate(key).await {
+                    Ok(l) => (l, None),
+                    Err(e) if crate::tournaments::of_game(key).is_some() => (None, Some(e)),
                     Err(e) => {
                         return Some(ServerMsg::error(ErrorCode::Unavailable, e.to_string(), seq));
                     }
                 };
-                // A tournament's game shown before its owner made the
-                // room: made here (idempotent), then joined.
-                if located.is_none() && crate::tournaments::ensure_game_room(&self.state, key).await
-                {
-                    located = match self.state.rooms.locate(key).await {
-                        Ok(l) => l,
-                        Err(e) => {
-                            return Some(ServerMsg::error(
-                                ErrorCode::Unavailable,
-                                e.to_string(),
-                                seq,
-                            ));
-                        }
-                    };
+                if located.is_none() {
+                    if crate::tournaments::ensure_game_room(&self.state, key).await {
+                        located = match self.state.rooms.locate(key).await {
+                            Ok(l) => l,
+                            Err(e) => {
+                                return Some(ServerMsg::error(
+                                    ErrorCode::Unavailable,
+                                    e.to_string(),
+                                    seq,
+                                ));
+                            }
+                        };
+                    } else if let Some(e) = failed {
+                        return Some(ServerMsg::error(ErrorCode::Unavailable, e.to_string(), seq));
+                    }
                 }
                 let Some((entry, at)) = located else {
                     return Some(ServerMsg::error(

@@ -575,19 +575,24 @@ pub async fn ensure_game_room(state: &AppState, room_id: &str) -> bool {
     if g.outcome.is_some() {
         return false;
     }
-    let config = game_config(state, &t, &g.white.0, &g.black.0);
-    match state.rooms.create_game(room_id, t.id(), config).await {
-        Ok(made) => {
-            if made {
-                tracing::info!(tournament = %id, game = room_id, "game room made for a join that came first");
+    let mut wait = Duration::from_millis(50);
+    for _ in 0..3 {
+        let config = game_config(state, &t, &g.white.0, &g.black.0);
+        match state.rooms.create_game(room_id, t.id(), config).await {
+            Ok(made) => {
+                if made {
+                    tracing::info!(tournament = %id, game = room_id, "game room made for a join that came first");
+                }
+                return true;
             }
-            true
-        }
-        Err(e) => {
-            tracing::warn!(tournament = %id, game = room_id, error = %e, "game room not made for a join");
-            false
+            Err(e) => {
+                tracing::warn!(tournament = %id, game = room_id, error = %e, "game room not made for a join yet");
+                tokio::time::sleep(wait).await;
+                wait *= 2;
+            }
         }
     }
+    false
 }
 
 async fn make_room(state: &Arc<AppState>, t: &Tournament, game: &str, white: &str, black: &str) {
