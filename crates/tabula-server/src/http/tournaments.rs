@@ -300,6 +300,25 @@ pub fn mine_of(
     out
 }
 
+/// The player named by explicit credentials (a session token or
+/// `initData`): 401 without them, since a node with guests would mint a
+/// new one, who could never play.
+fn explicit_player(
+    req: &HttpRequest,
+    state: &AppState,
+    q: &AuthQuery,
+) -> Result<tabula_room::PlayerId, Box<HttpResponse>> {
+    let creds = super::credentials(req, q);
+    if creds.init_data.is_none() && creds.token.is_none() {
+        return Err(Box::new(error(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "send the player's session token or Telegram initData",
+        )));
+    }
+    super::authenticate(state, req, q)
+}
+
 /// `GET /api/me/tournaments` (the player's `token` or `initData`:
 /// required).
 pub(super) async fn mine(
@@ -307,15 +326,7 @@ pub(super) async fn mine(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
 ) -> HttpResponse {
-    let creds = super::credentials(&req, &q);
-    if creds.init_data.is_none() && creds.token.is_none() {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::Unauthorized,
-            "send the player's session token or Telegram initData",
-        );
-    }
-    let player = match super::authenticate(&state, &req, &q) {
+    let player = match explicit_player(&req, &state, &q) {
         Ok(p) => p,
         Err(r) => return *r,
     };
@@ -434,16 +445,7 @@ pub(super) async fn act(
     id: web::Path<String>,
     action: Action,
 ) -> HttpResponse {
-    let creds = super::credentials(&req, &q);
-    if creds.init_data.is_none() && creds.token.is_none() {
-        // A node with guests would mint a new one, who could never play.
-        return error(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::Unauthorized,
-            "send the player's session token or Telegram initData",
-        );
-    }
-    let player = match super::authenticate(&state, &req, &q) {
+    let player = match explicit_player(&req, &state, &q) {
         Ok(p) => p,
         Err(r) => return *r,
     };
