@@ -59,8 +59,11 @@ pub trait Archive: Send + Sync + std::fmt::Debug + 'static {
     fn unfinished(&self, player: &str) -> BoxFuture<'_, Result<Vec<String>>>;
 
     /// Queues a finished game for the durable store: `entry` (opaque
-    /// JSON) under `key` (the game's `room#number`). Queuing a key again
-    /// replaces its entry and keeps its place. Nothing in the queue
+    /// JSON) under `key` (the game's `room#number`). Queuing a key that
+    /// is queued already changes nothing: the first entry and its place
+    /// are kept (a room restored after a crash queues its last game again,
+    /// from a state that may have lost a seat since; the entry made at the
+    /// game's end is the one to keep). Nothing in the queue
     /// expires.
     fn queue_archive(&self, key: &str, entry: String) -> BoxFuture<'_, Result<()>>;
 

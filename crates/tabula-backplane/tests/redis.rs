@@ -747,7 +747,7 @@ async fn the_lobby_showcase_and_online_count_on_redis_and_in_process() {
 }
 
 /// The archive queue outlives a forgotten room; oldest first, a second
-/// queuing replaces the entry in its place, `archived` takes it off.
+/// queuing keeps the first entry and its place, `archived` takes it off.
 async fn archive_queue_scenario(a: &RedisBackplane, gone: &str, kept: &str) {
     let (g, k) = (format!("{gone}#1"), format!("{kept}#1"));
     let q = a.archive_queue(10).await.unwrap();
@@ -764,8 +764,9 @@ async fn archive_queue_scenario(a: &RedisBackplane, gone: &str, kept: &str) {
     a.queue_archive(&g, "again".into()).await.unwrap();
     assert_eq!(
         a.archive_queue(1).await.unwrap(),
-        vec![(g.clone(), "again".into())]
+        vec![(g.clone(), format!("e-{gone}"))]
     );
+    assert_eq!(a.archive_backlog().await.unwrap().games, 2);
     a.archived(&g).await.unwrap();
     a.archived("never#1").await.unwrap();
     assert_eq!(

@@ -102,7 +102,7 @@ fn a_room_released_idle_is_forgotten_after_its_keep_unless_claimed_again() {
     assert!(block_on(b.load_snapshot("r2")).unwrap().is_some());
     assert_eq!(block_on(b.records("r2")).unwrap().len(), 1);
     // The archive queue outlives the forgotten room: oldest first, a
-    // second queuing replaces the entry in its place, `archived` takes
+    // second queuing keeps the first entry and its place, `archived` takes
     // it off.
     let q = block_on(b.archive_queue(10)).unwrap();
     assert_eq!(
@@ -116,8 +116,9 @@ fn a_room_released_idle_is_forgotten_after_its_keep_unless_claimed_again() {
     block_on(b.queue_archive("r1#1", "again".into())).unwrap();
     assert_eq!(
         block_on(b.archive_queue(1)).unwrap(),
-        vec![("r1#1".into(), "again".into())]
+        vec![("r1#1".into(), "e-r1".into())]
     );
+    assert_eq!(block_on(b.archive_backlog()).unwrap().games, 2);
     block_on(b.archived("r1#1")).unwrap();
     block_on(b.archived("never#1")).unwrap();
     assert_eq!(

@@ -220,13 +220,13 @@ return 1",
             ),
             // KEYS[1] the archive queue's entries (a hash), KEYS[2] its
             // order (a sorted set by queued ms; one slot: `{archive}`);
-            // ARGV: key, entry, now ms. The entry is replaced, the place
-            // kept. → 1.
+            // ARGV: key, entry, now ms. A key queued already keeps its
+            // entry and its place. → 1 queued, 0 kept.
             queue_archive: Script::new(
                 r"
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local new = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[1])
-return 1",
+return new",
             ),
             // KEYS as queue_archive's; ARGV: key. Takes it off both. → 1.
             archived: Script::new(

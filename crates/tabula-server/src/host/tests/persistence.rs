@@ -438,3 +438,58 @@ fn an_open_correspondence_challenge_waits_loaded_for_a_taker_then_unloads() {
     r.now += 1000;
     assert_eq!(r.feed(In::Idle), ["release idle paused"]);
 }
+
+/// A restored room queues its last finished game again (its owner may
+/// have died between the game's end and its queuing; the queue keeps the
+/// first entry of a key), but not once a seat is empty: a player left the
+/// finished match, and that entry could not be archived.
+#[test]
+fn a_restored_room_queues_its_last_game_again_only_while_both_seats_are_held() {
+    let config = HostConfig {
+        archive: true,
+        ..CFG
+    };
+    let mut r = Run::with(RoomHost::new(
+        entry(),
+        pvp(),
+        BTreeMap::new(),
+        false,
+        config,
+    ));
+    r.setup(&[
+        In::Join(1),
+        In::Ok,
+        In::Join(2),
+        In::Ok,
+        In::Cmd(1, 2, Command::Ready),
+        In::Ok,
+        In::Cmd(2, 2, Command::Ready),
+        In::Ok,
+    ]);
+    let mut got = r.feed(In::Cmd(1, 3, Command::Resign));
+    got.extend(r.feed(In::Ok));
+    assert_eq!(r.h.room().phase(), tabula_room::Phase::Finished, "{got:?}");
+    assert_eq!(
+        got.iter().filter(|l| *l == "archive r1#1").count(),
+        1,
+        "queued at the game's end: {got:?}"
+    );
+    let restored = |r: &Run| -> Vec<String> {
+        let room = Room::restore(&r.h.room().snapshot()).expect("restores");
+        let mut h = RoomHost::<u64>::new(entry(), room, BTreeMap::new(), true, config);
+        let mut fx = Vec::new();
+        h.start(5_000, &mut fx);
+        show(&fx)
+            .into_iter()
+            .filter(|l| l.starts_with("archive"))
+            .collect()
+    };
+    assert_eq!(restored(&r), ["archive r1#1"]);
+    r.setup(&[In::Cmd(2, 4, Command::Leave), In::Ok]);
+    assert!(
+        SeatId::BOTH
+            .iter()
+            .any(|&s| r.h.room().player_in(s).is_none())
+    );
+    assert_eq!(restored(&r), Vec::<String>::new());
+}
