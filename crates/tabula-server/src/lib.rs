@@ -33,6 +33,7 @@ pub mod bot;
 pub mod cluster;
 pub mod host;
 pub mod http;
+pub mod keyed;
 pub mod link;
 pub mod matchmaking;
 pub mod metrics;
@@ -206,7 +207,7 @@ pub async fn run_with(
             next: AtomicUsize::new(0),
             deps,
             draining: AtomicBool::new(false),
-            takeover: tokio::sync::Mutex::new(()),
+            takeover: keyed::KeyedLocks::default(),
             max_rooms: settings.quotas.max_rooms,
             creating: AtomicUsize::new(0),
         },
@@ -286,7 +287,7 @@ pub async fn run_with(
     actix_rt::spawn(cluster::beat_loop(state.clone()));
     actix_rt::spawn(cluster::watch_loop(state.clone()));
     actix_rt::spawn(peers::cut_off_loop(state.clone()));
-    actix_rt::spawn(archiver::run(state.clone()));
+    let archiver = actix_rt::spawn(archiver::run(state.clone()));
     actix_rt::spawn(showcase::show_loop(state.clone()));
     if let Some(tg) = telegram {
         actix_rt::spawn({
@@ -326,6 +327,12 @@ pub async fn run_with(
     }
     handle.stop(true).await;
     let _ = server_task.await;
+    // The archiver stops between batches once told to: its batch in
+    // flight finishes here, not when the runtime drops it (a store
+    // transaction dropped outside the runtime panicked on SIGTERM).
+    if tokio::time::timeout(grace, archiver).await.is_err() {
+        tracing::warn!("the archiver's batch did not finish within the drain grace");
+    }
     for a in arbiters {
         a.stop();
     }

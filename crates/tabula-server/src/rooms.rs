@@ -58,9 +58,10 @@ pub struct Rooms {
     pub(crate) deps: RoomDeps,
     /// Set when the node drains: it takes no rooms any more.
     pub(crate) draining: AtomicBool,
-    /// One takeover at a time on this node, so two sessions that find the
-    /// same orphan do not claim it twice (each claim bumps the epoch).
-    pub(crate) takeover: tokio::sync::Mutex<()>,
+    /// One takeover or game creation at a time per room on this node, so
+    /// two sessions that find the same orphan do not claim it twice (each
+    /// claim bumps the epoch); other rooms are not held up.
+    pub(crate) takeover: crate::keyed::KeyedLocks,
     /// Rooms held in memory at most (`quotas.max_rooms`), see
     /// [`Rooms::admits`].
     pub(crate) max_rooms: usize,
@@ -224,7 +225,7 @@ impl Rooms {
             }
             Err(e) => return Err(e),
         };
-        let _one = self.takeover.lock().await;
+        let _one = self.takeover.lock(id).await;
         if self.local(id).is_some() {
             return Ok(false);
         }
@@ -319,11 +320,15 @@ impl Rooms {
         if self.draining.load(Ordering::SeqCst) {
             return Err(BackplaneError::Unavailable("the node is draining".into()));
         }
-        let _one = self.takeover.lock().await;
+        let _one = self.takeover.lock(id).await;
         if let Some(a) = self.local(id) {
             return Ok(Located::Local(a));
         }
         self.check_cap(reason)?;
+        // Counted against the cap while it restores (takeovers of other
+        // rooms run at the same time).
+        self.creating.fetch_add(1, Ordering::SeqCst);
+        let _creating = Creating(&self.creating);
         let bp = &self.deps.backplane;
         let lease = match bp.claim(id).await {
             Ok(l) => l,

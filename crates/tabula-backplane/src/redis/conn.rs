@@ -96,7 +96,11 @@ impl RedisBackplane {
         let (conn, held) = match &self.pool {
             Pool::Single(p) => {
                 let o = p.get().await.map_err(unavailable)?;
-                (Conn::Single((*o).clone()), Held::Single(o))
+                let mut c = (*o).clone();
+                // redis-rs answers "timed out" after its own 500 ms
+                // otherwise: the configured timeout (`bounded`) is the one.
+                c.set_response_timeout(self.timeout);
+                (Conn::Single(c), Held::Single(o))
             }
             Pool::Cluster(p) => {
                 let o = p.get().await.map_err(unavailable)?;

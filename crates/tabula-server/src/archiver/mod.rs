@@ -187,8 +187,8 @@ pub async fn run(state: Arc<AppState>) {
         let (done, rated) = round(bp, store.as_ref(), &state.metrics, settings.archive_batch).await;
         backlog(bp, &state.metrics).await;
         let wait = match (done, rated) {
-            // A full batch: more may wait.
-            (Ok(n), Ok(())) if n >= settings.archive_batch => {
+            // A full batch: more may wait (unless the node stops).
+            (Ok(n), Ok(())) if n >= settings.archive_batch && !*shutdown.borrow() => {
                 failures = 0;
                 continue;
             }

@@ -6,6 +6,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use tabula_backplane::BackplaneError;
 use tabula_protocol::ErrorCode;
 use tabula_protocol::http::{
     AuthQuery, CreateTournament, MyTournament, MyTournaments, ProfileTournaments, TournamentGame,
@@ -114,18 +115,34 @@ pub(super) async fn create(
     }
 }
 
+/// A tournament's state for a player's action: read now (its checks
+/// must see what the player did a moment ago).
 async fn load(state: &AppState, id: &str) -> Result<Tournament, HttpResponse> {
     match state.backplane.load_tournament(id).await {
-        Ok(Some(json)) => serde_json::from_str(&json).map_err(|e| {
-            error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                format!("tournament {id} unreadable: {e}"),
-            )
-        }),
+        Ok(Some(json)) => serde_json::from_str(&json).map_err(|e| unreadable(id, e)),
         Ok(None) => Err(not_found()),
         Err(e) => Err(unavailable(e)),
     }
+}
+
+/// A tournament's state to show: as this node read it within
+/// [`tournaments::READ_KEEP`] ([`tournaments::Tournaments::read`]), so
+/// that its players' views cost one read of it a node, not one each.
+async fn shown(state: &AppState, id: &str) -> Result<tournaments::Read, HttpResponse> {
+    match state.tournaments.read(state.backplane.as_ref(), id).await {
+        Ok(Some(r)) => Ok(r),
+        Ok(None) => Err(not_found()),
+        Err(BackplaneError::Corrupt(e)) => Err(unreadable(id, e)),
+        Err(e) => Err(unavailable(e)),
+    }
+}
+
+fn unreadable(id: &str, e: impl std::fmt::Display) -> HttpResponse {
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Internal,
+        format!("tournament {id} unreadable: {e}"),
+    )
 }
 
 fn game_view(g: &Game) -> TournamentGame {
@@ -192,10 +209,11 @@ pub(super) async fn list(state: web::Data<AppState>) -> HttpResponse {
     };
     let mut out = TournamentList::default();
     for id in ids.iter().rev().take(LISTED) {
-        let Ok(t) = load(&state, id).await else {
+        let Ok(read) = shown(&state, id).await else {
             continue;
         };
-        let line = summary(&t);
+        let t = &read.0;
+        let line = summary(t);
         match t.status() {
             Status::Registering => out.upcoming.push(line),
             Status::Running => out.running.push(line),
@@ -346,12 +364,12 @@ pub(super) async fn show(
     q: web::Query<AuthQuery>,
     id: web::Path<String>,
 ) -> HttpResponse {
-    let t = match load(&state, &id).await {
-        Ok(t) => t,
+    let read = match shown(&state, &id).await {
+        Ok(r) => r,
         Err(r) => return r,
     };
     let me = creator(&state, &req, &q).ok().flatten();
-    HttpResponse::Ok().json(view(&t, me.as_ref().map(|p| p.0.as_str())))
+    HttpResponse::Ok().json(view(&read.0, me.as_ref().map(|p| p.0.as_str())))
 }
 
 /// A player's request, by route.

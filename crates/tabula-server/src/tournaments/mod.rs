@@ -30,6 +30,8 @@
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+use futures_util::StreamExt;
+
 use tabula_backplane::{BackplaneError, tournament_key};
 use tabula_protocol::http::TimeControlSpec;
 use tabula_room::{PlayerId, RoomConfig};
@@ -43,13 +45,17 @@ mod held;
 mod inbox;
 mod side;
 
-pub use held::{SCAN_KEEP, SCANNED, Scan, Tournaments};
+pub use held::{READ_KEEP, Read, SCAN_KEEP, SCANNED, Scan, Tournaments};
 pub use inbox::{Posted, of_game, post, post_now};
 use side::room_game;
 pub use side::{Side, decode, encode};
 
 /// How often an owner looks at its tournament's inbox.
 pub const POLL_MS: u64 = 100;
+
+/// Game rooms an owner makes at the same time (each is a few backplane
+/// round trips; one after another, an arena of 10,000 took minutes).
+const ROOMS_AT_ONCE: usize = 16;
 
 /// What a new tournament could not be.
 #[derive(Debug, thiserror::Error)]
@@ -248,9 +254,11 @@ async fn run(state: Arc<AppState>, mut t: Tournament, mut side: Side, epoch: u64
             // Applied again next time: the core refuses the duplicates.
             tracing::debug!(tournament = %id, error = %e, "inbox not acknowledged");
         }
-        for e in fx {
-            carry_out(&state, &t, e).await;
-        }
+        // Several at once: an arena's start pairs its whole field, each
+        // pairing's room a few backplane round trips.
+        futures_util::stream::iter(fx)
+            .for_each_concurrent(ROOMS_AT_ONCE, |e| carry_out(&state, &t, e))
+            .await;
         // The group's posts into the bot's queue (refused there if an
         // earlier owner queued them), then out of the outbox.
         if !side.outbox.is_empty() {
@@ -275,9 +283,12 @@ async fn run(state: Arc<AppState>, mut t: Tournament, mut side: Side, epoch: u64
         }
         if ensure_rooms {
             let games: Vec<_> = t.running().cloned().collect();
-            for g in games {
-                make_room(&state, &t, &g.id.0, &g.white.0, &g.black.0).await;
-            }
+            let (st, tt) = (&state, &t);
+            futures_util::stream::iter(games)
+                .for_each_concurrent(ROOMS_AT_ONCE, |g| async move {
+                    make_room(st, tt, &g.id.0, &g.white.0, &g.black.0).await;
+                })
+                .await;
             ensure_rooms = false;
         }
         // The final results into the durable store, then out of the
@@ -411,7 +422,13 @@ async fn save(state: &AppState, t: &Tournament, side: &Side, epoch: u64) -> bool
             .save_tournament(id, epoch, json.clone())
             .await
         {
-            Ok(()) => return true,
+            Ok(()) => {
+                // This node's readers see the owner's last write.
+                state
+                    .tournaments
+                    .written(id, Arc::new((t.clone(), side.clone())));
+                return true;
+            }
             Err(e) if e.is_fenced() => {
                 tracing::warn!(tournament = %id, epoch, "tournament fenced: another node owns it");
                 return false;
@@ -563,13 +580,19 @@ pub async fn ensure_game_room(state: &AppState, room_id: &str) -> bool {
     let Some(id) = of_game(room_id) else {
         return false;
     };
-    let Ok(Some(json)) = state.backplane.load_tournament(id).await else {
+    // Both players of a game, and every player of an arena's start, ask
+    // at once: one tournament read a node serves them (a game paired
+    // since that read is read again).
+    let game = tabula_tournament::GameId(room_id.to_string());
+    let read = state
+        .tournaments
+        .read_where(state.backplane.as_ref(), id, &|r| r.0.game(&game).is_some())
+        .await;
+    let Ok(Some(read)) = read else {
         return false;
     };
-    let Ok((t, _)) = decode(&json) else {
-        return false;
-    };
-    let Some(g) = t.game(&tabula_tournament::GameId(room_id.to_string())) else {
+    let t = &read.0;
+    let Some(g) = t.game(&game) else {
         return false;
     };
     if g.outcome.is_some() {
@@ -577,7 +600,7 @@ pub async fn ensure_game_room(state: &AppState, room_id: &str) -> bool {
     }
     let mut wait = Duration::from_millis(50);
     for _ in 0..3 {
-        let config = game_config(state, &t, &g.white.0, &g.black.0);
+        let config = game_config(state, t, &g.white.0, &g.black.0);
         match state.rooms.create_game(room_id, t.id(), config).await {
             Ok(made) => {
                 if made {
@@ -619,153 +642,5 @@ mod tests {
         assert_eq!(of_game("cup:1:2"), Some("cup"));
         assert_eq!(of_game("cup:a:17"), Some("cup"));
         assert_eq!(of_game("0123456789ab"), None);
-    }
-}
-
-#[cfg(test)]
-mod side_tests {
-    use super::*;
-    use crate::telegram::texts::Lang;
-    use tabula_tournament::{Format, PlayerId, TournamentConfig};
-
-    fn cup() -> Tournament {
-        let config = TournamentConfig {
-            format: Format::Knockout,
-            game: tabula_tournament::GameKind::Backgammon,
-            match_points: 1,
-            clock: None,
-            rated: false,
-            start_at_ms: 1_000,
-            grace_ms: 60_000,
-            max_players: None,
-        };
-        let mut t = Tournament::new("cup", config).unwrap();
-        for p in ["ann", "bob", "cid"] {
-            t.apply(
-                Input::Join {
-                    player: PlayerId::from(p),
-                    rating: 1500,
-                },
-                0,
-            );
-        }
-        t
-    }
-
-    #[test]
-    fn the_side_is_stored_beside_the_core_and_the_core_reads_as_before() {
-        let t = cup();
-        // No group: the core's JSON, as before.
-        let plain = encode(&t, &Side::default()).unwrap();
-        assert_eq!(plain, serde_json::to_string(&t).unwrap());
-        assert_eq!(decode(&plain).unwrap(), (t.clone(), Side::default()));
-        // A group with a post in its outbox: both come back, and a reader
-        // of the core alone (the routes) still reads it.
-        let mut side = Side {
-            group: Some(Group {
-                chat: -42,
-                lang: Lang::Ru,
-            }),
-            ..Side::default()
-        };
-        side.post(&t, Post::Cancelled, 5);
-        let json = encode(&t, &side).unwrap();
-        assert_eq!(decode(&json).unwrap(), (t.clone(), side));
-        assert_eq!(serde_json::from_str::<Tournament>(&json).unwrap(), t);
-    }
-
-    #[test]
-    fn each_step_posts_what_it_announced_once() {
-        let mut t = cup();
-        let mut side = Side {
-            group: Some(Group {
-                chat: -42,
-                lang: Lang::En,
-            }),
-            ..Side::default()
-        };
-        let fx = t.apply(Input::Tick, 1_000);
-        side.decide(&t, &fx, 1_000, 60_000);
-        // Knockout: no "started" post; the first round's pairings (one
-        // game, one bye).
-        let ids: Vec<_> = side.outbox.iter().map(|(id, _)| id.as_str()).collect();
-        assert_eq!(ids, ["grp:cup:round:1"]);
-        let Post::Round { pairings, byes, .. } = &side.outbox[0].1.post else {
-            panic!("{:?}", side.outbox);
-        };
-        assert_eq!((pairings.len(), byes.len()), (1, 1));
-        // The same effects again (a step replayed): no second post.
-        side.decide(&t, &fx, 1_000, 60_000);
-        assert_eq!(side.outbox.len(), 1);
-        // Without a group: nothing.
-        let mut none = Side::default();
-        none.decide(&t, &fx, 1_000, 60_000);
-        assert!(none.outbox.is_empty());
-    }
-
-    #[test]
-    fn an_arena_top_is_posted_at_most_once_per_interval() {
-        let config = TournamentConfig {
-            format: Format::Arena {
-                duration_ms: 600_000,
-                rematch_wait_ms: 1_000,
-            },
-            game: tabula_tournament::GameKind::Thud,
-            match_points: 1,
-            clock: None,
-            rated: false,
-            start_at_ms: 1_000,
-            grace_ms: 0,
-            max_players: None,
-        };
-        let mut t = Tournament::new("ar", config).unwrap();
-        for p in ["ann", "bob", "cid", "dan"] {
-            t.apply(
-                Input::Join {
-                    player: PlayerId::from(p),
-                    rating: 1500,
-                },
-                0,
-            );
-        }
-        let mut side = Side {
-            group: Some(Group {
-                chat: -7,
-                lang: Lang::En,
-            }),
-            ..Side::default()
-        };
-        let ids =
-            |side: &mut Side| -> Vec<String> { side.outbox.drain(..).map(|(id, _)| id).collect() };
-        let fx = t.apply(Input::Tick, 1_000);
-        side.decide(&t, &fx, 1_000, 60_000);
-        assert_eq!(ids(&mut side), ["grp:ar:started"]);
-        let games: Vec<_> = t.running().map(|g| g.id.clone()).collect();
-        assert_eq!(games.len(), 2);
-        let result = |t: &mut Tournament, g: &tabula_tournament::GameId, at| {
-            t.apply(
-                Input::GameResult {
-                    game_id: g.clone(),
-                    outcome: tabula_tournament::Outcome::WhiteWon,
-                },
-                at,
-            )
-        };
-        // A result within the first interval: the top waits for it.
-        let fx = result(&mut t, &games[0], 2_000);
-        side.decide(&t, &fx, 2_000, 60_000);
-        assert!(ids(&mut side).is_empty());
-        assert!(side.top_due(&t, 60_000, 60_000));
-        side.decide(&t, &[], 60_000, 60_000);
-        assert_eq!(ids(&mut side), ["grp:ar:top:0"]);
-        // Nothing changed since: no top.
-        assert!(!side.top_due(&t, 200_000, 60_000));
-        // Another result soon after: the next top a full interval later.
-        let fx = result(&mut t, &games[1], 61_000);
-        side.decide(&t, &fx, 61_000, 60_000);
-        assert!(ids(&mut side).is_empty());
-        assert!(!side.top_due(&t, 119_999, 60_000));
-        side.decide(&t, &[], 120_000, 60_000);
-        assert_eq!(ids(&mut side), ["grp:ar:top:1"]);
     }
 }

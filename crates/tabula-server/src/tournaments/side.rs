@@ -192,3 +192,152 @@ fn top_rows(t: &Tournament) -> Vec<(String, u32)> {
         .map(|r| (r.player.0.clone(), r.points))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telegram::texts::Lang;
+    use tabula_tournament::Input;
+    use tabula_tournament::{Format, PlayerId, TournamentConfig};
+
+    fn cup() -> Tournament {
+        let config = TournamentConfig {
+            format: Format::Knockout,
+            game: tabula_tournament::GameKind::Backgammon,
+            match_points: 1,
+            clock: None,
+            rated: false,
+            start_at_ms: 1_000,
+            grace_ms: 60_000,
+            max_players: None,
+        };
+        let mut t = Tournament::new("cup", config).unwrap();
+        for p in ["ann", "bob", "cid"] {
+            t.apply(
+                Input::Join {
+                    player: PlayerId::from(p),
+                    rating: 1500,
+                },
+                0,
+            );
+        }
+        t
+    }
+
+    #[test]
+    fn the_side_is_stored_beside_the_core_and_the_core_reads_as_before() {
+        let t = cup();
+        // No group: the core's JSON, as before.
+        let plain = encode(&t, &Side::default()).unwrap();
+        assert_eq!(plain, serde_json::to_string(&t).unwrap());
+        assert_eq!(decode(&plain).unwrap(), (t.clone(), Side::default()));
+        // A group with a post in its outbox: both come back, and a reader
+        // of the core alone (the routes) still reads it.
+        let mut side = Side {
+            group: Some(Group {
+                chat: -42,
+                lang: Lang::Ru,
+            }),
+            ..Side::default()
+        };
+        side.post(&t, Post::Cancelled, 5);
+        let json = encode(&t, &side).unwrap();
+        assert_eq!(decode(&json).unwrap(), (t.clone(), side));
+        assert_eq!(serde_json::from_str::<Tournament>(&json).unwrap(), t);
+    }
+
+    #[test]
+    fn each_step_posts_what_it_announced_once() {
+        let mut t = cup();
+        let mut side = Side {
+            group: Some(Group {
+                chat: -42,
+                lang: Lang::En,
+            }),
+            ..Side::default()
+        };
+        let fx = t.apply(Input::Tick, 1_000);
+        side.decide(&t, &fx, 1_000, 60_000);
+        // Knockout: no "started" post; the first round's pairings (one
+        // game, one bye).
+        let ids: Vec<_> = side.outbox.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["grp:cup:round:1"]);
+        let Post::Round { pairings, byes, .. } = &side.outbox[0].1.post else {
+            panic!("{:?}", side.outbox);
+        };
+        assert_eq!((pairings.len(), byes.len()), (1, 1));
+        // The same effects again (a step replayed): no second post.
+        side.decide(&t, &fx, 1_000, 60_000);
+        assert_eq!(side.outbox.len(), 1);
+        // Without a group: nothing.
+        let mut none = Side::default();
+        none.decide(&t, &fx, 1_000, 60_000);
+        assert!(none.outbox.is_empty());
+    }
+
+    #[test]
+    fn an_arena_top_is_posted_at_most_once_per_interval() {
+        let config = TournamentConfig {
+            format: Format::Arena {
+                duration_ms: 600_000,
+                rematch_wait_ms: 1_000,
+            },
+            game: tabula_tournament::GameKind::Thud,
+            match_points: 1,
+            clock: None,
+            rated: false,
+            start_at_ms: 1_000,
+            grace_ms: 0,
+            max_players: None,
+        };
+        let mut t = Tournament::new("ar", config).unwrap();
+        for p in ["ann", "bob", "cid", "dan"] {
+            t.apply(
+                Input::Join {
+                    player: PlayerId::from(p),
+                    rating: 1500,
+                },
+                0,
+            );
+        }
+        let mut side = Side {
+            group: Some(Group {
+                chat: -7,
+                lang: Lang::En,
+            }),
+            ..Side::default()
+        };
+        let ids =
+            |side: &mut Side| -> Vec<String> { side.outbox.drain(..).map(|(id, _)| id).collect() };
+        let fx = t.apply(Input::Tick, 1_000);
+        side.decide(&t, &fx, 1_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:started"]);
+        let games: Vec<_> = t.running().map(|g| g.id.clone()).collect();
+        assert_eq!(games.len(), 2);
+        let result = |t: &mut Tournament, g: &tabula_tournament::GameId, at| {
+            t.apply(
+                Input::GameResult {
+                    game_id: g.clone(),
+                    outcome: tabula_tournament::Outcome::WhiteWon,
+                },
+                at,
+            )
+        };
+        // A result within the first interval: the top waits for it.
+        let fx = result(&mut t, &games[0], 2_000);
+        side.decide(&t, &fx, 2_000, 60_000);
+        assert!(ids(&mut side).is_empty());
+        assert!(side.top_due(&t, 60_000, 60_000));
+        side.decide(&t, &[], 60_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:top:0"]);
+        // Nothing changed since: no top.
+        assert!(!side.top_due(&t, 200_000, 60_000));
+        // Another result soon after: the next top a full interval later.
+        let fx = result(&mut t, &games[1], 61_000);
+        side.decide(&t, &fx, 61_000, 60_000);
+        assert!(ids(&mut side).is_empty());
+        assert!(!side.top_due(&t, 119_999, 60_000));
+        side.decide(&t, &[], 120_000, 60_000);
+        assert_eq!(ids(&mut side), ["grp:ar:top:1"]);
+    }
+}
