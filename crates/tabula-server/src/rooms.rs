@@ -341,6 +341,11 @@ impl Rooms {
             Ok(Some(stored)) => Room::restore(&stored.snapshot)
                 .map(|room| (stored, room))
                 .map_err(|e| BackplaneError::Corrupt(e.to_string())),
+            // A tournament's game registered by its maker, not written
+            // yet: a join that came first (the join makes it instead).
+            Ok(None) if crate::tournaments::of_game(id).is_some() => Err(
+                BackplaneError::Unavailable(format!("room {id} is not made yet")),
+            ),
             Ok(None) => Err(BackplaneError::Corrupt(format!(
                 "room {id} has no snapshot"
             ))),
@@ -350,7 +355,11 @@ impl Rooms {
             Ok(r) => r,
             Err(e) => {
                 let _ = bp.release(id, lease.epoch, false).await;
-                tracing::error!(room = %id, error = %e, "takeover failed");
+                if matches!(e, BackplaneError::Unavailable(_)) {
+                    tracing::debug!(room = %id, error = %e, "takeover failed");
+                } else {
+                    tracing::error!(room = %id, error = %e, "takeover failed");
+                }
                 return Err(e);
             }
         };
