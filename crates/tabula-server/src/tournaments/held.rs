@@ -199,32 +199,8 @@ impl Tournaments {
 mod tests {
     use super::*;
     use crate::tournaments::encode;
+    use crate::tournaments::side::tests::cup_of as cup;
     use tabula_backplane::{InProcess, RoomStore, TournamentStore, tournament_key};
-    use tabula_tournament::{Format, GameKind, Input, PlayerId, TournamentConfig};
-
-    fn cup(players: &[&str]) -> Tournament {
-        let config = TournamentConfig {
-            format: Format::Knockout,
-            game: GameKind::Backgammon,
-            match_points: 1,
-            clock: None,
-            rated: false,
-            start_at_ms: 1_000,
-            grace_ms: 60_000,
-            max_players: None,
-        };
-        let mut t = Tournament::new("cup", config).unwrap();
-        for p in players {
-            t.apply(
-                Input::Join {
-                    player: PlayerId::from(*p),
-                    rating: 1500,
-                },
-                0,
-            );
-        }
-        t
-    }
 
     fn entrants(r: &Read) -> usize {
         r.0.standings().rows.len()

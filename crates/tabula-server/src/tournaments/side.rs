@@ -194,13 +194,14 @@ fn top_rows(t: &Tournament) -> Vec<(String, u32)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::telegram::texts::Lang;
     use tabula_tournament::Input;
     use tabula_tournament::{Format, PlayerId, TournamentConfig};
 
-    fn cup() -> Tournament {
+    /// A knockout registering `players`.
+    pub(crate) fn cup_of(players: &[&str]) -> Tournament {
         let config = TournamentConfig {
             format: Format::Knockout,
             game: tabula_tournament::GameKind::Backgammon,
@@ -212,16 +213,20 @@ mod tests {
             max_players: None,
         };
         let mut t = Tournament::new("cup", config).unwrap();
-        for p in ["ann", "bob", "cid"] {
+        for p in players {
             t.apply(
                 Input::Join {
-                    player: PlayerId::from(p),
+                    player: PlayerId::from(*p),
                     rating: 1500,
                 },
                 0,
             );
         }
         t
+    }
+
+    fn cup() -> Tournament {
+        cup_of(&["ann", "bob", "cid"])
     }
 
     #[test]

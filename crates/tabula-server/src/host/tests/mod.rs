@@ -353,6 +353,29 @@ fn lines(fx: &[Effect<u64>]) -> Vec<String> {
         .collect()
 }
 
+/// Guests `p1` and `p2` seated on connections 1 and 2 in a room hosted
+/// with `config`, both ready: the game has begun, everything written.
+pub(super) fn guests_playing(config: HostConfig) -> Run {
+    let mut r = Run::with(RoomHost::new(
+        entry(),
+        pvp(),
+        BTreeMap::new(),
+        false,
+        config,
+    ));
+    r.setup(&[
+        In::Join(1),
+        In::Ok,
+        In::Join(2),
+        In::Ok,
+        In::Cmd(1, 2, Command::Ready),
+        In::Ok,
+        In::Cmd(2, 2, Command::Ready),
+        In::Ok,
+    ]);
+    r
+}
+
 /// Two players seated on connections 1 and 2, everything written.
 pub(super) fn two_seated() -> Run {
     let mut r = Run::new(pvp());

@@ -155,23 +155,7 @@ fn guests_and_a_node_without_the_bot_cause_no_notice() {
     let (_, _, conn, _) = turn(&r);
     assert!(notices(&r.feed(In::Detach(conn))).is_empty());
     // Guests: Telegram cannot reach them.
-    let mut r = Run::with(RoomHost::new(
-        entry(),
-        pvp(),
-        BTreeMap::new(),
-        false,
-        NOTIFY,
-    ));
-    r.setup(&[
-        In::Join(1),
-        In::Ok,
-        In::Join(2),
-        In::Ok,
-        In::Cmd(1, 2, Command::Ready),
-        In::Ok,
-        In::Cmd(2, 2, Command::Ready),
-        In::Ok,
-    ]);
+    let mut r = guests_playing(NOTIFY);
     for c in [1, 2] {
         let got = r.feed(In::Detach(c));
         assert!(notices(&got).is_empty(), "{got:?}");

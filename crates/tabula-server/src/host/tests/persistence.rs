@@ -449,23 +449,7 @@ fn a_restored_room_queues_its_last_game_again_only_while_both_seats_are_held() {
         archive: true,
         ..CFG
     };
-    let mut r = Run::with(RoomHost::new(
-        entry(),
-        pvp(),
-        BTreeMap::new(),
-        false,
-        config,
-    ));
-    r.setup(&[
-        In::Join(1),
-        In::Ok,
-        In::Join(2),
-        In::Ok,
-        In::Cmd(1, 2, Command::Ready),
-        In::Ok,
-        In::Cmd(2, 2, Command::Ready),
-        In::Ok,
-    ]);
+    let mut r = guests_playing(config);
     let mut got = r.feed(In::Cmd(1, 3, Command::Resign));
     got.extend(r.feed(In::Ok));
     assert_eq!(r.h.room().phase(), tabula_room::Phase::Finished, "{got:?}");
