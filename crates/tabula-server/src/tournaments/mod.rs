@@ -54,7 +54,8 @@ pub use side::{Side, decode, encode};
 pub const POLL_MS: u64 = 100;
 
 /// Game rooms an owner makes at the same time (each is a few backplane
-/// round trips; one after another, an arena of 10,000 took minutes).
+/// round trips: one after another, an arena's start waits for the whole
+/// field's rooms in turn).
 const ROOMS_AT_ONCE: usize = 16;
 
 /// What a new tournament could not be.
