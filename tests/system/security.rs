@@ -626,7 +626,13 @@ async fn sockets_the_node_closes_let_go_of_their_descriptors_whatever_the_client
     .await
     .unwrap();
     let opened = node.fds();
-    assert!(opened >= before + n, "{before} descriptors, then {opened}");
+    // Held: most of them at least (on a loaded machine the first ones'
+    // 500 ms join timeout can run out while the last are opened: CI saw
+    // 94 of 96 once).
+    assert!(
+        opened >= before + n * 3 / 4,
+        "{before} descriptors, then {opened}"
+    );
     // The readers read whatever comes (the close frame included) and
     // answer nothing; the mute never read.
     let t0 = Instant::now();
