@@ -88,17 +88,15 @@ impl Tournaments {
             return Ok(scan.clone());
         }
         let ids = bp.tournament_ids().await?;
-        let reads = ids
-            .iter()
-            .rev()
-            .take(SCANNED)
-            .map(|id| bp.load_tournament(id));
+        // Through the node's reads: a tournament a view or its owner
+        // here read lately is not read again.
+        let reads = ids.iter().rev().take(SCANNED).map(|id| self.read(bp, id));
         let states = futures_util::future::join_all(reads).await;
         let scan: Scan = Arc::new(
             states
                 .into_iter()
                 .filter_map(|r| r.ok().flatten())
-                .filter_map(|json| decode(&json).ok())
+                .map(|r| (*r).clone())
                 .collect(),
         );
         *held = Some((std::time::Instant::now(), scan.clone()));
