@@ -854,6 +854,32 @@ async fn the_tournament_routes_refuse_what_they_cannot_do() {
             "no rounds",
         ),
         (with("maxPlayers", json!(1)), "room for one"),
+        (
+            with("graceMs", json!(u64::MAX)),
+            "a grace past any deadline",
+        ),
+        (
+            with("graceMs", json!(604_800_001u64)),
+            "a grace over 7 days",
+        ),
+        (
+            with(
+                "format",
+                json!({"type": "arena", "durationMs": u64::MAX, "rematchWaitMs": 0}),
+            ),
+            "an arena without end",
+        ),
+        (
+            with(
+                "format",
+                json!({"type": "arena", "durationMs": 60_000, "rematchWaitMs": 3_600_001}),
+            ),
+            "a rematch wait over an hour",
+        ),
+        (
+            with("startAtMs", json!(now_ms() + 367 * 86_400_000)),
+            "a start over a year ahead",
+        ),
         (with("timeControl", json!("glacial")), "unknown clock"),
         (with("colour", json!("red")), "an unknown field"),
     ] {

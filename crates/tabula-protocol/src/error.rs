@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use tabula_room::RoomError;
 
 /// Stable error codes (`error.code` on the wire and in HTTP error bodies).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorCode {

@@ -39,6 +39,7 @@ pub const MAX_CORRESPONDENCE_DAYS: u64 = 14;
 
 /// A delay-plus-reserve time control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TimeControl {
     /// Free time per period, in milliseconds.

@@ -8,6 +8,7 @@ use crate::types::SeatId;
 
 /// The kind of a finished game's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum ResultKind {
     /// Long nardy: the loser bore off at least one checker (1 point).
@@ -43,6 +44,7 @@ impl ResultKind {
 
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum EndReason {
     /// The winner bore off all fifteen.
@@ -76,6 +78,7 @@ pub enum PlayerResult {
 
 /// A finished game's result, seat-neutral.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct GameResult {
     /// The winner; `None` for a Thud! draw.
@@ -97,6 +100,7 @@ pub struct GameResult {
 
 /// The per-game results summary (seed 001's results screen).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct GameSummary {
     /// Checkers borne off by seats A and B (0 for Thud!).

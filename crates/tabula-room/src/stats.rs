@@ -11,6 +11,7 @@ use crate::types::BotLevel;
 
 /// Results against one bot level (seed 001).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LevelStats {
     /// Games won.
@@ -42,6 +43,7 @@ impl LevelStats {
 /// kind of game on its own (so a Thud! loss is not in a long-nardy row).
 /// Games recorded before `byGame` existed are in the totals only.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerStats {
     /// Games played.
@@ -61,6 +63,7 @@ pub struct PlayerStats {
     /// The same for each kind of game (its own `byGame` always empty);
     /// keyed by the game's wire name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(no_recursion))]
     pub by_game: BTreeMap<GameKind, PlayerStats>,
 }
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// One of the two seats. Seat A plays white in long nardy and backgammon
 /// and the dwarfs in Thud!'s first round; seat B black / the trolls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum SeatId {
     /// White / first Thud! seat.
@@ -214,6 +215,7 @@ impl fmt::Display for Spot {
 
 /// A room's stake, shown in `game_over` messages (seed 000: `WIN 100 TON.`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Stake {
     /// The amount.
     pub amount: u64,

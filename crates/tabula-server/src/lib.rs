@@ -250,6 +250,7 @@ pub async fn run_with(
             .app_data(http::json_config())
             .app_data(http::query_config())
             .app_data(http::path_config())
+            .wrap(actix_web::middleware::from_fn(http::method_not_allowed))
             .configure(http::routes);
         match &web_dir {
             Some(dir) => app.service(

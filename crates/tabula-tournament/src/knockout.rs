@@ -46,6 +46,7 @@ pub fn first_round(n: u32) -> Vec<(u32, Option<u32>)> {
 
 /// Whether a match has its winner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "state", content = "player", rename_all = "snake_case")]
 pub enum Decided {
     /// Not yet.
@@ -58,6 +59,7 @@ pub enum Decided {
 
 /// A match of the bracket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Match {
     /// The upper player (none: a bye or nobody came through).
@@ -72,6 +74,7 @@ pub struct Match {
 
 /// The bracket: the seeds and each round's matches so far.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Bracket {
     /// The players by seed, first seed first.

@@ -136,6 +136,7 @@ pub use crate::standings::{Record, Row, Standings, recount};
 
 /// A player, as the node's auth knows him.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct PlayerId(pub String);
 
@@ -154,6 +155,7 @@ impl fmt::Display for PlayerId {
 /// A tournament game (the room that plays it), derived from the
 /// tournament's id and the game's place in it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct GameId(pub String);
 
@@ -171,6 +173,7 @@ impl fmt::Display for GameId {
 
 /// Which game the tournament plays (spelled as `tabula-room`'s kind).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GameKind {
     /// Long nardy.
@@ -184,6 +187,7 @@ pub enum GameKind {
 
 /// The format and its own settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum Format {
     /// A single-elimination bracket of matches.
@@ -199,16 +203,20 @@ pub enum Format {
     /// A time window of back-to-back games.
     #[serde(rename_all = "camelCase")]
     Arena {
-        /// How long the window lasts from the start.
+        /// How long the window lasts from the start (the node takes at
+        /// most 7 days).
+        #[cfg_attr(feature = "openapi", schema(maximum = 604_800_000))]
         duration_ms: u64,
         /// How long two players who just played each other wait for someone
-        /// else before they are paired again.
+        /// else before they are paired again (the node takes at most an hour).
+        #[cfg_attr(feature = "openapi", schema(maximum = 3_600_000))]
         rematch_wait_ms: u64,
     },
 }
 
 /// What a tournament is, fixed at creation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TournamentConfig {
     /// Knockout, Swiss or arena.
@@ -280,6 +288,7 @@ impl std::error::Error for ConfigError {}
 
 /// Where the tournament is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Open for registration until the start.
@@ -314,6 +323,7 @@ impl Colour {
 
 /// How a game (a match, in a knockout) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// White won.

@@ -144,6 +144,7 @@ impl Tally {
 
 /// A line of the standings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Row {
     /// Place, from 1.
@@ -176,6 +177,7 @@ pub struct Row {
 
 /// The standings, best first.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Standings {
     /// One row per player, best first.

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
-use actix_web::body::MessageBody;
+use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
@@ -21,6 +21,7 @@ use crate::session::run_session;
 
 mod caller;
 pub(crate) mod notices;
+pub mod openapi;
 pub(crate) mod players;
 pub mod profiles;
 mod request;
@@ -43,6 +44,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/healthz", web::get().to(healthz))
         .route("/readyz", web::get().to(readyz))
         .route("/metrics", web::get().to(metrics))
+        .route("/api/openapi.json", web::get().to(openapi::serve))
         .route("/api/rooms", web::post().to(create_room))
         .route("/api/rooms/{id}", web::get().to(room_state))
         .route("/api/rooms/{id}/records", web::get().to(room_records))
@@ -304,6 +306,47 @@ pub fn servable(path: &std::path::Path) -> bool {
             "node_modules" | "tests" | "package.json" | "package-lock.json"
         )
         || parts.any(|p| p.starts_with('.')))
+}
+
+/// A route asked with a method it does not take. actix answers 405 in
+/// plain text; the API answers every refusal with its JSON error body
+/// (docs/protocol.md), and RFC 9110 wants the route's methods in `Allow`
+/// (read from the OpenAPI document, which has every route). A 404 of a
+/// route that exists, for a method it does not take, is this 405 too.
+pub async fn method_not_allowed(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let res = next.call(req).await?;
+    // A route whose guard refuses the method is passed over by actix, so
+    // an API route asked with another method ends in the Mini App's files
+    // (a 404 or 405 of theirs) or in actix's own 405.
+    let status = res.status();
+    if status != StatusCode::METHOD_NOT_ALLOWED && status != StatusCode::NOT_FOUND {
+        return Ok(res.map_into_left_body());
+    }
+    let allow = openapi::methods(res.request().path());
+    let method = res.request().method().as_str();
+    if status == StatusCode::NOT_FOUND
+        && (allow.is_empty() || allow.split(", ").any(|m| m == method))
+    {
+        return Ok(res.map_into_left_body());
+    }
+    let (req, _) = res.into_parts();
+    let allow = if allow.is_empty() {
+        "GET, HEAD".into()
+    } else {
+        allow
+    };
+    let mut refusal = error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::BadRequest,
+        format!("{} takes {allow}, not {}", req.path(), req.method()),
+    );
+    if let Ok(v) = HeaderValue::from_str(&allow) {
+        refusal.headers_mut().insert(header::ALLOW, v);
+    }
+    Ok(ServiceResponse::new(req, refusal).map_into_right_body())
 }
 
 /// Cache headers for the Mini App's static files (ETag and Last-Modified

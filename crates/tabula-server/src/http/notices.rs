@@ -19,9 +19,9 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tabula_protocol::ErrorCode;
-use tabula_protocol::http::AuthQuery;
+use tabula_protocol::http::{AuthQuery, NoticeSwitch, Notices};
 use tabula_room::PlayerId;
 
 use super::error;
@@ -55,16 +55,18 @@ fn unavailable(e: impl std::fmt::Display) -> Box<HttpResponse> {
 }
 
 /// The answer of both routes.
-fn settings(user: Option<&BotUser>) -> Value {
-    let kinds: Vec<Value> = NoticeKind::ALL
-        .iter()
-        .map(|k| json!({"kind": k.name(), "on": user.is_none_or(|u| u.wants(*k))}))
-        .collect();
-    json!({
-        "started": user.is_some(),
-        "blocked": user.is_some_and(|u| u.blocked),
-        "kinds": kinds,
-    })
+fn settings(user: Option<&BotUser>) -> Notices {
+    Notices {
+        started: user.is_some(),
+        blocked: user.is_some_and(|u| u.blocked),
+        kinds: NoticeKind::ALL
+            .iter()
+            .map(|k| NoticeSwitch {
+                kind: k.name().into(),
+                on: user.is_none_or(|u| u.wants(*k)),
+            })
+            .collect(),
+    }
 }
 
 /// `GET /api/me/notices`.

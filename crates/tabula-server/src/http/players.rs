@@ -19,10 +19,14 @@ use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 use tabula_protocol::ErrorCode;
-use tabula_protocol::http::AuthQuery;
+use tabula_protocol::http::{
+    AuthQuery, DeletedAnswer, DeletedCounts, HistoryGame, HistoryPage, Leaderboard,
+    LeaderboardLine, MyProfile, PlayerOutcome, RatingLine, RatingPoint, SeatInfo, StoredGameView,
+    YourStanding,
+};
 use tabula_room::{GameKind, GameRecord, PlayerResult, PlayerStats};
 use tabula_store::{
     DurableStore, GameKey, HistoryCursor, HistoryQuery, LeaderboardEntry, MAX_LEADERBOARD,
@@ -109,22 +113,6 @@ fn kind(name: &str) -> Result<GameKind, Box<HttpResponse>> {
     })
 }
 
-/// Who sat in a seat, as the routes show it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-enum SeatInfo {
-    Person {
-        player: String,
-        name: String,
-        #[serde(rename = "photoUrl", skip_serializing_if = "Option::is_none")]
-        photo_url: Option<String>,
-    },
-    Computer {
-        level: u8,
-    },
-    Deleted,
-}
-
 /// The seats' names as a message of the bot's shows them (the
 /// computer's in `lang`).
 pub(super) async fn seat_names(
@@ -179,17 +167,18 @@ async fn seat_infos(state: &AppState, seats: &[&Seat]) -> Vec<SeatInfo> {
 const HISTORY_POINTS: u32 = 100;
 
 /// A stored rating as the routes show it.
-fn rating_json(kind: GameKind, r: &Rating, rank: Option<(u64, u64)>) -> Value {
-    json!({
-        "game": kind,
-        "rating": r.rating,
-        "deviation": r.deviation,
-        "volatility": r.volatility,
-        "games": r.games,
-        "provisional": rate::provisional(r, now_ms()),
-        "rank": rank.map(|(rank, _)| rank),
-        "of": rank.map(|(_, of)| of),
-    })
+fn rating_line(kind: GameKind, r: &Rating, rank: Option<(u64, u64)>) -> RatingLine {
+    RatingLine {
+        game: kind,
+        rating: r.rating,
+        deviation: r.deviation,
+        volatility: r.volatility,
+        games: r.games,
+        provisional: rate::provisional(r, now_ms()),
+        rank: rank.map(|(rank, _)| rank),
+        of: rank.map(|(_, of)| of),
+        history: Vec::new(),
+    }
 }
 
 /// A player's statistics: the durable store's, or the backplane's when
@@ -227,18 +216,16 @@ pub(super) async fn me(
                     .await
                     .map_err(failed)?
                     .map(|s| (s.rank, s.of));
-                let mut one = rating_json(kind, &r, rank);
+                let mut one = rating_line(kind, &r, rank);
                 // His rating after each of his latest rated games, for the profile's graph.
                 let history = store
                     .rating_history(&player.0, kind, HISTORY_POINTS)
                     .await
                     .map_err(failed)?;
-                one["history"] = json!(
-                    history
-                        .iter()
-                        .map(|(at, rating)| json!({ "at": at, "rating": rating }))
-                        .collect::<Vec<_>>()
-                );
+                one.history = history
+                    .iter()
+                    .map(|&(at, rating)| RatingPoint { at, rating })
+                    .collect();
                 ratings.push(one);
             }
             let stats = stats_of(&state, &player.0).await.unwrap_or_default();
@@ -246,17 +233,17 @@ pub(super) async fn me(
             // initData left it in the store, and since when it keeps him.
             let kept = store.profile(&player.0).await.map_err(failed)?;
             let tournaments = super::results::stored_results(&state, &player.0).await;
-            Ok(HttpResponse::Ok().json(json!({
-                "player": player.0,
-                "name": public.name,
-                "photoUrl": public.photo_url,
-                "username": public.username,
-                "language": kept.as_ref().and_then(|p| p.language.clone()),
-                "since": kept.as_ref().map(|p| p.created_ms),
-                "ratings": ratings,
-                "stats": stats,
-                "tournaments": tournaments,
-            })))
+            Ok(HttpResponse::Ok().json(MyProfile {
+                player: player.0,
+                name: public.name,
+                photo_url: public.photo_url,
+                username: public.username,
+                language: kept.as_ref().and_then(|p| p.language.clone()),
+                since: kept.as_ref().map(|p| p.created_ms),
+                ratings,
+                stats,
+                tournaments,
+            }))
         }
         .await,
     )
@@ -288,14 +275,16 @@ pub(super) async fn delete_me(
                 tracing::warn!(player = %player, error = %e, "backplane statistics not deleted");
             }
             tracing::info!(player = %player, "a player deleted his data");
-            Ok(HttpResponse::Ok().json(json!({ "deleted": {
-                "profile": deleted.profile,
-                "games": deleted.games,
-                "gamesDeleted": deleted.games_deleted,
-                "ratings": deleted.ratings,
-                "stats": deleted.stats,
-                "tournaments": deleted.tournaments,
-            } })))
+            Ok(HttpResponse::Ok().json(DeletedAnswer {
+                deleted: DeletedCounts {
+                    profile: deleted.profile,
+                    games: deleted.games,
+                    games_deleted: deleted.games_deleted,
+                    ratings: deleted.ratings,
+                    stats: deleted.stats,
+                    tournaments: deleted.tournaments,
+                },
+            }))
         }
         .await,
     )
@@ -377,35 +366,33 @@ pub(super) async fn history(
                 .map(|e| &e.seats[e.seat.other().index()])
                 .collect();
             let infos = seat_infos(&state, &others).await;
-            let games: Vec<Value> = page
+            let games = page
                 .entries
                 .iter()
                 .zip(infos)
-                .map(|(e, opp)| {
-                    json!({
-                        "room": e.key.room,
-                        "gameNumber": e.key.game,
-                        "game": e.kind,
-                        "finishedMs": e.finished_ms,
-                        "seat": e.seat,
-                        "opponent": opp,
-                        "outcome": match e.outcome() {
-                            PlayerResult::Win => "win",
-                            PlayerResult::Lose => "lose",
-                            PlayerResult::Draw => "draw",
-                        },
-                        "result": e.result,
-                        "matchLength": e.match_length,
-                        "rated": e.rated,
-                        // A tournament's game: its room id names it.
-                        "tournament": crate::tournaments::of_game(&e.key.room),
-                    })
+                .map(|(e, opponent)| HistoryGame {
+                    room: e.key.room.clone(),
+                    game_number: e.key.game,
+                    game: e.kind,
+                    finished_ms: e.finished_ms,
+                    seat: e.seat,
+                    opponent,
+                    outcome: match e.outcome() {
+                        PlayerResult::Win => PlayerOutcome::Win,
+                        PlayerResult::Lose => PlayerOutcome::Lose,
+                        PlayerResult::Draw => PlayerOutcome::Draw,
+                    },
+                    result: e.result.clone(),
+                    match_length: e.match_length,
+                    rated: e.rated,
+                    // A tournament's game: its room id names it.
+                    tournament: crate::tournaments::of_game(&e.key.room).map(str::to_string),
                 })
                 .collect();
-            Ok(HttpResponse::Ok().json(json!({
-                "games": games,
-                "next": page.next.as_ref().map(cursor_text),
-            })))
+            Ok(HttpResponse::Ok().json(HistoryPage {
+                games,
+                next: page.next.as_ref().map(cursor_text),
+            }))
         }
         .await,
     )
@@ -448,18 +435,19 @@ pub(super) async fn game(
                 ))
             })?;
             let seats = seat_infos(&state, &[&g.seats[0], &g.seats[1]]).await;
-            Ok(HttpResponse::Ok().json(json!({
-                "room": g.key.room,
-                "gameNumber": g.key.game,
-                "game": g.kind,
-                "finishedMs": g.finished_ms,
-                "rated": g.rated,
-                "matchLength": g.match_length,
-                "seats": seats,
-                "result": g.result,
-                "record": g.record,
-                "frames": frames,
-            })))
+            Ok(HttpResponse::Ok().json(StoredGameView {
+                room: g.key.room.clone(),
+                game_number: g.key.game,
+                game: g.kind,
+                finished_ms: g.finished_ms,
+                rated: g.rated,
+                match_length: g.match_length,
+                seats,
+                result: g.result.clone(),
+                record: serde_json::value::RawValue::from_string(g.record.as_str().to_string())
+                    .map_err(|e| failed(StoreError::Corrupt(e.to_string())))?,
+                frames,
+            }))
         }
         .await,
     )
@@ -539,17 +527,20 @@ pub(super) struct BoardParams {
     auth: AuthQuery,
 }
 
-fn entry_json(e: &LeaderboardEntry) -> Value {
-    json!({
-        "rank": e.rank,
-        "player": e.player,
-        "name": e.name.clone().unwrap_or_else(|| tabula_auth::generated_name(&e.player)),
-        "photoUrl": e.photo_url,
-        "rating": e.rating.rating,
-        "deviation": e.rating.deviation,
-        "games": e.rating.games,
-        "provisional": rate::provisional(&e.rating, now_ms()),
-    })
+fn leaderboard_line(e: &LeaderboardEntry) -> LeaderboardLine {
+    LeaderboardLine {
+        rank: e.rank,
+        player: e.player.clone(),
+        name: e
+            .name
+            .clone()
+            .unwrap_or_else(|| tabula_auth::generated_name(&e.player)),
+        photo_url: e.photo_url.clone(),
+        rating: e.rating.rating,
+        deviation: e.rating.deviation,
+        games: e.rating.games,
+        provisional: rate::provisional(&e.rating, now_ms()),
+    }
 }
 
 /// `GET /api/leaderboards/{game}?period=all|week&limit=100`.
@@ -597,27 +588,25 @@ pub(super) async fn leaderboard(
                         Some(s) => store.standing_since(&me.0, kind, s).await,
                     }
                     .map_err(failed)?
-                    .map(|s| {
-                        json!({
-                            "rank": s.rank,
-                            "of": s.of,
-                            "rating": s.rating.rating,
-                            "deviation": s.rating.deviation,
-                            "games": s.rating.games,
-                            "provisional": rate::provisional(&s.rating, now_ms()),
-                        })
+                    .map(|s| YourStanding {
+                        rank: s.rank,
+                        of: s.of,
+                        rating: s.rating.rating,
+                        deviation: s.rating.deviation,
+                        games: s.rating.games,
+                        provisional: rate::provisional(&s.rating, now_ms()),
                     }),
                     Err(_) => None,
                 }
             } else {
                 None
             };
-            Ok(HttpResponse::Ok().json(json!({
-                "game": kind,
-                "period": if since.is_some() { "week" } else { "all" },
-                "top": top.iter().map(entry_json).collect::<Vec<_>>(),
-                "you": you,
-            })))
+            Ok(HttpResponse::Ok().json(Leaderboard {
+                game: kind,
+                period: if since.is_some() { "week" } else { "all" }.into(),
+                top: top.iter().map(leaderboard_line).collect(),
+                you,
+            }))
         }
         .await,
     )

@@ -28,10 +28,8 @@ use frankenstein::inline_mode::{
 };
 use frankenstein::methods::SavePreparedInlineMessageParams;
 use frankenstein::types::InlineKeyboardMarkup;
-use serde::Deserialize;
-use serde_json::json;
 use tabula_protocol::ErrorCode;
-use tabula_protocol::http::AuthQuery;
+use tabula_protocol::http::{AuthQuery, ShareGame, Shared};
 use tabula_room::{GameKind, Phase, Room, SeatId};
 use tabula_store::{GameKey, Seat};
 
@@ -41,16 +39,6 @@ use crate::telegram::AppPlace;
 use crate::telegram::texts::Lang;
 
 type Reply = Result<HttpResponse, Box<HttpResponse>>;
-
-/// The body of `POST /api/me/share`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ShareBody {
-    room: String,
-    game: u32,
-    #[serde(default)]
-    lang: Option<String>,
-}
 
 fn unavailable(message: impl Into<String>) -> Box<HttpResponse> {
     Box::new(error(
@@ -65,7 +53,7 @@ pub async fn share(
     req: HttpRequest,
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
-    body: web::Json<ShareBody>,
+    body: web::Json<ShareGame>,
 ) -> HttpResponse {
     let r: Reply = async {
         let login = super::telegram_login(
@@ -173,10 +161,10 @@ pub async fn share(
             .allow_channel_chats(true)
             .build();
         match tg.api.save_prepared_inline_message(&params).await {
-            Ok(r) => Ok(HttpResponse::Ok().json(json!({
-                "id": r.result.id,
-                "expiresAt": r.result.expiration_date,
-            }))),
+            Ok(r) => Ok(HttpResponse::Ok().json(Shared {
+                id: r.result.id,
+                expires_at: r.result.expiration_date,
+            })),
             Err(e) => {
                 tracing::warn!(error = %e, "savePreparedInlineMessage failed");
                 Err(unavailable(format!(

@@ -30,6 +30,14 @@ const LISTED: usize = 200;
 
 /// A no-show's grace when the request names none.
 const DEFAULT_GRACE_MS: u64 = 120_000;
+const DAY_MS: u64 = 86_400_000;
+/// The longest `graceMs` (a correspondence game's player may need days).
+const MAX_GRACE_MS: u64 = 7 * DAY_MS;
+/// The longest arena, and the longest `rematchWaitMs`.
+const MAX_ARENA_MS: u64 = 7 * DAY_MS;
+const MAX_REMATCH_WAIT_MS: u64 = 3_600_000;
+/// How far ahead a tournament may be announced.
+const MAX_AHEAD_MS: u64 = 366 * DAY_MS;
 
 fn bad(message: impl Into<String>) -> HttpResponse {
     error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
@@ -85,6 +93,22 @@ pub(super) async fn create(
     }
     if body.max_players.is_some_and(|m| m > 4096) {
         return bad("maxPlayers must be at most 4096");
+    }
+    // Bounds that keep every deadline the tournament computes (a start,
+    // an arena's end, a no-show's) a real time, far from overflowing.
+    if body.grace_ms.is_some_and(|g| g > MAX_GRACE_MS) {
+        return bad("graceMs must be at most 604800000 (7 days)");
+    }
+    if let Format::Arena {
+        duration_ms,
+        rematch_wait_ms,
+    } = body.format
+        && (duration_ms > MAX_ARENA_MS || rematch_wait_ms > MAX_REMATCH_WAIT_MS)
+    {
+        return bad("an arena lasts at most 604800000 ms (7 days), rematchWaitMs at most 3600000");
+    }
+    if body.start_at_ms > now_ms().saturating_add(MAX_AHEAD_MS) {
+        return bad("startAtMs must be within a year from now");
     }
     let config = TournamentConfig {
         format: body.format,
