@@ -31,8 +31,8 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
 use tabula_backplane::{RoomEntry, Shelf};
+use tabula_protocol::http::{Listed, ListedPlayer, Live};
 use tabula_room::{GameKind, Phase, PlayerId, Room, SeatId, TimeControl};
 
 use crate::time::now_ms;
@@ -139,44 +139,38 @@ fn rank(shelf: Shelf, who: &[Who]) -> f64 {
     }
 }
 
-/// The JSON the lobby shows of `l` (documented in docs/protocol.md).
-fn entry_json(l: &Listing, who: &[Who]) -> Value {
-    let players: Vec<Value> = who
-        .iter()
-        .map(|w| match w.rating {
-            Some(r) => json!({"id": w.id, "name": w.name, "rating": r.round() as i64}),
-            None => json!({"id": w.id, "name": w.name}),
-        })
-        .collect();
-    let mut v = json!({
-        "roomId": l.room,
-        "game": l.game,
-        "players": players,
-        "matchLength": l.match_length,
-        "score": l.score,
-        "rated": l.rated,
-        "spectators": l.spectators,
-        "createdAt": l.created_ms,
-    });
-    if let (Some(tc), Some(o)) = (l.time_control, v.as_object_mut()) {
-        o.insert(
-            "timeControl".into(),
-            json!({"delayMs": tc.delay_ms, "reserveMs": tc.reserve_ms}),
-        );
+/// What the lobby shows of `l` (docs/protocol.md, `GET /api/live`).
+fn entry_json(l: &Listing, who: &[Who]) -> Listed {
+    Listed {
+        room_id: l.room.clone(),
+        game: l.game,
+        players: who
+            .iter()
+            .map(|w| ListedPlayer {
+                id: w.id.clone(),
+                name: w.name.clone(),
+                rating: w.rating.map(|r| r.round() as i64),
+            })
+            .collect(),
+        match_length: l.match_length,
+        score: l.score,
+        rated: l.rated,
+        spectators: l.spectators as u64,
+        created_at: l.created_ms,
+        time_control: l.time_control,
     }
-    v
 }
 
 /// A node's latest answer to `GET /api/live` and when it was read.
 #[derive(Debug, Default)]
-pub struct Answer(Mutex<Option<(Instant, Value)>>);
+pub struct Answer(Mutex<Option<(Instant, Live)>>);
 
 impl Answer {
     /// The answer, read from the backplane at most every [`ANSWER_FOR`].
     pub async fn get(
         &self,
         bp: &dyn tabula_backplane::Backplane,
-    ) -> Result<Value, tabula_backplane::BackplaneError> {
+    ) -> Result<Live, tabula_backplane::BackplaneError> {
         if let Some((at, v)) = self
             .0
             .lock()
@@ -187,7 +181,7 @@ impl Answer {
             return Ok(v.clone());
         }
         let now = now_ms();
-        let parse = |v: Vec<String>| -> Vec<Value> {
+        let parse = |v: Vec<String>| -> Vec<Listed> {
             v.iter()
                 .filter_map(|s| serde_json::from_str(s).ok())
                 .collect()
@@ -195,7 +189,11 @@ impl Answer {
         let games = parse(bp.shown(Shelf::Live, LIVE_LIMIT, now).await?);
         let challenges = parse(bp.shown(Shelf::Open, LIVE_LIMIT, now).await?);
         let online = bp.online(now).await?;
-        let v = json!({"games": games, "challenges": challenges, "online": online});
+        let v = Live {
+            games,
+            challenges,
+            online,
+        };
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some((Instant::now(), v.clone()));
         Ok(v)
     }
@@ -297,13 +295,14 @@ mod tests {
             spectators: 2,
             created_ms: 7,
         };
-        let v = entry_json(&l, &[who("a", Some(1712.4)), who("b", None)]);
+        let v = serde_json::to_value(entry_json(&l, &[who("a", Some(1712.4)), who("b", None)]))
+            .expect("a listing is JSON");
         assert_eq!(v["roomId"], "r1");
         assert_eq!(v["game"], "backgammon");
         assert_eq!(v["players"][0]["rating"], 1712);
         assert!(v["players"][1].get("rating").is_none());
         assert_eq!(v["players"][1]["name"], "b");
-        assert_eq!(v["score"], json!([1, 0]));
+        assert_eq!(v["score"], serde_json::json!([1, 0]));
         assert_eq!(v["timeControl"]["delayMs"], 12_000);
         assert_eq!(v["spectators"], 2);
     }

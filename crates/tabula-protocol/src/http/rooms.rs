@@ -201,3 +201,51 @@ pub struct RoomSummary {
     /// How the game ended, once it has.
     pub result: Option<GameResult>,
 }
+
+/// `GET /api/live`: the lobby's showcase, the same from every node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Live {
+    /// Games between people being played now, highest-rated first.
+    pub games: Vec<Listed>,
+    /// Open challenges, highest-rated first.
+    pub challenges: Vec<Listed>,
+    /// The sockets open on the cluster's nodes.
+    pub online: u64,
+}
+
+/// A room as the lobby lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Listed {
+    /// The room.
+    pub room_id: String,
+    /// The game played.
+    pub game: GameKind,
+    /// Its seated players (one for an open challenge).
+    pub players: Vec<ListedPlayer>,
+    /// The match's length in points.
+    pub match_length: u32,
+    /// The match's score, seats A and B.
+    pub score: [u32; 2],
+    /// Whether its games are rated.
+    pub rated: bool,
+    /// Spectators watching.
+    pub spectators: u64,
+    /// When the room was made (ms since the epoch).
+    pub created_at: u64,
+    /// Its clocks, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
+}
+
+/// A listed room's player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ListedPlayer {
+    /// His id.
+    pub id: String,
+    /// His name as shown.
+    pub name: String,
+    /// His rating in the game, rounded, when he has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i64>,
+}

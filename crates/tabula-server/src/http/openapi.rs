@@ -20,7 +20,7 @@
 use actix_web::{HttpResponse, http::header};
 use tabula_protocol::http::{
     AuthQuery, ClientConfig, CreateRoom, CreateTournament, DeletedAnswer, ErrorBody, Health,
-    HistoryPage, Leaderboard, MyProfile, MyTournaments, Notices, PlayerProfile, Profiles,
+    HistoryPage, Leaderboard, Live, MyProfile, MyTournaments, Notices, PlayerProfile, Profiles,
     ProfilesQuery, PublicProfile, QuickMatch, Readiness, RoomCreated, RoomState, RoomSummary,
     Session, SetName, ShareGame, Shared, StoredGameView, TournamentList, TournamentQueued,
     TournamentView, UnfinishedGames,
@@ -178,7 +178,7 @@ fn session() {}
 
 #[utoipa::path(get, path = "/api/live", tag = "rooms",
     responses(
-        (status = 200, description = "The lobby's live games, open challenges and sockets online", body = Value),
+        (status = 200, description = "The lobby's live games, open challenges and sockets online", body = Live),
         (status = 503, body = ErrorBody),
     ))]
 fn live() {}

@@ -76,7 +76,7 @@ async fn show_once(state: &AppState, listed: &mut Listed) {
         items.entry(l.shelf).or_default().push(Shown {
             room: l.room.clone(),
             score: rank(l.shelf, &who),
-            json: entry_json(l, &who).to_string(),
+            json: serde_json::to_string(&entry_json(l, &who)).unwrap_or_default(),
         });
         next.rooms
             .insert(l.room.clone(), (l.shelf, l.players.clone(), who));
