@@ -17,6 +17,7 @@ mod cluster;
 mod crash_archive;
 mod failover;
 mod games;
+mod http_golden;
 mod live;
 mod node_proc;
 mod notices;

@@ -151,3 +151,24 @@ fn the_node_links_no_training_code() {
     assert!(linked.contains("tabula-bots"), "{linked:?}");
     assert!(!linked.contains("tabula-training"), "{linked:?}");
 }
+
+/// ARCHITECTURE.md names every module of the system-test binary, as
+/// `tests/system/main.rs` declares them.
+#[test]
+fn architecture_md_names_every_system_test_module() {
+    let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let main = std::fs::read_to_string(root().join("tests/system/main.rs")).expect("main.rs");
+    let at = doc
+        .find("`tests/system/` is ONE test binary")
+        .expect("ARCHITECTURE.md describes tests/system/");
+    let list = &doc[at..doc[at..].find("\n\n").map_or(doc.len(), |e| at + e)];
+    let missing: Vec<&str> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+        .filter(|m| !list.contains(&format!("`{m}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md's list of tests/system modules lacks {missing:?}"
+    );
+}
