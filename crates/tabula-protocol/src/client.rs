@@ -10,7 +10,7 @@ use tabula_room::{Command, SeatId, Spot};
 use crate::ErrorCode;
 
 /// One message from a client: an optional sequence number and the message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ClientFrame {
     /// Client sequence number, echoed by the answering `event`s / `ack` /
     /// `error`. A resent command with an already seen number is not applied
@@ -23,7 +23,7 @@ pub struct ClientFrame {
 }
 
 /// What a client may say.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum ClientMsg {
@@ -69,6 +69,7 @@ pub enum ClientMsg {
     Turn {
         /// The steps, in order.
         #[serde(with = "play")]
+        #[schema(value_type = String)]
         play: Vec<(Spot, Spot)>,
     },
     /// What the turn would offer after these tentative steps (answered
@@ -78,6 +79,7 @@ pub enum ClientMsg {
     Preview {
         /// The tentative steps, in order.
         #[serde(with = "play")]
+        #[schema(value_type = String)]
         play: Vec<(Spot, Spot)>,
     },
     /// Resign the game.

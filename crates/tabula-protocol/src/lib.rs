@@ -31,6 +31,7 @@ pub mod client;
 pub mod error;
 pub mod http;
 pub mod node;
+pub mod schema;
 pub mod server;
 #[cfg(test)]
 mod tests;

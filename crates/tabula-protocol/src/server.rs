@@ -13,7 +13,7 @@ use tabula_room::{
 use crate::ErrorCode;
 
 /// One ranked play of a `hint` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct HintPlay {
     /// The play: long nardy `"24-18,18-13"`, backgammon `"24/18 13/8"`
     /// (`bar`, `off`), each step playable with `move` in order.
@@ -27,7 +27,7 @@ pub struct HintPlay {
 }
 
 /// What the server says.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type")]
 #[non_exhaustive]
 pub enum ServerMsg {
@@ -58,6 +58,7 @@ pub enum ServerMsg {
         #[serde(rename = "yourSeat")]
         your_seat: Option<SeatId>,
         /// The state (carries `version`).
+        #[schema(value_type = Object)]
         state: Box<RoomView>,
         /// The owner's time when it sent this (ms since the epoch): what
         /// a client counts the clocks' deadlines from, whatever its own
@@ -78,6 +79,7 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
         /// The event (`{"type": "diceRolled", ...}`).
+        #[schema(value_type = Object)]
         event: Event,
     },
     /// Seed 000's `game_over`, to each seat.
@@ -99,6 +101,7 @@ pub enum ServerMsg {
         /// The message as `key` (`gameWon`, `gameLost`, `gameDrawn`) and
         /// `params`, for a client to render in its player's language.
         #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        #[schema(ignore)]
         narration: Option<Narration>,
     },
     /// Seed 000's `opponent_left`.
@@ -110,6 +113,7 @@ pub enum ServerMsg {
         message: String,
         /// The message as `key` (`opponentLeft`) and `params`.
         #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        #[schema(ignore)]
         narration: Option<Narration>,
     },
     /// A chat line (a player's or the arbiter's).
@@ -127,6 +131,7 @@ pub enum ServerMsg {
         /// The arbiter's line as `key` and `params` (none on a player's
         /// line), for a client to render in its player's language.
         #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        #[schema(ignore)]
         narration: Option<Narration>,
     },
     /// A command that was accepted without events, or a resend of an
@@ -159,6 +164,7 @@ pub enum ServerMsg {
         seq: Option<u64>,
         /// The tentative steps, as asked (`"24-18,18-13"`).
         #[serde(with = "crate::client::play_text")]
+        #[schema(value_type = String)]
         play: Vec<(tabula_room::Spot, tabula_room::Spot)>,
         /// Whether they finish the turn: `turn` with them would be played.
         complete: bool,

@@ -80,6 +80,7 @@ pub enum BotNeed {
 
 /// Who wrote a chat line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", content = "id", rename_all = "camelCase")]
 pub enum ChatAuthor {
     /// The arbiter (the room itself).

@@ -66,6 +66,7 @@ pub enum EndReason {
 
 /// `result` of `game_over` from one player's view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum PlayerResult {
     /// This player won.

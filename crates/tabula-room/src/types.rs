@@ -96,6 +96,7 @@ impl fmt::Display for SeatId {
 
 /// A player's identity as the host knows it (e.g. a Telegram user id).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct PlayerId(pub String);
 
@@ -139,6 +140,30 @@ pub enum Spot {
     /// The bar (backgammon).
     Bar,
 }
+
+/// A spot on the wire: a point's number, `"off"` or `"bar"`.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Spot {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(0))
+                    .maximum(Some(25)),
+            )
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(["off", "bar"])),
+            )
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Spot {}
 
 #[derive(Serialize, Deserialize)]
 #[serde(untagged)]
