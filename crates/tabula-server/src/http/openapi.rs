@@ -49,7 +49,7 @@ use utoipa::{Modify, OpenApi};
         stored_game, game_analysis, leaderboard, player_profile, profiles,
         telegram_webhook,
     ),
-    modifiers(&Bearer),
+    modifiers(&Bearer, &Described),
     tags(
         (name = "node", description = "Health, readiness, metrics and the Mini App's configuration"),
         (name = "rooms", description = "Rooms, invites and quick match"),
@@ -60,6 +60,27 @@ use utoipa::{Modify, OpenApi};
     ),
 )]
 pub struct ApiDoc;
+
+/// What a route refuses with: the one error body and a 4xx status (the
+/// body's `code` says why: docs/protocol.md lists them per route).
+#[derive(utoipa::IntoResponses)]
+enum Refused {
+    /// Refused: `{"error": {"code", "message"}}`.
+    #[response(status = "4XX")]
+    Refused(ErrorBody),
+}
+
+/// [`Refused`], or 503 when what the route needs (the backplane, the
+/// durable store, Telegram) is not reached now.
+#[derive(utoipa::IntoResponses)]
+enum Refusals {
+    /// Refused: `{"error": {"code", "message"}}`.
+    #[response(status = "4XX")]
+    Refused(ErrorBody),
+    /// Not reached now: retry (`Retry-After` where the route says).
+    #[response(status = 503)]
+    Unavailable(ErrorBody),
+}
 
 /// The session token as `Authorization: Bearer` (`GET /api/session`
 /// refreshes it; `/ws`'s `welcome` brings the first). Every route that
@@ -74,6 +95,38 @@ impl Modify for Bearer {
             "bearer",
             SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
         );
+    }
+}
+
+/// OpenAPI 3.1 wants a description on every response: those the table
+/// below gives none get their status's reason phrase (`Created`, …).
+struct Described;
+
+impl Modify for Described {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+            ];
+            for op in operations.into_iter().flatten() {
+                for (status, response) in op.responses.responses.iter_mut() {
+                    if let utoipa::openapi::RefOr::T(r) = response
+                        && r.description.is_empty()
+                    {
+                        r.description = status
+                            .parse::<u16>()
+                            .ok()
+                            .and_then(|c| actix_web::http::StatusCode::from_u16(c).ok())
+                            .and_then(|c| c.canonical_reason())
+                            .unwrap_or("The answer")
+                            .to_string();
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -172,7 +225,7 @@ fn client_config() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, description = "The player the credentials name, with a fresh token", body = Session),
-        (status = "4XX", body = ErrorBody),
+        Refused,
     ))]
 fn session() {}
 
@@ -190,8 +243,7 @@ fn live() {}
     request_body = CreateRoom,
     responses(
         (status = 201, body = RoomCreated),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn create_room() {}
 
@@ -199,8 +251,7 @@ fn create_room() {}
     params(("id" = String, Path, description = "A room id or an invite code")),
     responses(
         (status = 200, description = "What spectators see", body = RoomState),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn room_state() {}
 
@@ -208,8 +259,7 @@ fn room_state() {}
     params(("id" = String, Path)),
     responses(
         (status = 200, description = "Every finished game's record (`tabula verify`'s input)", body = Vec<Value>),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn room_records() {}
 
@@ -217,8 +267,7 @@ fn room_records() {}
     params(("id" = String, Path)),
     responses(
         (status = 200, body = RoomSummary),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn room_summary() {}
 
@@ -226,7 +275,7 @@ fn room_summary() {}
     params(("code" = String, Path)),
     responses(
         (status = 200, body = RoomCreated),
-        (status = "4XX", body = ErrorBody),
+        Refused,
     ))]
 fn invite() {}
 
@@ -235,8 +284,7 @@ fn invite() {}
     request_body = QuickMatch,
     responses(
         (status = 200, description = "The room of the match (with a bot after `matchmaking.bot_after_ms` alone)", body = RoomCreated),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn quickmatch() {}
 
@@ -244,8 +292,7 @@ fn quickmatch() {}
     params(("id" = String, Path, description = "A player id")),
     responses(
         (status = 200, body = PlayerStats),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn player_stats() {}
 
@@ -256,8 +303,7 @@ fn player_stats() {}
     request_body = CreateTournament,
     responses(
         (status = 201, body = TournamentView),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn create_tournament() {}
 
@@ -273,8 +319,7 @@ fn list_tournaments() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, body = TournamentView),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn show_tournament() {}
 
@@ -283,8 +328,7 @@ fn show_tournament() {}
     security((), ("bearer" = [])),
     responses(
         (status = 202, body = TournamentQueued),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn join_tournament() {}
 
@@ -293,8 +337,7 @@ fn join_tournament() {}
     security((), ("bearer" = [])),
     responses(
         (status = 202, body = TournamentQueued),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn withdraw_tournament() {}
 
@@ -303,8 +346,7 @@ fn withdraw_tournament() {}
     security((), ("bearer" = [])),
     responses(
         (status = 202, body = TournamentQueued),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn pause_tournament() {}
 
@@ -313,8 +355,7 @@ fn pause_tournament() {}
     security((), ("bearer" = [])),
     responses(
         (status = 202, body = TournamentQueued),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn resume_tournament() {}
 
@@ -324,8 +365,7 @@ fn resume_tournament() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, body = UnfinishedGames),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn my_games() {}
 
@@ -333,8 +373,7 @@ fn my_games() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, body = MyTournaments),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn my_tournaments() {}
 
@@ -343,8 +382,7 @@ fn my_tournaments() {}
     request_body = SetName,
     responses(
         (status = 200, description = "The profile as it now is", body = PlayerProfile),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn set_name() {}
 
@@ -352,8 +390,7 @@ fn set_name() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, body = MyProfile),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn my_profile() {}
 
@@ -361,8 +398,7 @@ fn my_profile() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, body = DeletedAnswer),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn delete_me() {}
 
@@ -377,8 +413,7 @@ fn delete_me() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, body = HistoryPage),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn my_history() {}
 
@@ -386,7 +421,7 @@ fn my_history() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, body = Notices),
-        (status = "4XX", body = ErrorBody),
+        Refused,
         (status = 503, description = "The node has no bot token", body = ErrorBody),
     ))]
 fn get_notices() {}
@@ -396,7 +431,7 @@ fn get_notices() {}
     request_body(content = BTreeMap<String, bool>, description = "The kinds to switch, e.g. `{\"rematch\": false}`"),
     responses(
         (status = 200, body = Notices),
-        (status = "4XX", body = ErrorBody),
+        Refused,
         (status = 503, description = "The node has no bot token", body = ErrorBody),
     ))]
 fn put_notices() {}
@@ -406,7 +441,7 @@ fn put_notices() {}
     request_body = ShareGame,
     responses(
         (status = 200, body = Shared),
-        (status = "4XX", body = ErrorBody),
+        Refused,
         (status = 503, description = "No bot token or Mini App link, or Telegram refused", body = ErrorBody),
     ))]
 fn share() {}
@@ -417,8 +452,7 @@ fn share() {}
     params(("room" = String, Path), ("number" = u32, Path, description = "The game's number in its room, from 1")),
     responses(
         (status = 200, body = StoredGameView),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn stored_game() {}
 
@@ -426,8 +460,7 @@ fn stored_game() {}
     params(("room" = String, Path), ("number" = u32, Path)),
     responses(
         (status = 200, body = Value),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn game_analysis() {}
 
@@ -441,8 +474,7 @@ fn game_analysis() {}
     security((), ("bearer" = [])),
     responses(
         (status = 200, body = Leaderboard),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn leaderboard() {}
 
@@ -450,16 +482,14 @@ fn leaderboard() {}
     params(("id" = String, Path, description = "tg:<id> or guest:<32 hex digits>")),
     responses(
         (status = 200, body = PublicProfile),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn player_profile() {}
 
 #[utoipa::path(get, path = "/api/profiles", tag = "records", params(ProfilesQuery),
     responses(
         (status = 200, body = Profiles),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn profiles() {}
 
@@ -469,8 +499,7 @@ fn profiles() {}
     request_body = Value,
     responses(
         (status = 200, body = Value),
-        (status = "4XX", body = ErrorBody),
-        (status = 503, body = ErrorBody),
+        Refusals,
     ))]
 fn telegram_webhook() {}
 
