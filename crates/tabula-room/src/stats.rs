@@ -59,6 +59,8 @@ pub struct PlayerStats {
     /// Drawn games (Thud!).
     pub draws: u32,
     /// Results against each bot level.
+    // JSON's keys are strings: the level's digit (`"1"`).
+    #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, LevelStats>))]
     pub by_bot_level: BTreeMap<BotLevel, LevelStats>,
     /// The same for each kind of game (its own `byGame` always empty);
     /// keyed by the game's wire name.
