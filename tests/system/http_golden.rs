@@ -1,7 +1,7 @@
 //! The HTTP API's golden transcript: a fixed walk through the routes of a
-//! node (guests, names, a room, its invite and summary, the store's
-//! routes, a tournament, refusals), each request and answer as it went
-//! over the wire (a room's state among them), pinned in `tests/system/golden/http.txt` so that any
+//! node (guests, names, a room with its state, invite and summary, the
+//! store's routes, a tournament, refusals), each request and answer as it
+//! went over the wire, pinned in `tests/system/golden/http.txt` so that any
 //! change to an HTTP body is a visible diff (the socket's are pinned by
 //! `tabula-server`'s `host/tests/golden`).
 //!
