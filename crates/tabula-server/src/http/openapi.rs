@@ -35,8 +35,8 @@ use utoipa::{Modify, OpenApi};
     info(
         title = "Tabula",
         description = "The HTTP API of a Tabula node (docs/protocol.md, *HTTP API*). \
-                       The game itself is played over the WebSocket at `/ws`, which this \
-                       document does not describe.",
+                       The game itself is played over the WebSocket at `/ws`, whose \
+                       messages docs/socket.schema.json describes.",
         license(name = "MIT OR Apache-2.0"),
     ),
     paths(
