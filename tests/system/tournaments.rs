@@ -1345,3 +1345,59 @@ async fn a_join_before_the_owner_made_the_games_room_makes_it() {
     let r = c.join("early:9:9").await;
     assert_eq!(r["code"], "room_not_found", "{r}");
 }
+
+/// The room cap counts a tournament's game rooms, with a join's reserve
+/// (issue 49): a node holding `quotas.max_rooms` rooms makes no more of
+/// them, and says so in `tabula_quota_refusals_total`; the games stay
+/// paired.
+#[tokio::test]
+async fn a_node_at_its_room_cap_makes_no_more_tournament_rooms() {
+    let _one = common::one().await;
+    let mut s = common::test_settings();
+    // A cap of 2 (its reserve, a quarter, rounds to none).
+    s.quotas.max_rooms = 2;
+    let node = common::start(s);
+    let addr = node.addr;
+    let players = guests(addr, 8).await;
+    let (status, v) = http_async(
+        addr,
+        "POST",
+        "/api/tournaments",
+        Some(json!({
+            "id": "capped",
+            "format": {"type": "knockout"},
+            "game": "backgammon",
+            "startAtMs": now_ms() + 1_000,
+        })),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    join_all(&[addr], "capped", &players).await;
+    // The first round pairs four games; two rooms are made.
+    until(&[addr], "capped", "the first round paired", |v| {
+        v["games"].as_array().is_some_and(|g| g.len() == 4)
+    })
+    .await;
+    let refusals = r#"tabula_quota_refusals_total{quota="room_cap",route="tournament"}"#;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while common::metric(addr, refusals).await < 1.0 {
+        assert!(
+            Instant::now() < deadline,
+            "no pairing was refused at the cap"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (_, text) = http_async(addr, "GET", "/metrics", None).await;
+    let held: f64 = text
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("tabula_rooms{"))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum();
+    assert!(
+        held <= 2.0,
+        "the node holds {held} rooms, over its cap of 2"
+    );
+    drop(node);
+}

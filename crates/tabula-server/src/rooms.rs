@@ -85,17 +85,18 @@ impl Rooms {
     }
 
     /// Whether the node may hold one more room for `reason` (`create`,
-    /// `sweep`, `join`, `rejoin`), counting `pending` rooms not yet
-    /// registered. New rooms and the orphan sweep stop at `max_rooms`; a
-    /// player's join (or a front's re-join) may restore a stored room up
-    /// to a quarter more. Why: that room exists already and someone is
+    /// `sweep`, `join`, `rejoin`, `tournament`), counting `pending` rooms
+    /// not yet registered. New rooms and the orphan sweep stop at
+    /// `max_rooms`; a player's join (or a front's re-join) may restore a
+    /// stored room, and a tournament's pairing make its game's room, up to
+    /// a quarter more. Why: that room exists already and someone is
     /// waiting at it, so refusing it would break a game in progress, while
     /// creation, which an attacker controls, is what the cap must stop;
     /// the reserve is bounded too, because joins can be repeated over
     /// stored rooms (room hopping).
     pub fn admits(held: usize, pending: usize, max_rooms: usize, reason: &str) -> bool {
         let cap = match reason {
-            "join" | "rejoin" => max_rooms.saturating_add(max_rooms / 4),
+            "join" | "rejoin" | "tournament" => max_rooms.saturating_add(max_rooms / 4),
             _ => max_rooms,
         };
         held.saturating_add(pending) < cap
@@ -229,6 +230,13 @@ impl Rooms {
         if self.local(id).is_some() {
             return Ok(false);
         }
+        // Counted against the room cap with a join's reserve: its two
+        // players are waiting at it, as at a stored room a join restores.
+        // Refused, it stays registered, and the owner's retries or either
+        // player's join (on any node with room) make it.
+        self.check_cap("tournament")?;
+        self.creating.fetch_add(1, Ordering::SeqCst);
+        let _creating = Creating(&self.creating);
         let lease = match bp.claim(id).await {
             Ok(l) => l,
             // Another node holds it: a creator about to write it, or a
@@ -403,7 +411,7 @@ mod tests {
     #[test]
     fn the_room_cap_stops_creation_and_keeps_a_reserve_for_joins() {
         // Under the cap everything is admitted
-        for reason in ["create", "sweep", "join", "rejoin"] {
+        for reason in ["create", "sweep", "join", "rejoin", "tournament"] {
             assert!(Rooms::admits(99, 0, 100, reason), "{reason}");
         }
         // At it (rooms being created count), creation and the sweep stop
@@ -411,8 +419,9 @@ mod tests {
             assert!(!Rooms::admits(100, 0, 100, reason), "{reason}");
             assert!(!Rooms::admits(98, 2, 100, reason), "{reason}");
         }
-        // A player's join restores a stored room up to a quarter more
-        for reason in ["join", "rejoin"] {
+        // A player's join restores a stored room, a tournament's pairing
+        // makes its game's room, up to a quarter more
+        for reason in ["join", "rejoin", "tournament"] {
             assert!(Rooms::admits(100, 0, 100, reason), "{reason}");
             assert!(Rooms::admits(124, 0, 100, reason), "{reason}");
             assert!(!Rooms::admits(125, 0, 100, reason), "{reason}");
