@@ -135,10 +135,12 @@ impl Transcript {
         let (status, v) = common::http_async(addr, method, path, body.clone()).await;
         self.learn(&v);
         let request = match &body {
-            Some(b) => format!("> {method} {path} {}", sorted(&hide_times(b))),
+            Some(b) => format!("> {method} {path} {}", hide_times(b)),
             None => format!("> {method} {path}"),
         };
-        let answer = format!("< {status} {}", sorted(&hide_times(&v)));
+        // Compact JSON, its keys sorted: serde_json's map is a `BTreeMap`
+        // (nothing in the workspace turns on `preserve_order`).
+        let answer = format!("< {status} {}", hide_times(&v));
         let request = self.masked(&request);
         let answer = self.masked(&answer);
         self.text.push_str(&request);
@@ -193,12 +195,6 @@ fn hide_times(v: &Value) -> Value {
         Value::Array(a) => Value::Array(a.iter().map(hide_times).collect()),
         x => x.clone(),
     }
-}
-
-/// `v` as compact JSON, its keys sorted (serde_json's map is a
-/// `BTreeMap`: nothing in the workspace turns on `preserve_order`).
-fn sorted(v: &Value) -> String {
-    v.to_string()
 }
 
 #[tokio::test]

@@ -142,11 +142,13 @@ pub fn document() -> String {
 
 /// `GET /api/openapi.json`.
 pub(super) async fn serve() -> HttpResponse {
-    static DOC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    // Generated once; each answer shares the buffer (a `Bytes` clone is a
+    // reference count, not a copy of the ~130 KB).
+    static DOC: std::sync::OnceLock<actix_web::web::Bytes> = std::sync::OnceLock::new();
     HttpResponse::Ok()
         .content_type("application/json")
         .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
-        .body(DOC.get_or_init(document).clone())
+        .body(DOC.get_or_init(|| document().into()).clone())
 }
 
 /// The methods the route at `path` takes, as `Allow` lists them: the
