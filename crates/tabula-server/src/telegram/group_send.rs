@@ -175,15 +175,11 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, p: &mut GroupPost) -> Fa
         None
     };
     let text = render(bp, p, now).await;
+    let slot_end = match super::retry::claim_bot_send(bp, s.messages_per_sec).await {
+        Ok(end) => end,
+        Err(fate) => return fate,
+    };
     let now = now_ms();
-    match bp.claim_send(now, s.messages_per_sec).await {
-        Ok(true) => {}
-        Ok(false) => {
-            let (slot, _) = tabula_backplane::send_slot(s.messages_per_sec);
-            return Fate::Later((now / slot + 1) * slot, "bot_busy");
-        }
-        Err(_) => return Fate::Later(now + 1000, "unavailable"),
-    }
     let interval = Duration::from_millis(s.group_interval_ms + s.group_interval_ms / 10);
     match bp.claim_slot(&format!("chat:{}", p.chat), interval).await {
         Ok(true) => {}
@@ -191,6 +187,9 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, p: &mut GroupPost) -> Fa
         Err(_) => return Fate::Later(now + 1000, "unavailable"),
     }
     let markup = markup(tg, p);
+    if let Some(fate) = super::retry::late(slot_end, now_ms() + interval.as_millis() as u64) {
+        return fate;
+    }
     let m = &tg.outbox.metrics;
     let (method, res) = match top_message {
         Some(message_id) => {

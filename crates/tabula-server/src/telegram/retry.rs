@@ -1,6 +1,7 @@
 //! What becomes of one send to Telegram (a notice's, a group post's),
 //! and the rule for a failed call: wait out a 429 on every node, retry a
-//! passing fault with a growing delay, drop the rest.
+//! passing fault with a growing delay, drop the rest; and the bot's sends
+//! of a slot of the second, claimed across nodes and spent within it.
 
 use tabula_backplane::Backplane;
 
@@ -45,4 +46,32 @@ pub async fn later(bp: &dyn Backplane, attempts: &mut u32, refusal: Refusal) -> 
         }
         Refusal::Blocked | Refusal::Permanent => Fate::Dropped("bad_request"),
     }
+}
+
+/// Claims one of the bot's sends of the current slot
+/// ([`tabula_backplane::send_slot`]), across nodes: the time that slot
+/// ends, or the notice's fate when the slot's sends are spent.
+pub async fn claim_bot_send(bp: &dyn Backplane, per_sec: u32) -> Result<u64, Fate> {
+    let now = now_ms();
+    match bp.claim_send(now, per_sec).await {
+        Ok(true) => Ok(next_slot(now, per_sec)),
+        Ok(false) => Err(Fate::Later(next_slot(now, per_sec), "bot_busy")),
+        Err(_) => Err(Fate::Later(now + 1000, "unavailable")),
+    }
+}
+
+/// A send leaves within the slot it was counted in, or not at all: one
+/// whose slot has ended by the time it would leave (the claims after it
+/// took long, or the node was busy) waits until `retry_at` instead, so
+/// that a second never receives its own sends and a stalled batch of the
+/// one before.
+pub fn late(slot_end: u64, retry_at: u64) -> Option<Fate> {
+    let now = now_ms();
+    (now >= slot_end).then_some(Fate::Later(retry_at.max(now), "late"))
+}
+
+/// When the next slot of sends begins ([`tabula_backplane::send_slot`]).
+pub fn next_slot(now: u64, per_sec: u32) -> u64 {
+    let (slot_ms, _) = tabula_backplane::send_slot(per_sec);
+    (now / slot_ms + 1) * slot_ms
 }

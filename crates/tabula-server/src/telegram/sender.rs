@@ -6,8 +6,10 @@
 //! (the player started the bot, has not blocked it, wants the kind; a
 //! "your turn" outside its game's quiet period; a waiting game still
 //! waits; not expired), then sent once its chat's slot (one message per
-//! `chat_interval_ms`) and a send of the current second (`messages_per_sec`
-//! for the whole bot) are claimed, both across every node. A 429 stops
+//! `chat_interval_ms`) and a send of the current tenth of a second
+//! (`messages_per_sec` for the whole bot, a tenth of it per tenth) are
+//! claimed, both across every node; a send whose tenth ended before it
+//! could leave waits instead (`late`). A 429 stops
 //! every node's sends for its `retry_after` and puts the notice back; a
 //! 5xx or no answer puts it back with a growing delay; a 403 marks the
 //! player as having blocked the bot; anything else drops it.
@@ -27,7 +29,7 @@ use tabula_backplane::Backplane;
 
 use super::api::Refusal;
 use super::notice::{Notice, NoticeKind, telegram_user};
-use super::retry::{Fate, later};
+use super::retry::{Fate, claim_bot_send, late, later, next_slot};
 use super::{AppPlace, Telegram, users};
 use crate::AppState;
 use crate::time::now_ms;
@@ -188,15 +190,14 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
     // slot claims is only the send, so a send lands in the second whose
     // slot it claimed even on a busy node.
     let text = render(bp, n, user.lang).await;
-    let now = now_ms();
     // The bot's sends (per slot of a second), across nodes; before the
     // chat's, so a chat's slot is not claimed for a send the bot may not
     // make yet.
-    match bp.claim_send(now, s.messages_per_sec).await {
-        Ok(true) => {}
-        Ok(false) => return Fate::Later(next_slot(now, s.messages_per_sec), "bot_busy"),
-        Err(_) => return Fate::Later(now + 1000, "unavailable"),
-    }
+    let slot_end = match claim_bot_send(bp, s.messages_per_sec).await {
+        Ok(end) => end,
+        Err(fate) => return fate,
+    };
+    let now = now_ms();
     // One message per chat per interval, across nodes; claimed a tenth
     // longer, so that two sends' different trips to Telegram never bring
     // them closer than the interval.
@@ -227,6 +228,9 @@ pub async fn deliver(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice) -> Fate 
         },
         _ => AppPlace::Room(n.room.clone()),
     };
+    if let Some(fate) = late(slot_end, now_ms() + interval.as_millis() as u64) {
+        return fate;
+    }
     let button = tg.app_button(user.lang.open_game_for(n.kind), &place);
     let params = SendMessageParams::builder()
         .chat_id(user.chat)
@@ -276,11 +280,6 @@ async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: 
         Ok(None) => return Fate::Dropped("stale"),
         Err(_) => return Fate::Later(now + 1000, "unavailable"),
     };
-    match bp.claim_send(now, tg.settings.messages_per_sec).await {
-        Ok(true) => {}
-        Ok(false) => return Fate::Later(next_slot(now, tg.settings.messages_per_sec), "bot_busy"),
-        Err(_) => return Fate::Later(now + 1000, "unavailable"),
-    }
     // The chat's language is not known: the challenger's, from his record.
     let lang = users::load(bp, &n.player)
         .await
@@ -314,6 +313,15 @@ async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: 
             inline_keyboard: vec![vec![b]],
         }))
         .build();
+    let per_sec = tg.settings.messages_per_sec;
+    match claim_bot_send(bp, per_sec).await {
+        Ok(end) => {
+            if let Some(fate) = late(end, next_slot(now_ms(), per_sec)) {
+                return fate;
+            }
+        }
+        Err(fate) => return fate,
+    }
     let m = &tg.outbox.metrics;
     match tg.api.edit_message_text(&params).await {
         Ok(_) => {
@@ -329,12 +337,6 @@ async fn challenge_over(bp: &dyn Backplane, tg: &Telegram, n: &mut Notice, now: 
             later(bp, &mut n.attempts, e.refusal()).await
         }
     }
-}
-
-/// When the next slot of sends begins ([`tabula_backplane::send_slot`]).
-fn next_slot(now: u64, per_sec: u32) -> u64 {
-    let (slot_ms, _) = tabula_backplane::send_slot(per_sec);
-    (now / slot_ms + 1) * slot_ms
 }
 
 /// A waiting game's notice: the game is still listed for the player,
