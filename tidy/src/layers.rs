@@ -60,6 +60,16 @@ pub fn parse_table(markdown: &str) -> Result<BTreeMap<String, Row>, String> {
 /// Every workspace package and its normal dependencies on workspace
 /// packages, from `cargo metadata --no-deps` run in `root`.
 pub fn workspace(root: &Path) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+    let all = all_dependencies(root)?;
+    let names: BTreeSet<String> = all.keys().cloned().collect();
+    Ok(all
+        .into_iter()
+        .map(|(name, deps)| (name, deps.intersection(&names).cloned().collect()))
+        .collect())
+}
+
+/// `cargo metadata --no-deps`'s answer in `root`.
+fn metadata(root: &Path) -> Result<serde_json::Value, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
         .args([
@@ -78,10 +88,16 @@ pub fn workspace(root: &Path) -> Result<BTreeMap<String, BTreeSet<String>>, Stri
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())
+}
+
+/// Every workspace package and all its normal dependencies (workspace
+/// packages and crates from the registry alike), by name, from `cargo
+/// metadata --no-deps` run in `root`.
+pub fn all_dependencies(root: &Path) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+    let meta = metadata(root)?;
     let packages = meta["packages"].as_array().ok_or("no packages")?;
-    let names: BTreeSet<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
-    let mut graph = BTreeMap::new();
+    let mut out = BTreeMap::new();
     for p in packages {
         let name = p["name"].as_str().ok_or("a package without a name")?;
         let deps = p["dependencies"]
@@ -90,12 +106,11 @@ pub fn workspace(root: &Path) -> Result<BTreeMap<String, BTreeSet<String>>, Stri
             .flatten()
             .filter(|d| d["kind"].is_null())
             .filter_map(|d| d["name"].as_str())
-            .filter(|d| names.contains(d))
             .map(str::to_string)
             .collect();
-        graph.insert(name.to_string(), deps);
+        out.insert(name.to_string(), deps);
     }
-    Ok(graph)
+    Ok(out)
 }
 
 /// What is wrong with a table: each dependency must point to a lower layer.

@@ -2,9 +2,7 @@
 //! (`cargo test -p tabula-tidy`):
 //!
 //! * [`imports`]: no module of any crate imports, through others, a module
-//!   that imports it (the file-level graph has no cycle), but for the
-//!   cycles older crates still have, listed in `src/tests.rs`
-//!   (`ALLOWED_CYCLES`) until issue 48 removes them;
+//!   that imports it: the file-level graph of every crate has no cycle;
 //! * [`layers`]: the workspace's crates depend on each other exactly as
 //!   ARCHITECTURE.md's layer table says, every dependency pointing down.
 

@@ -5,62 +5,6 @@ use std::path::{Path, PathBuf};
 
 use crate::{imports, layers};
 
-/// Import cycles the workspace still has, by crate: each one strongly
-/// connected component of files (paths under the crate's `src/`, sorted).
-/// Issue 48 ("Imports that run one way") removes them all; until then a
-/// cycle that is not listed fails the test (a new one, or a listed one
-/// that grew or split), and so does a listed one that is gone: strike it
-/// out, so the list only shrinks. Every crate not named here has none.
-const ALLOWED_CYCLES: &[(&str, &[&str])] = &[
-    // lib.rs holds `BackplaneError` and the ids every concern's trait
-    // uses, and names the traits in `Backplane`; the in-process and Redis
-    // `mod.rs` hold the shared state their per-trait files implement on.
-    (
-        "crates/tabula-backplane",
-        &[
-            "archive.rs",
-            "bus.rs",
-            "lib.rs",
-            "lobby.rs",
-            "notices.rs",
-            "store.rs",
-            "tournaments.rs",
-        ],
-    ),
-    (
-        "crates/tabula-backplane",
-        &[
-            "in_process/lobby.rs",
-            "in_process/mod.rs",
-            "in_process/notices.rs",
-            "in_process/tournaments.rs",
-        ],
-    ),
-    (
-        "crates/tabula-backplane",
-        &["redis/bus.rs", "redis/conn.rs", "redis/mod.rs"],
-    ),
-    // lib.rs's `StoreError` and `StoreFuture` are every concern's, and
-    // lib.rs names the concerns (`DurableStore`, `NotRated(GameKey)`).
-    (
-        "crates/tabula-store",
-        &[
-            "games.rs",
-            "lib.rs",
-            "profiles.rs",
-            "ratings.rs",
-            "tournaments.rs",
-        ],
-    ),
-    // core.rs holds each format's state; each format works on `Tournament`;
-    // lib.rs's effects carry `Standings`, which read lib.rs's ids.
-    (
-        "crates/tabula-tournament",
-        &["arena.rs", "core.rs", "knockout.rs"],
-    ),
-    ("crates/tabula-tournament", &["lib.rs", "standings.rs"]),
-];
-
 fn root() -> PathBuf {
     let tidy = Path::new(env!("CARGO_MANIFEST_DIR"));
     tidy.parent().unwrap_or(tidy).to_path_buf()
@@ -105,25 +49,15 @@ fn imports_run_one_way() {
         "only {files} files read under {}",
         root().display()
     );
-    let allowed: BTreeSet<(String, Vec<String>)> = ALLOWED_CYCLES
+    let lines: Vec<String> = found
         .iter()
-        .map(|(c, files)| (c.to_string(), files.iter().map(|f| f.to_string()).collect()))
+        .map(|(c, files)| format!("  {c}: {}", files.join(", ")))
         .collect();
-    let spell = |cycles: Vec<&(String, Vec<String>)>| -> String {
-        let lines: Vec<String> = cycles
-            .iter()
-            .map(|(c, files)| format!("    (\"{c}\", &[\"{}\"]),", files.join("\", \"")))
-            .collect();
-        lines.join("\n")
-    };
-    let new = spell(found.difference(&allowed).collect());
-    let gone = spell(allowed.difference(&found).collect());
     assert!(
-        new.is_empty() && gone.is_empty(),
+        found.is_empty(),
         "import cycles (each a crate and the files of one strongly connected \
-         component; `cargo run -p tabula-tidy --bin import-graph -- crates/<name>` prints the edges)\n\
-         new, not allowed:\n{new}\n\
-         allowed but gone (strike them from ALLOWED_CYCLES):\n{gone}"
+         component; `cargo run -p tabula-tidy --bin import-graph -- crates/<name>` prints the edges):\n{}",
+        lines.join("\n")
     );
 }
 
@@ -154,6 +88,77 @@ fn the_node_links_no_training_code() {
 
 /// ARCHITECTURE.md names every module of the system-test binary, as
 /// `tests/system/main.rs` declares them.
+/// The crates ARCHITECTURE.md calls pure: no IO, no clock, no global
+/// RNG, nothing async.
+const PURE: &[&str] = &[
+    "tabula-dice",
+    "tabula-long",
+    "tabula-backgammon",
+    "tabula-thud",
+    "tabula-room",
+    "tabula-bots",
+    "tabula-tournament",
+    "tabula-ratings",
+    "tabula-auth",
+];
+
+/// Crates a pure crate must not depend on: runtimes, networking, stores.
+const NOT_PURE: &[&str] = &[
+    "actix",
+    "actix-rt",
+    "actix-web",
+    "actix-ws",
+    "async-trait",
+    "deadpool-redis",
+    "futures",
+    "futures-util",
+    "hyper",
+    "mio",
+    "redis",
+    "reqwest",
+    "sqlx",
+    "tokio",
+];
+
+/// What a pure crate's code must not name: the clock, the global RNG, the
+/// file system, the network, the environment, the console.
+const NOT_PURE_CODE: &[&str] = &[
+    "SystemTime",
+    "Instant::now",
+    "std::time",
+    "thread_rng",
+    "rand::rng()",
+    "std::fs",
+    "std::net",
+    "std::env",
+    "std::process",
+    "println!",
+    "eprintln!",
+];
+
+#[test]
+fn the_pure_crates_depend_on_nothing_async_and_read_no_clock() {
+    let deps = layers::all_dependencies(&root()).expect("cargo metadata");
+    let mut wrong = Vec::new();
+    for name in PURE {
+        let Some(d) = deps.get(*name) else {
+            wrong.push(format!("{name} is not in the workspace"));
+            continue;
+        };
+        for bad in NOT_PURE.iter().filter(|b| d.contains(**b)) {
+            wrong.push(format!("{name} depends on {bad}"));
+        }
+        let dir = root().join("crates").join(name).join("src");
+        let sources = imports::read_sources(&dir).expect("readable sources");
+        for (file, text) in &sources {
+            for bad in NOT_PURE_CODE.iter().filter(|b| text.contains(**b)) {
+                wrong.push(format!("{name}/src/{file} names {bad}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "the pure crates: {wrong:#?}");
+}
+
 #[test]
 fn architecture_md_names_every_system_test_module() {
     let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");

@@ -37,7 +37,9 @@
 //! What the messages mean is the node's business.
 
 mod archive;
+mod backplane;
 mod bus;
+mod error;
 mod in_process;
 mod lobby;
 mod notices;
@@ -50,7 +52,9 @@ pub mod redis;
 pub use archive::{
     Archive, ArchiveBacklog, MAX_PROFILES, MAX_UNFINISHED, ProfilePart, StoredProfile,
 };
+pub use backplane::Backplane;
 pub use bus::{Inbound, NodeBus};
+pub use error::{BackplaneError, NodeId, Result, RoomId};
 pub use in_process::InProcess;
 pub use lobby::{
     Lobby, MAX_SHOWN, NEW_PLAYER_RATING, Rematch, Shelf, Shown, Ticket, Window, compatible,
@@ -61,79 +65,3 @@ pub use parts::Parts;
 pub use redis::{RedisBackplane, RedisConfig};
 pub use store::{Lease, RoomAppend, RoomEntry, RoomStore, StoredRoom};
 pub use tournaments::{TournamentStore, tournament_key, tournament_of};
-
-/// A room's id (URL-safe).
-pub type RoomId = String;
-
-/// A node's id.
-pub type NodeId = String;
-
-/// Why a backplane call failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BackplaneError {
-    /// The room id or invite code is already registered.
-    #[error("room {0} already exists")]
-    Exists(String),
-    /// The room is owned by a live node other than the caller.
-    #[error("room {room} is owned by node {owner}")]
-    Owned {
-        /// The room.
-        room: RoomId,
-        /// Its owner.
-        owner: NodeId,
-    },
-    /// The caller's epoch is stale: it no longer owns the room.
-    #[error("stale epoch {epoch} for room {room}")]
-    Fenced {
-        /// The room.
-        room: RoomId,
-        /// The caller's epoch.
-        epoch: u64,
-    },
-    /// A snapshot older than the stored one.
-    #[error("snapshot version {version} is older than the stored one")]
-    StaleVersion {
-        /// The refused version.
-        version: u64,
-    },
-    /// An append does not continue the stored room (it holds `stored`
-    /// inputs, or nothing at all): write the whole room instead.
-    #[error("the store holds {stored} inputs, not {base}: a whole snapshot is needed")]
-    Gap {
-        /// Inputs the store holds.
-        stored: usize,
-        /// Inputs the append assumed.
-        base: usize,
-    },
-    /// The store could not be reached (or timed out).
-    #[error("backplane unavailable: {0}")]
-    Unavailable(String),
-    /// Stored data could not be read back.
-    #[error("corrupt stored data: {0}")]
-    Corrupt(String),
-}
-
-impl BackplaneError {
-    /// Whether the caller lost ownership (as opposed to a store outage).
-    pub fn is_fenced(&self) -> bool {
-        matches!(
-            self,
-            BackplaneError::Fenced { .. } | BackplaneError::StaleVersion { .. }
-        )
-    }
-}
-
-/// A result of the backplane.
-pub type Result<T> = std::result::Result<T, BackplaneError>;
-
-/// The whole cluster seam: every concern of the backplane. Implemented for
-/// whatever implements the four parts, so `Arc<dyn Backplane>` offers all
-/// their methods (a trait object's supertrait methods need no import).
-///
-/// The parts of one backplane speak for one node: the store's "this node"
-/// is the bus's [`NodeBus::node_id`], and its "dead" is the bus's
-/// liveness.
-pub trait Backplane: RoomStore + NodeBus + Lobby + Archive + Notices + TournamentStore {}
-
-impl<T: RoomStore + NodeBus + Lobby + Archive + Notices + TournamentStore> Backplane for T {}

@@ -25,15 +25,13 @@
 //! keyset pagination on (end time, room, game number), so pages neither
 //! skip nor repeat a game however many are archived meanwhile).
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 use tabula_room::{
     BotLevel, GameKind, GameRecord, GameResult, PlayerDelta, PlayerResult, PlayerStats, SeatId,
 };
 
 use crate::profiles::{MAX_ID_BYTES, check_id};
-use crate::{StoreError, StoreFuture};
+use crate::{GameKey, StoreError, StoreFuture};
 
 /// The largest history page.
 pub const MAX_PAGE: u32 = 100;
@@ -103,24 +101,7 @@ pub trait Games: Send + Sync + std::fmt::Debug + 'static {
     fn save_analysis<'a>(&'a self, key: &'a GameKey, json: &'a str) -> StoreFuture<'a, ()>;
 }
 
-/// A game's key: its room and its number in the room's match.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct GameKey {
-    /// The room's id.
-    pub room: String,
-    /// The 1-based game number in the room's match.
-    pub game: u32,
-}
-
 impl GameKey {
-    /// A key.
-    pub fn new(room: impl Into<String>, game: u32) -> GameKey {
-        GameKey {
-            room: room.into(),
-            game,
-        }
-    }
-
     pub(crate) fn check(&self) -> Result<(), StoreError> {
         if self.room.is_empty() || self.room.len() > MAX_ID_BYTES {
             return Err(StoreError::Invalid(format!(
@@ -128,12 +109,6 @@ impl GameKey {
             )));
         }
         Ok(())
-    }
-}
-
-impl fmt::Display for GameKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}#{}", self.room, self.game)
     }
 }
 

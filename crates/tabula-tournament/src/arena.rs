@@ -20,32 +20,8 @@
 //!   one is paired again; the games being played still count, and the
 //!   tournament finishes when the last of them ends.
 
-use serde::{Deserialize, Serialize};
-
-use crate::core::{Out, Tournament};
+use crate::core::{ArenaState, Out, Tournament, Waiting};
 use crate::{Colour, GameId};
-
-/// The arena's schedule and queue.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ArenaState {
-    /// When pairing stops.
-    pub(crate) end_ms: u64,
-    /// Whether the window has closed.
-    pub(crate) closed: bool,
-    /// Players waiting for a game, longest first.
-    pub(crate) queue: Vec<Waiting>,
-    /// Games paired so far.
-    pub(crate) paired: u32,
-}
-
-/// A waiting player.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Waiting {
-    pub(crate) entrant: usize,
-    pub(crate) since_ms: u64,
-}
 
 impl Tournament {
     fn rematch_wait(&self) -> u64 {

@@ -5,8 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::arena::ArenaState;
-use crate::knockout::Bracket;
+use crate::bracket::Bracket;
 use crate::standings::{Record, Res, Standings, Tally};
 use crate::{
     Colour, ConfigError, Effect, Format, GameId, Input, Outcome, PlayerId, Rejection, Status,
@@ -434,4 +433,26 @@ impl Tournament {
     pub(crate) fn idx(&self, player: &PlayerId) -> usize {
         self.index[player]
     }
+}
+
+/// The arena's schedule and queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ArenaState {
+    /// When pairing stops.
+    pub(crate) end_ms: u64,
+    /// Whether the window has closed.
+    pub(crate) closed: bool,
+    /// Players waiting for a game, longest first.
+    pub(crate) queue: Vec<Waiting>,
+    /// Games paired so far.
+    pub(crate) paired: u32,
+}
+
+/// A waiting player.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Waiting {
+    pub(crate) entrant: usize,
+    pub(crate) since_ms: u64,
 }

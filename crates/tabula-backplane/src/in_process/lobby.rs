@@ -4,51 +4,11 @@
 //! expiry (the purge).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, HashMap};
 
 use futures_util::future::BoxFuture;
 
-use super::{InProcess, ready};
+use super::{InProcess, order, ready};
 use crate::{Lobby, MAX_SHOWN, Rematch, Result, Shelf, Shown, Ticket, Window, pick_partner};
-
-/// Expired entries a `show` drops at most.
-const PURGE: usize = 64;
-
-/// A score in the in-memory order: thousandths of a point (ratings are
-/// whole; this keeps any score's order that matters).
-fn order(score: f64) -> i64 {
-    (score * 1000.0) as i64
-}
-
-/// One shelf: room → (score, JSON, node, until ms), and the two orders.
-#[derive(Debug, Default)]
-pub(super) struct ShelfState {
-    entries: HashMap<String, (f64, String, String, u64)>,
-    by_score: BTreeSet<(Reverse<i64>, String)>,
-    by_until: BTreeSet<(u64, String)>,
-}
-
-impl ShelfState {
-    fn remove(&mut self, room: &str) {
-        if let Some((score, _, _, until)) = self.entries.remove(room) {
-            self.by_score
-                .remove(&(Reverse(order(score)), room.to_string()));
-            self.by_until.remove(&(until, room.to_string()));
-        }
-    }
-
-    fn purge(&mut self, now_ms: u64) {
-        for _ in 0..PURGE {
-            match self.by_until.first() {
-                Some((until, room)) if *until <= now_ms => {
-                    let room = room.clone();
-                    self.remove(&room);
-                }
-                _ => break,
-            }
-        }
-    }
-}
 
 impl Lobby for InProcess {
     fn match_or_wait(

@@ -8,6 +8,7 @@
 //! (a claim reads the bus's liveness, forgetting a room drops its
 //! archived records).
 
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -73,13 +74,13 @@ struct State {
     /// orphans once it is due; a claim takes it out.
     wakes: ByRoom<u64>,
     /// The bot's notices, slots and players ([`notices`]).
-    notices: notices::NoticeState,
+    notices: NoticeState,
     /// The lobby's showcase, per shelf ([`lobby`]).
-    shelves: HashMap<crate::Shelf, lobby::ShelfState>,
+    shelves: HashMap<crate::Shelf, ShelfState>,
     /// Each node's open sockets and until when the count holds.
     online: HashMap<NodeId, (u64, u64)>,
     /// Tournaments: their directory, states and inboxes ([`tournaments`]).
-    tournaments: tournaments::TournamentState,
+    tournaments: TournamentState,
 }
 
 impl State {
@@ -201,4 +202,98 @@ fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
+}
+
+/// Expired entries a `show` drops at most.
+const PURGE: usize = 64;
+
+/// A score in the in-memory order: thousandths of a point (ratings are
+/// whole; this keeps any score's order that matters).
+fn order(score: f64) -> i64 {
+    (score * 1000.0) as i64
+}
+
+/// One shelf: room → (score, JSON, node, until ms), and the two orders.
+#[derive(Debug, Default)]
+struct ShelfState {
+    entries: HashMap<String, (f64, String, String, u64)>,
+    by_score: BTreeSet<(Reverse<i64>, String)>,
+    by_until: BTreeSet<(u64, String)>,
+}
+
+impl ShelfState {
+    fn remove(&mut self, room: &str) {
+        if let Some((score, _, _, until)) = self.entries.remove(room) {
+            self.by_score
+                .remove(&(Reverse(order(score)), room.to_string()));
+            self.by_until.remove(&(until, room.to_string()));
+        }
+    }
+
+    fn purge(&mut self, now_ms: u64) {
+        for _ in 0..PURGE {
+            match self.by_until.first() {
+                Some((until, room)) if *until <= now_ms => {
+                    let room = room.clone();
+                    self.remove(&room);
+                }
+                _ => break,
+            }
+        }
+    }
+}
+
+/// The most ids remembered as queued: past it, those whose keep is over
+/// go first, then the oldest (a bound on memory, as [`crate::MAX_PROFILES`]).
+const MAX_SEEN: usize = 1_000_000;
+
+/// `d` from `now`, or a century when that does not fit an `Instant`.
+fn later(now: Instant, d: Duration) -> Instant {
+    now.checked_add(d)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
+/// The bot's state in memory.
+#[derive(Debug, Default)]
+struct NoticeState {
+    /// id → (entry, due ms).
+    queued: HashMap<String, (String, u64)>,
+    /// (due ms, id), earliest first.
+    due: BTreeSet<(u64, String)>,
+    /// id → until when it is remembered.
+    seen: HashMap<String, Instant>,
+    /// slot name → until when it is claimed.
+    slots: HashMap<String, Instant>,
+    /// ((slot length, slot), sends claimed in it).
+    second: ((u64, u64), u32),
+    paused_until: u64,
+    users: HashMap<String, String>,
+    /// name → (value, until when it is kept).
+    notes: HashMap<String, (String, Instant)>,
+}
+
+impl NoticeState {
+    fn bound(&mut self, now: Instant) {
+        if self.seen.len() >= MAX_SEEN {
+            self.seen.retain(|_, until| *until > now);
+        }
+        if self.slots.len() >= MAX_SEEN {
+            self.slots.retain(|_, until| *until > now);
+        }
+        if self.notes.len() >= MAX_SEEN {
+            self.notes.retain(|_, (_, until)| *until > now);
+        }
+    }
+}
+
+/// Tournaments' part of the shared state.
+#[derive(Debug, Default)]
+struct TournamentState {
+    /// Id → created ms.
+    ids: HashMap<String, u64>,
+    /// Id → state JSON.
+    states: HashMap<String, String>,
+    /// Id → key → entry.
+    inboxes: HashMap<String, BTreeMap<String, String>>,
 }

@@ -2,57 +2,12 @@
 //! within their keep, slots, the send counter of the current second, the
 //! pause and the bot's players.
 
-use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 
-use super::{InProcess, ready};
+use super::{InProcess, later, ready};
 use crate::{NoticeBacklog, Notices, Result};
-
-/// The most ids remembered as queued: past it, those whose keep is over
-/// go first, then the oldest (a bound on memory, as [`crate::MAX_PROFILES`]).
-const MAX_SEEN: usize = 1_000_000;
-
-/// `d` from `now`, or a century when that does not fit an `Instant`.
-fn later(now: Instant, d: Duration) -> Instant {
-    now.checked_add(d)
-        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
-        .unwrap_or(now)
-}
-
-/// The bot's state in memory.
-#[derive(Debug, Default)]
-pub(super) struct NoticeState {
-    /// id → (entry, due ms).
-    queued: HashMap<String, (String, u64)>,
-    /// (due ms, id), earliest first.
-    due: BTreeSet<(u64, String)>,
-    /// id → until when it is remembered.
-    seen: HashMap<String, Instant>,
-    /// slot name → until when it is claimed.
-    slots: HashMap<String, Instant>,
-    /// ((slot length, slot), sends claimed in it).
-    second: ((u64, u64), u32),
-    paused_until: u64,
-    users: HashMap<String, String>,
-    /// name → (value, until when it is kept).
-    notes: HashMap<String, (String, Instant)>,
-}
-
-impl NoticeState {
-    fn bound(&mut self, now: Instant) {
-        if self.seen.len() >= MAX_SEEN {
-            self.seen.retain(|_, until| *until > now);
-        }
-        if self.slots.len() >= MAX_SEEN {
-            self.slots.retain(|_, until| *until > now);
-        }
-        if self.notes.len() >= MAX_SEEN {
-            self.notes.retain(|_, (_, until)| *until > now);
-        }
-    }
-}
 
 impl Notices for InProcess {
     fn queue_notice(

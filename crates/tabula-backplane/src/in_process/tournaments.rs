@@ -1,23 +1,10 @@
 //! [`TournamentStore`] in memory: the directory, states and inboxes of
 //! the shared [`State`](super::State); fenced by the room store's owners.
 
-use std::collections::{BTreeMap, HashMap};
-
 use futures_util::future::BoxFuture;
 
 use super::{InProcess, ready};
 use crate::{Result, TournamentStore, tournament_key};
-
-/// Tournaments' part of the shared state.
-#[derive(Debug, Default)]
-pub(super) struct TournamentState {
-    /// Id → created ms.
-    ids: HashMap<String, u64>,
-    /// Id → state JSON.
-    states: HashMap<String, String>,
-    /// Id → key → entry.
-    inboxes: HashMap<String, BTreeMap<String, String>>,
-}
 
 impl TournamentStore for InProcess {
     fn register_tournament(&self, id: &str, created_ms: u64) -> BoxFuture<'_, Result<bool>> {

@@ -6,80 +6,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use deadpool_redis::redis::{
-    self, Cmd, FromRedisValue, Pipeline, RedisError, RedisFuture, Script, ServerErrorKind, Value,
-    aio::ConnectionLike,
+    self, Cmd, FromRedisValue, RedisError, Script, ServerErrorKind, Value,
 };
 
-use super::{RedisBackplane, lock, redis_err, unavailable};
+use super::{Conn, Held, Pool, RedisBackplane, Shared, lock, redis_err, unavailable};
 use crate::BackplaneError;
 use crate::Result;
-
-/// The two kinds of pools, behind one face.
-pub(super) enum Pool {
-    Single(deadpool_redis::Pool),
-    Cluster(deadpool_redis::cluster::Pool),
-}
-
-/// A connection of either kind: a clone of a pooled multiplexed connection.
-///
-/// Why not a pool checkout per command: deadpool-redis checks every
-/// checkout with an `UNWATCH` + `PING` round trip, which doubled the
-/// round trips of every routed command and snapshot append (the cluster
-/// load test fell over at 5,000 matches with Redis mostly answering PINGs).
-/// A multiplexed connection is made to be shared (it pipelines concurrent
-/// requests over one socket), and nothing here uses per-connection state
-/// (no `WATCH`/`MULTI`), so the backplane takes one connection from the pool,
-/// shares clones of it, and goes back to the pool (which checks, and
-/// replaces, a broken one) only after a call fails on the connection.
-#[derive(Clone)]
-enum Conn {
-    Single(redis::aio::MultiplexedConnection),
-    Cluster(redis::cluster_async::ClusterConnection),
-}
-
-impl ConnectionLike for Conn {
-    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
-        match self {
-            Conn::Single(c) => c.req_packed_command(cmd),
-            Conn::Cluster(c) => c.req_packed_command(cmd),
-        }
-    }
-
-    fn req_packed_commands<'a>(
-        &'a mut self,
-        pipeline: &'a Pipeline,
-        offset: usize,
-        count: usize,
-    ) -> RedisFuture<'a, Vec<Value>> {
-        match self {
-            Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
-            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
-        }
-    }
-
-    fn get_db(&self) -> i64 {
-        match self {
-            Conn::Single(c) => c.get_db(),
-            Conn::Cluster(c) => c.get_db(),
-        }
-    }
-}
-
-/// The shared connection and its generation (so that of two calls failing
-/// on the same connection, only the first drops it).
-#[derive(Default)]
-pub(super) struct Shared {
-    conn: Option<(u64, Conn)>,
-    /// The pooled object `conn` was cloned from, kept checked out.
-    held: Option<Held>,
-    generation: u64,
-}
-
-/// A connection checked out of the pool (back to it when dropped).
-enum Held {
-    Single(#[allow(dead_code)] deadpool_redis::Connection),
-    Cluster(#[allow(dead_code)] deadpool_redis::cluster::Connection),
-}
 
 impl RedisBackplane {
     /// The shared connection of `lane` (taken from the pool when there is

@@ -84,19 +84,20 @@ use std::fmt;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use deadpool_redis::redis::{self, RedisError};
+use deadpool_redis::redis::{
+    self, Cmd, Pipeline, RedisError, RedisFuture, Value, aio::ConnectionLike,
+};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use crate::{BackplaneError, Inbound, NodeBus, Result};
+use crate::{BackplaneError, Inbound, Result};
 
-use bus::{PubSubTarget, inbox_task, subscribe};
-use conn::{Pool, Shared, bounded};
 use scripts::Scripts;
 
 mod archive;
 mod bus;
 mod conn;
+mod connect;
 mod lobby;
 mod notices;
 mod scripts;
@@ -151,6 +152,73 @@ impl Default for RedisConfig {
             replica_ack_timeout_ms: 200,
         }
     }
+}
+
+/// The two kinds of pools, behind one face.
+enum Pool {
+    Single(deadpool_redis::Pool),
+    Cluster(deadpool_redis::cluster::Pool),
+}
+
+/// A connection of either kind: a clone of a pooled multiplexed connection.
+///
+/// Why not a pool checkout per command: deadpool-redis checks every
+/// checkout with an `UNWATCH` + `PING` round trip, which doubled the
+/// round trips of every routed command and snapshot append (the cluster
+/// load test fell over at 5,000 matches with Redis mostly answering PINGs).
+/// A multiplexed connection is made to be shared (it pipelines concurrent
+/// requests over one socket), and nothing here uses per-connection state
+/// (no `WATCH`/`MULTI`), so the backplane takes one connection from the pool,
+/// shares clones of it, and goes back to the pool (which checks, and
+/// replaces, a broken one) only after a call fails on the connection.
+#[derive(Clone)]
+enum Conn {
+    Single(redis::aio::MultiplexedConnection),
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Conn::Single(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Single(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+/// The shared connection and its generation (so that of two calls failing
+/// on the same connection, only the first drops it).
+#[derive(Default)]
+struct Shared {
+    conn: Option<(u64, Conn)>,
+    /// The pooled object `conn` was cloned from, kept checked out.
+    held: Option<Held>,
+    generation: u64,
+}
+
+/// A connection checked out of the pool (back to it when dropped).
+enum Held {
+    Single(#[allow(dead_code)] deadpool_redis::Connection),
+    Cluster(#[allow(dead_code)] deadpool_redis::cluster::Connection),
 }
 
 /// The Redis backplane. See the [module docs](self) for the key layout.
@@ -221,96 +289,10 @@ fn hex(s: &str) -> String {
     s.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The most connections the writes that wait for replicas spread over.
-const ACKED_LANES: usize = 8;
-
 /// Retries of the optimistic loops (claim, stats).
 const CAS_RETRIES: usize = 64;
 
 impl RedisBackplane {
-    /// Connects, subscribes to this node's inbox and records this node's
-    /// first heartbeat. Must run inside a tokio runtime that outlives the
-    /// backplane (the inbox task is spawned on it).
-    pub async fn connect(config: RedisConfig, node: impl Into<String>) -> Result<RedisBackplane> {
-        let node = node.into();
-        if config.prefix.contains(['{', '}']) {
-            return Err(unavailable("the key prefix must not contain braces"));
-        }
-        let replicas = (config.min_replicas_acked > 0)
-            .then_some((config.min_replicas_acked, config.replica_ack_timeout_ms));
-        if replicas.is_some()
-            && (config.replica_ack_timeout_ms == 0
-                || config.replica_ack_timeout_ms >= config.timeout_ms)
-        {
-            // WAIT 0 would block for ever; past the call's bound the call
-            // would time out first.
-            return Err(unavailable(
-                "replica_ack_timeout_ms must be positive and shorter than timeout_ms",
-            ));
-        }
-        // A `WAIT` holds up its connection's later commands, so the
-        // acked writes of different rooms wait side by side on several
-        // connections (Redis answers every waiting one as the replicas'
-        // acknowledgements come), one short of the pool's size, at most
-        // ACKED_LANES.
-        let acked_lanes = if replicas.is_some() {
-            config.pool_size.saturating_sub(1).clamp(1, ACKED_LANES)
-        } else {
-            0
-        };
-        if replicas.is_some() && config.pool_size < 2 {
-            // The acked writes hold a connection of their own.
-            return Err(unavailable(
-                "min_replicas_acked needs a pool_size of at least 2",
-            ));
-        }
-        let timeout = Duration::from_millis(config.timeout_ms.max(1));
-        let mut pool_config = deadpool_redis::PoolConfig::new(config.pool_size.max(1));
-        pool_config.timeouts = deadpool_redis::Timeouts {
-            wait: Some(timeout),
-            create: Some(timeout),
-            recycle: Some(timeout),
-        };
-        let runtime = Some(deadpool_redis::Runtime::Tokio1);
-        let (pool, target) = if config.cluster {
-            let mut c = deadpool_redis::cluster::Config::from_urls(config.urls.clone());
-            c.pool = Some(pool_config);
-            let pool = c.create_pool(runtime).map_err(unavailable)?;
-            (
-                Pool::Cluster(pool),
-                PubSubTarget::Cluster(config.urls.clone()),
-            )
-        } else {
-            let mut c = deadpool_redis::Config::from_url(config.url.clone());
-            c.pool = Some(pool_config);
-            let pool = c.create_pool(runtime).map_err(unavailable)?;
-            let client = redis::Client::open(config.url.as_str()).map_err(redis_err)?;
-            (Pool::Single(pool), PubSubTarget::Single(client))
-        };
-        let b = RedisBackplane {
-            lease: Duration::from_millis(config.lease_ms.max(1)),
-            timeout,
-            prefix: config.prefix,
-            cluster: config.cluster,
-            pool,
-            shared: Mutex::new(Shared::default()),
-            acked: (0..acked_lanes).map(|_| Mutex::default()).collect(),
-            replicas,
-            scripts: Scripts::new(),
-            inbox: Mutex::new(None),
-            node,
-        };
-        b.heartbeat().await?;
-        // Subscribe before returning, so messages sent to this node right
-        // after `connect` are not lost.
-        let channel = b.inbox_channel(&b.node);
-        let sub = bounded(timeout, subscribe(&target, &channel)).await?;
-        let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(inbox_task(target, channel, timeout, sub, tx));
-        *b.inbox.lock().unwrap_or_else(PoisonError::into_inner) = Some(rx);
-        Ok(b)
-    }
-
     fn room_key(&self, id: &str) -> String {
         format!("{}:room:{{{id}}}", self.prefix)
     }
