@@ -26,10 +26,10 @@ mod wire;
 use tabula_dice::Dice;
 
 use crate::error::{EngineError, RoomError};
-use crate::event::{Audience, BotNeed, Event};
+use crate::event::{Audience, Event};
 use crate::fair::FairDice;
-use crate::narration::{self, Fact, Seats};
-use crate::result::{EndReason, GameResult, GameSummary, ResultKind};
+use crate::narration::{self, Fact};
+use crate::result::{EndReason, GameResult, GameSummary};
 use crate::types::{SeatId, Spot};
 
 pub(crate) use backgammon::{BackgammonGame, points_of as bg_points};
@@ -63,6 +63,11 @@ macro_rules! engine {
         }
     };
 }
+
+// After `engine!`, which they use (a macro is in scope below its
+// definition only).
+mod offers;
+mod reads;
 
 impl GameSetup {
     /// Checks that the start position (if any) is legal for the game.
@@ -202,109 +207,6 @@ impl Game {
             None => g.await_roll(starter, out),
         }
         Ok(g)
-    }
-
-    /// The options.
-    pub fn options(&self) -> &GameOptions {
-        &self.options
-    }
-
-    /// The actions so far.
-    pub fn actions(&self) -> &[Action] {
-        &self.actions
-    }
-
-    /// The dice (seeds and how many were used).
-    pub fn dice(&self) -> &FairDice {
-        &self.dice
-    }
-
-    /// The cube.
-    pub fn cube(&self) -> Cube {
-        self.cube
-    }
-
-    /// The result once over.
-    pub fn result(&self) -> Option<&GameResult> {
-        self.result.as_ref()
-    }
-
-    /// The results summary so far.
-    pub fn summary(&self) -> &GameSummary {
-        &self.summary
-    }
-
-    /// How the arbiter names this game's seats.
-    pub(crate) fn seats(&self) -> Seats {
-        engine!(&self.board, e => e.seats())
-    }
-
-    /// Whether this game is played with dice (and shows dice, moves and
-    /// the cube in the room's view).
-    pub(crate) fn uses_dice(&self) -> bool {
-        engine!(&self.board, e => e.dice())
-    }
-
-    /// Whether a match of this game is always one game.
-    pub(crate) fn one_game(&self) -> bool {
-        engine!(&self.board, e => e.one_game())
-    }
-
-    /// The long nardy position (start of the current turn).
-    pub fn long_position(&self) -> Option<tabula_long::Position> {
-        match &self.board {
-            Board::Long(g) => Some(g.position()),
-            _ => None,
-        }
-    }
-
-    /// At the start of a dice game's turn (rolled, nothing played yet): who
-    /// is to play, the roll and the position, as an empty
-    /// [`crate::PlayedTurn`]. `None` at any other moment.
-    pub fn turn_start(&self) -> Option<crate::PlayedTurn> {
-        self.turn_in_progress().filter(PlayedTurn::is_unplayed)
-    }
-
-    /// During a dice game's turn (rolled; some steps may be played): who
-    /// is to play, the roll, the position before the turn's first step and
-    /// the steps played so far. `None` at any other moment.
-    pub fn turn_in_progress(&self) -> Option<crate::PlayedTurn> {
-        let Stage::Moving(seat) = self.stage else {
-            return None;
-        };
-        engine!(&self.board, e => e.turn(seat))
-    }
-
-    /// The Thud! game.
-    pub fn thud_game(&self) -> Option<&tabula_thud::Game> {
-        match &self.board {
-            Board::Thud(g) => Some(g.game()),
-            _ => None,
-        }
-    }
-
-    /// Who must act next and how; `None` once over.
-    pub fn to_act(&self) -> Option<(SeatId, BotNeed)> {
-        match self.stage {
-            Stage::AwaitRoll(s) => Some((s, BotNeed::Roll)),
-            Stage::Moving(s) => Some((s, BotNeed::Move)),
-            Stage::CubeOffered(by) => Some((by.other(), BotNeed::CubeDecision)),
-            Stage::OwnTurns => engine!(&self.board, e => e.to_act()),
-            Stage::Over => None,
-        }
-    }
-
-    /// Whether `seat` may double now.
-    pub fn may_double(&self, seat: SeatId) -> bool {
-        self.cube.enabled
-            && self.stage == Stage::AwaitRoll(seat)
-            && self.cube.value < MAX_CUBE
-            && self.cube.owner.is_none_or(|o| o == seat)
-    }
-
-    /// The board as it stands now (mid-turn included).
-    pub fn board_view(&self) -> BoardView {
-        engine!(&self.board, e => e.view())
     }
 
     fn await_roll(&mut self, seat: SeatId, out: &mut Out) {
@@ -559,73 +461,6 @@ impl Game {
         }
     }
 
-    /// `seat` offers a double.
-    pub(crate) fn double(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
-        if !self.cube.enabled {
-            return Err(RoomError::NoCube);
-        }
-        if let Stage::CubeOffered(_) = self.stage {
-            return Err(RoomError::DoublePending);
-        }
-        if self.stage != Stage::AwaitRoll(seat) {
-            return Err(RoomError::NotTimeToDouble);
-        }
-        if self.cube.owner.is_some_and(|o| o != seat) {
-            return Err(RoomError::NotYourCube);
-        }
-        if self.cube.value >= MAX_CUBE {
-            return Err(RoomError::CubeAtMaximum);
-        }
-        self.actions.push(Action::Double { seat });
-        self.stage = Stage::CubeOffered(seat);
-        out.push((
-            Audience::All,
-            Event::DoubleOffered {
-                seat,
-                value: self.cube.value * 2,
-            },
-        ));
-        Ok(())
-    }
-
-    fn offer_to(&self, seat: SeatId) -> Result<SeatId, RoomError> {
-        match self.stage {
-            Stage::CubeOffered(by) if by.other() == seat => Ok(by),
-            Stage::CubeOffered(_) => Err(RoomError::NotYourTurn),
-            _ => Err(RoomError::NoDoublePending),
-        }
-    }
-
-    /// `seat` takes the pending double.
-    pub(crate) fn take(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
-        let by = self.offer_to(seat)?;
-        self.actions.push(Action::Take { seat });
-        self.cube.value *= 2;
-        self.cube.owner = Some(seat);
-        out.push((
-            Audience::All,
-            Event::DoubleTaken {
-                seat,
-                value: self.cube.value,
-            },
-        ));
-        self.await_roll(by, out);
-        Ok(())
-    }
-
-    /// `seat` drops the pending double: the doubler wins at the current
-    /// cube value.
-    pub(crate) fn drop_double(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
-        let by = self.offer_to(seat)?;
-        self.actions.push(Action::Drop { seat });
-        out.push((Audience::All, Event::DoubleDropped { seat }));
-        self.update_borne_off();
-        self.finish(Outcome::won(by, ResultKind::Drop, 1), EndReason::Dropped);
-        Ok(())
-    }
-
-    /// Refuses a command of a game with its own turn order at any other
-    /// moment (or in a dice game).
     fn own_turns(&self) -> Result<(), RoomError> {
         match self.stage {
             Stage::Over => Err(RoomError::GameNotStarted),
@@ -685,99 +520,6 @@ impl Game {
         if let Some(o) = r.outcome {
             self.finish(o, EndReason::RoundsOver);
         }
-    }
-
-    /// Thud!: `seat` proposes to end the round.
-    pub(crate) fn propose_end(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
-        self.own_turns()?;
-        engine!(&mut self.board, e => e.propose_end(seat))?;
-        self.actions.push(Action::ProposeEnd { seat });
-        out.push((Audience::All, Event::EndProposed { seat }));
-        Ok(())
-    }
-
-    /// Thud!: `seat` accepts the other's proposal.
-    pub(crate) fn accept_end(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
-        self.own_turns()?;
-        engine!(&mut self.board, e => e.accept_end(seat))?;
-        self.actions.push(Action::AcceptEnd { seat });
-        self.after_own_move(out);
-        Ok(())
-    }
-
-    /// Thud!: `seat` declines (or withdraws) the proposal.
-    pub(crate) fn decline_end(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
-        self.own_turns()?;
-        engine!(&mut self.board, e => e.decline_end(seat))?;
-        self.actions.push(Action::DeclineEnd { seat });
-        out.push((Audience::All, Event::EndDeclined { seat }));
-        Ok(())
-    }
-
-    /// How many actions a takeback by `seat` keeps: those up to the roll
-    /// that began his last turn (or the opening roll that played as it),
-    /// so he plays that roll again. `None` unless his turn is the last
-    /// thing done: he played at least one step (a Thud! move), it ended
-    /// his turn, the game goes on, and the other side has done nothing
-    /// since (no roll, no double, no move, no proposal).
-    pub(crate) fn takeback_point(&self, seat: SeatId) -> Option<usize> {
-        if self.result.is_some() {
-            return None;
-        }
-        match self.stage {
-            Stage::AwaitRoll(s) if s == seat.other() => {
-                let steps = self
-                    .actions
-                    .iter()
-                    .rev()
-                    .take_while(|a| matches!(a, Action::Step { seat: s, .. } if *s == seat))
-                    .count();
-                let k = self.actions.len() - steps;
-                match self.actions.get(k.checked_sub(1)?) {
-                    _ if steps == 0 => None,
-                    Some(Action::Roll { seat: s, .. }) if *s == seat => Some(k),
-                    Some(Action::Opening {
-                        starter,
-                        first_roll: Some(_),
-                        ..
-                    }) if *starter == seat => Some(k),
-                    _ => None,
-                }
-            }
-            Stage::OwnTurns => match self.actions.last() {
-                Some(Action::ThudMove { seat: s, .. })
-                    if *s == seat && self.to_act().is_some_and(|(w, _)| w == seat.other()) =>
-                {
-                    Some(self.actions.len() - 1)
-                }
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    /// `seat` takes back his last turn ([`Game::takeback_point`]): the
-    /// game is played again from its setup up to that point, so the board,
-    /// the dice, the cube and the summary are exactly what they were then.
-    /// Pushes the `possibleMoves` of the roll he plays again (a dice game).
-    pub(crate) fn take_back(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
-        let k = self
-            .takeback_point(seat)
-            .ok_or(RoomError::NothingToTakeBack)?;
-        let mut scratch = Out::new();
-        let mut g = Game::start(&self.setup, &mut scratch)?;
-        for a in &self.actions[..k] {
-            g.replay(a, &mut scratch)?;
-        }
-        if let Some(m) = scratch
-            .into_iter()
-            .rev()
-            .find(|(_, e)| matches!(e, Event::PossibleMoves { .. }))
-        {
-            out.push(m);
-        }
-        *self = g;
-        Ok(())
     }
 
     /// Replays one non-derived action (used by the verifier). Derived
