@@ -461,6 +461,8 @@ impl Game {
         }
     }
 
+    /// Refuses a command of a game with its own turn order at any other
+    /// moment (or in a dice game).
     fn own_turns(&self) -> Result<(), RoomError> {
         match self.stage {
             Stage::Over => Err(RoomError::GameNotStarted),

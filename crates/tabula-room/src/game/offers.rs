@@ -75,9 +75,6 @@ impl Game {
         Ok(())
     }
 
-    /// Refuses a command of a game with its own turn order at any other
-    /// moment (or in a dice game).
-
     /// Thud!: `seat` proposes to end the round.
     pub(crate) fn propose_end(&mut self, seat: SeatId, out: &mut Out) -> Result<(), RoomError> {
         self.own_turns()?;
