@@ -462,7 +462,10 @@ test('Thud! on a phone: the whole width in portrait, the whole height in landsca
         await page.click(`#board .sq[data-sq="${to}"] rect`);
         const chooser = await page.$(`#controls .choose button:text-is("${first}")`);
         if (chooser) await chooser.click();
-        await waitState(page, (s) => s.view.toAct?.seat === s.seat && s.view.board.legalMoves?.length && s.version > st.version + 1, 'the computer to answer');
+        // Our move, then the computer's: a state whose legal moves still
+        // hold the move we played is one from before ours (a move's
+        // events can bump the version twice before the turn passes).
+        await waitState(page, (s) => s.view.toAct?.seat === s.seat && s.view.board.legalMoves?.length && s.version > st.version + 1 && !s.view.board.legalMoves.includes(first), 'the computer to answer');
       }
       st = await appState(page);
       await page.waitForSelector('#board .last-to');
