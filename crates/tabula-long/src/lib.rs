@@ -62,16 +62,19 @@
 
 mod movegen;
 mod moves;
+mod notation;
 mod opening;
 mod outcome;
 mod perft;
 mod position;
 mod selfplay;
+mod turn;
 mod variant;
 
 use tabula_dice::Dice;
 
-pub use moves::{Final, Moves, NotationError, Sequence, Step, StepError, Target, Turn};
+pub use moves::{Final, Moves};
+pub use notation::{NotationError, Sequence, Step, Target};
 pub use opening::{OpeningDecision, decide_opening};
 pub use outcome::{Outcome, WinKind, is_koks, resign_outcome};
 pub use perft::{perft, perft_divide, perft_roll};
@@ -79,6 +82,7 @@ pub use position::{
     CHECKERS, Color, OffCounts, Position, Setup, SetupError, point_of, route_index,
 };
 pub use selfplay::{RandomGame, play_random_game};
+pub use turn::{StepError, Turn};
 pub use variant::{Opening, PrimeRule, Scoring, Variant, VariantError};
 
 impl Position {
