@@ -1,7 +1,7 @@
 //! Tournaments run by the cluster, played by socket clients: a knockout of
 //! 64 players across three node processes on one real Redis, its owner
 //! killed (`kill -9`) in the middle of the first round; a Swiss on one
-//! node; the routes' refusals.
+//! node; the routes' refusals; an idle owner's reads of its inbox.
 //!
 //! Every game is played by its two players over WebSockets (join, ready,
 //! and black resigns: a match of one point is over), on nodes other than
@@ -16,10 +16,14 @@ use tabula_tests as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{Client, http_async};
+use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
+use tabula_backplane::{Backplane, InProcess, Parts, TournamentStore};
 use tabula_tournament::{GameId, Outcome, PlayerId, Record, Standings, TournamentConfig, recount};
 
 use crate::cluster::Cluster;
@@ -818,6 +822,109 @@ async fn an_arena_of_100_over_a_compressed_10_minutes_pairs_finishers_within_the
         started.elapsed()
     );
     drop(c);
+}
+
+/// The in-process tournament store, counting the owner's inbox reads.
+#[derive(Debug)]
+struct CountedInbox {
+    inner: Arc<InProcess>,
+    reads: Arc<AtomicU64>,
+}
+
+type R<T> = tabula_backplane::Result<T>;
+
+impl TournamentStore for CountedInbox {
+    fn register_tournament(&self, id: &str, created_ms: u64) -> BoxFuture<'_, R<bool>> {
+        self.inner.register_tournament(id, created_ms)
+    }
+    fn tournament_ids(&self) -> BoxFuture<'_, R<Vec<String>>> {
+        self.inner.tournament_ids()
+    }
+    fn save_tournament(&self, id: &str, epoch: u64, state: String) -> BoxFuture<'_, R<()>> {
+        self.inner.save_tournament(id, epoch, state)
+    }
+    fn load_tournament(&self, id: &str) -> BoxFuture<'_, R<Option<String>>> {
+        self.inner.load_tournament(id)
+    }
+    fn post_tournament(&self, id: &str, key: &str, entry: String) -> BoxFuture<'_, R<bool>> {
+        self.inner.post_tournament(id, key, entry)
+    }
+    fn tournament_inbox(&self, id: &str) -> BoxFuture<'_, R<Vec<(String, String)>>> {
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        self.inner.tournament_inbox(id)
+    }
+    fn ack_tournament(&self, id: &str, epoch: u64, keys: Vec<String>) -> BoxFuture<'_, R<()>> {
+        self.inner.ack_tournament(id, epoch, keys)
+    }
+}
+
+/// An idle tournament costs its owner one look at the inbox a second (it
+/// was ten), and what is posted to it is applied at once all the same:
+/// the poster rings the owner's bell. Five joins in turn, each seen in
+/// the view within 300 ms of its 202 (a look a second alone would make
+/// that a one-in-three chance each).
+#[tokio::test]
+async fn an_idle_tournament_reads_its_inbox_once_a_second_and_a_join_rings_its_owner() {
+    let _one = common::one().await;
+    let reads = Arc::new(AtomicU64::new(0));
+    let inner = Arc::new(InProcess::new("solo"));
+    let backplane: Arc<dyn Backplane> = Arc::new(Parts {
+        tournaments: Arc::new(CountedInbox {
+            inner: inner.clone(),
+            reads: reads.clone(),
+        }),
+        ..Parts::of(inner)
+    });
+    let node = common::start_with(
+        common::test_settings(),
+        tabula_server::Services {
+            backplane: Some(backplane),
+            ..tabula_server::Services::default()
+        },
+    );
+    let addr = node.addr;
+    let players = guests(addr, 5).await;
+    let (status, v) = http_async(
+        addr,
+        "POST",
+        "/api/tournaments",
+        Some(json!({
+            "id": "idle",
+            "format": {"type": "knockout"},
+            "game": "backgammon",
+            "startAtMs": now_ms() + 3_600_000
+        })),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = reads.load(Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let idle = reads.load(Ordering::Relaxed) - before;
+    assert!(
+        (2..=5).contains(&idle),
+        "{idle} inbox reads in 3 s of an idle tournament"
+    );
+    for (i, p) in players.iter().enumerate() {
+        let t = Instant::now();
+        let (status, v) = http_async(
+            addr,
+            "POST",
+            &format!("/api/tournaments/idle/join?token={}", p.token),
+            None,
+        )
+        .await;
+        assert_eq!(status, 202, "{v}");
+        until(&[addr], "idle", "the join applied", |v| {
+            v["players"].as_array().is_some_and(|a| a.len() == i + 1)
+        })
+        .await;
+        let took = t.elapsed();
+        assert!(
+            took < Duration::from_millis(300),
+            "join {i} applied after {took:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -96,6 +96,14 @@ pub enum ToOwner {
         /// The front's connection id.
         conn: u64,
     },
+    /// Something was posted to the inbox of a tournament this node owns:
+    /// read it now rather than at the owner's next look. Sent by whoever
+    /// posted it; a node of an earlier release drops it as unreadable and
+    /// reads the inbox at its own pace.
+    TournamentMail {
+        /// The tournament's id.
+        tournament: String,
+    },
 }
 
 /// Owner → front. Each names its sender: a front drops what comes from a

@@ -157,6 +157,9 @@ pub(super) async fn handle(state: &Arc<AppState>, msg: ToOwner) {
                 }
             }
         }
+        ToOwner::TournamentMail { tournament } => {
+            state.tournaments.ring(&tournament);
+        }
         ToOwner::Probe { from, conn } => {
             let serving = lock(&router.proxies)
                 .get(&(from.clone(), conn))

@@ -28,6 +28,9 @@ pub struct Tournaments {
     reads: Mutex<HashMap<String, Kept>>,
     /// One read of a tournament at a time on this node.
     reading: KeyedLocks,
+    /// The bell of each tournament this node runs: rung when something is
+    /// posted to its inbox, so that its owner reads it at once.
+    bells: Mutex<HashMap<String, Arc<tokio::sync::Notify>>>,
 }
 
 /// How long one read of a tournament's state answers this node's readers
@@ -64,6 +67,33 @@ pub type Scan = Arc<Vec<(Tournament, Side)>>;
 impl Tournaments {
     pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn bells(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<tokio::sync::Notify>>> {
+        self.bells.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The bell of tournament `id`, which its owner here waits on (made
+    /// when it starts running here, dropped by [`Tournaments::unhang`]).
+    pub(crate) fn bell(&self, id: &str) -> Arc<tokio::sync::Notify> {
+        self.bells().entry(id.to_string()).or_default().clone()
+    }
+
+    /// Drops tournament `id`'s bell: this node no longer runs it.
+    pub(crate) fn unhang(&self, id: &str) {
+        self.bells().remove(id);
+    }
+
+    /// Rings tournament `id`'s bell if this node runs it: its owner reads
+    /// the inbox now (a ring while it is busy is kept for its next wait).
+    pub fn ring(&self, id: &str) -> bool {
+        match self.bells().get(id) {
+            Some(bell) => {
+                bell.notify_one();
+                true
+            }
+            None => false,
+        }
     }
 
     /// Whether this node runs the tournament.

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use tabula_backplane::BackplaneError;
+use tabula_protocol::{NodeMsg, ToOwner};
 use tabula_tournament::Input;
 
 use crate::time::now_ms;
@@ -39,7 +40,31 @@ pub async fn post_now(
         at_ms: now_ms(),
     })
     .map_err(|e| BackplaneError::Corrupt(e.to_string()))?;
-    bp.post_tournament(tournament, key, entry).await
+    let posted = bp.post_tournament(tournament, key, entry).await?;
+    if posted {
+        wake(bp, tournament).await;
+    }
+    Ok(posted)
+}
+
+/// Tells a tournament's owner that its inbox holds something new
+/// ([`ToOwner::TournamentMail`], through the node bus: to itself when
+/// this node owns it), so that it is applied at once rather than at the
+/// owner's next look ([`super::IDLE_POLL_MS`]). Best effort: a wake lost
+/// (no owner yet, the owner moving, the bus failing) costs that wait.
+async fn wake(bp: &dyn tabula_backplane::Backplane, tournament: &str) {
+    let Ok(Some(lease)) = bp
+        .owner(&tabula_backplane::tournament_key(tournament))
+        .await
+    else {
+        return;
+    };
+    let msg = NodeMsg::ToOwner(ToOwner::TournamentMail {
+        tournament: tournament.to_string(),
+    });
+    if let Ok(text) = msg.encode() {
+        let _ = bp.send(&lease.node, text).await;
+    }
 }
 
 /// Posts an input to a tournament's inbox under `key`, retried for a
@@ -60,7 +85,12 @@ pub fn post(
         let mut wait = Duration::from_millis(50);
         for _ in 0..10 {
             match bp.post_tournament(&tournament, &key, entry.clone()).await {
-                Ok(_) => return,
+                Ok(posted) => {
+                    if posted {
+                        wake(bp.as_ref(), &tournament).await;
+                    }
+                    return;
+                }
                 Err(e) => {
                     tracing::warn!(%tournament, %key, error = %e, "tournament input not posted; retrying");
                     tokio::time::sleep(wait).await;
