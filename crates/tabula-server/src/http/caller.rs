@@ -5,14 +5,13 @@
 use std::sync::atomic::Ordering;
 
 use actix_web::HttpRequest;
-use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use tabula_protocol::ErrorCode;
 use tabula_protocol::http::AuthQuery;
 use tabula_room::PlayerId;
 
 use super::profiles;
-use super::request::{credentials, error, login};
+use super::request::{ApiError, credentials, login};
 use crate::AppState;
 use crate::auth::Login;
 
@@ -22,7 +21,7 @@ pub(super) fn authenticate(
     state: &AppState,
     req: &HttpRequest,
     q: &AuthQuery,
-) -> Result<PlayerId, Box<HttpResponse>> {
+) -> Result<PlayerId, ApiError> {
     let l = login(state, req, q)?;
     refresh(state, &l);
     Ok(l.player)
@@ -49,30 +48,30 @@ pub(super) fn telegram_login(
     req: &HttpRequest,
     q: &AuthQuery,
     guest: &str,
-) -> Result<Login, Box<HttpResponse>> {
+) -> Result<Login, ApiError> {
     let creds = credentials(req, q);
     if creds.token.is_none() && creds.init_data.is_none() {
-        return Err(Box::new(error(
+        return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
             "sign in first: a session token (as welcome gives it) or initData",
-        )));
+        ));
     }
     if state.telegram.is_none() {
-        return Err(Box::new(error(
+        return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,
             "this node has no Telegram bot (auth.bot_token)",
-        )));
+        ));
     }
     let l = login(state, req, q)?;
     refresh(state, &l);
     if !l.player.0.starts_with("tg:") {
-        return Err(Box::new(error(
+        return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             ErrorCode::Unauthorized,
             guest.to_string(),
-        )));
+        ));
     }
     Ok(l)
 }
@@ -84,7 +83,7 @@ pub(super) fn creator(
     state: &AppState,
     req: &HttpRequest,
     q: &AuthQuery,
-) -> Result<Option<PlayerId>, Box<HttpResponse>> {
+) -> Result<Option<PlayerId>, ApiError> {
     let creds = credentials(req, q);
     if !state.settings.auth.guest_enabled() {
         return authenticate(state, req, q).map(Some);
@@ -103,13 +102,13 @@ pub(super) fn creating(
     state: &AppState,
     req: &HttpRequest,
     q: &AuthQuery,
-) -> Result<Option<PlayerId>, Box<HttpResponse>> {
+) -> Result<Option<PlayerId>, ApiError> {
     if state.draining.load(Ordering::SeqCst) {
-        return Err(Box::new(error(
+        return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::ShuttingDown,
             "the node is draining",
-        )));
+        ));
     }
     creator(state, req, q)
 }

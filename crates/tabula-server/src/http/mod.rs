@@ -31,7 +31,7 @@ pub(crate) mod seats;
 pub(crate) mod share;
 pub mod tournaments;
 
-pub use request::{error, json_config, path_config, query_config};
+pub use request::{ApiError, error, json_config, path_config, query_config};
 
 use caller::{authenticate, telegram_login};
 use request::{client_ip, credentials, login};
@@ -107,16 +107,16 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 /// challenges and how many are online, the same from every node
 /// ([`crate::showcase`]); 503 `unavailable` when the backplane is not
 /// reached.
-async fn live(state: web::Data<AppState>) -> HttpResponse {
+async fn live(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     match state.showcase.get(state.backplane.as_ref()).await {
-        Ok(v) => HttpResponse::Ok()
+        Ok(v) => Ok(HttpResponse::Ok()
             .insert_header((header::CACHE_CONTROL, "no-store"))
-            .json(v),
-        Err(e) => error(
+            .json(v)),
+        Err(e) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,
             e.to_string(),
-        ),
+        )),
     }
 }
 
@@ -127,27 +127,26 @@ async fn ws(
     q: web::Query<AuthQuery>,
 ) -> Result<HttpResponse, actix_web::Error> {
     if state.draining.load(Ordering::SeqCst) {
-        return Ok(error(
+        return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::ShuttingDown,
             "the node is draining",
-        ));
+        )
+        .into());
     }
     if state.store.is_cut_off() {
-        return Ok(error(
+        return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::ShuttingDown,
             "this node is cut off from its store; connect to another",
-        ));
+        )
+        .into());
     }
     let Login {
         player,
         telegram,
         language,
-    } = match login(&state, &req, &q) {
-        Ok(l) => l,
-        Err(r) => return Ok(*r),
-    };
+    } = login(&state, &req, &q)?;
     // A place among the node's sockets and the player's, held for the
     // socket's life.
     let address = client_ip(&state, &req).map(crate::quotas::counted_address);
@@ -162,23 +161,23 @@ async fn ws(
                 .socket_limits
                 .with_label_values(&[refusal.label()])
                 .inc();
-            return Ok(match refusal {
-                crate::sockets::Refusal::NodeFull => error(
+            return Err(match refusal {
+                crate::sockets::Refusal::NodeFull => ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,
                     ErrorCode::Unavailable,
                     "this node holds all the sockets it takes; connect to another or retry",
                 ),
-                crate::sockets::Refusal::AddressFull => error(
+                crate::sockets::Refusal::AddressFull => ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     ErrorCode::RateLimited,
                     "too many sockets from this address; close one",
                 ),
-                crate::sockets::Refusal::CoolingDown => error(
+                crate::sockets::Refusal::CoolingDown => ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     ErrorCode::RateLimited,
                     "a socket from this address flooded the node; wait before reconnecting",
                 ),
-                crate::sockets::Refusal::PlayerFull => error(
+                crate::sockets::Refusal::PlayerFull => ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     ErrorCode::RateLimited,
                     format!(
@@ -186,7 +185,8 @@ async fn ws(
                         state.settings.server.max_sockets_per_player
                     ),
                 ),
-            });
+            }
+            .into());
         }
     };
     let max = state.settings.server.max_frame_bytes;
@@ -218,14 +218,12 @@ async fn session(
     req: HttpRequest,
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
-) -> HttpResponse {
-    match authenticate(&state, &req, &q) {
-        Ok(player) => HttpResponse::Ok().json(Session {
-            token: state.auth.issue_token(&player),
-            player: player.0,
-        }),
-        Err(r) => *r,
-    }
+) -> Result<HttpResponse, ApiError> {
+    let player = authenticate(&state, &req, &q)?;
+    Ok(HttpResponse::Ok().json(Session {
+        token: state.auth.issue_token(&player),
+        player: player.0,
+    }))
 }
 
 /// `GET /api/me/games`: the player's games waiting for him (games against
@@ -235,11 +233,8 @@ async fn my_games(
     req: HttpRequest,
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
-) -> HttpResponse {
-    let player = match authenticate(&state, &req, &q) {
-        Ok(p) => p,
-        Err(r) => return *r,
-    };
+) -> Result<HttpResponse, ApiError> {
+    let player = authenticate(&state, &req, &q)?;
     match state.backplane.unfinished(&player.0).await {
         Ok(list) => {
             let mut games: Vec<UnfinishedGame> = list
@@ -247,13 +242,13 @@ async fn my_games(
                 .filter_map(|j| serde_json::from_str(j).ok())
                 .collect();
             games.sort_by_key(|g| std::cmp::Reverse(g.paused_at));
-            HttpResponse::Ok().json(UnfinishedGames { games })
+            Ok(HttpResponse::Ok().json(UnfinishedGames { games }))
         }
-        Err(e) => error(
+        Err(e) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,
             e.to_string(),
-        ),
+        )),
     }
 }
 

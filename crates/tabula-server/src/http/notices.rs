@@ -24,19 +24,17 @@ use tabula_protocol::ErrorCode;
 use tabula_protocol::http::{AuthQuery, NoticeSwitch, Notices};
 use tabula_room::PlayerId;
 
-use super::error;
+use super::ApiError;
 use crate::AppState;
 use crate::telegram::notice::NoticeKind;
 use crate::telegram::users::{self, BotUser};
-
-type Reply = Result<HttpResponse, Box<HttpResponse>>;
 
 /// The Telegram player the request is from, on a node with a bot.
 fn telegram_player(
     state: &AppState,
     req: &HttpRequest,
     q: &AuthQuery,
-) -> Result<PlayerId, Box<HttpResponse>> {
+) -> Result<PlayerId, ApiError> {
     super::telegram_login(
         state,
         req,
@@ -46,12 +44,12 @@ fn telegram_player(
     .map(|l| l.player)
 }
 
-fn unavailable(e: impl std::fmt::Display) -> Box<HttpResponse> {
-    Box::new(error(
+fn unavailable(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Unavailable,
         format!("the bot's records are not reached: {e}"),
-    ))
+    )
 }
 
 /// The answer of both routes.
@@ -74,16 +72,15 @@ pub async fn get(
     req: HttpRequest,
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
-) -> HttpResponse {
-    let r: Reply = async {
+) -> Result<HttpResponse, ApiError> {
+    async {
         let player = telegram_player(&state, &req, &q)?;
         let user = users::load(&*state.backplane, &player.0)
             .await
             .map_err(unavailable)?;
         Ok(HttpResponse::Ok().json(settings(user.as_ref())))
     }
-    .await;
-    r.unwrap_or_else(|e| *e)
+    .await
 }
 
 /// The switches a `PUT` body names, or why it does not read.
@@ -116,19 +113,19 @@ pub async fn put(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     body: web::Json<Value>,
-) -> HttpResponse {
-    let r: Reply = async {
+) -> Result<HttpResponse, ApiError> {
+    async {
         let player = telegram_player(&state, &req, &q)?;
         let wanted = switches(&body)
-            .map_err(|m| Box::new(error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m)))?;
+            .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, m))?;
         super::request::charge(&state, &req, Some(&player), "me_notices")?;
         let bp = &*state.backplane;
         let Some(mut user) = users::load(bp, &player.0).await.map_err(unavailable)? else {
-            return Err(Box::new(error(
+            return Err(ApiError::new(
                 StatusCode::CONFLICT,
                 ErrorCode::BadRequest,
                 "start the bot first: Telegram lets it write only to those who did",
-            )));
+            ));
         };
         for (kind, on) in wanted {
             if user.wants(kind) != on {
@@ -140,6 +137,5 @@ pub async fn put(
             .map_err(unavailable)?;
         Ok(HttpResponse::Ok().json(settings(Some(&user))))
     }
-    .await;
-    r.unwrap_or_else(|e| *e)
+    .await
 }

@@ -25,7 +25,7 @@ use tabula_protocol::http::{
 };
 use tabula_room::PlayerId;
 
-use super::{error, login};
+use super::{ApiError, login};
 use crate::AppState;
 use crate::settings::AuthSettings;
 
@@ -129,13 +129,13 @@ pub async fn rename(
 
 /// Player ids as a request names them, checked (an id `tabula-auth`
 /// would not issue is refused, so nothing odd reaches a store key).
-fn checked_id(raw: &str) -> Result<String, Box<HttpResponse>> {
+fn checked_id(raw: &str) -> Result<String, ApiError> {
     let refuse = |why: String| {
-        Box::new(error(
+        ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             format!("not a player id: {why}"),
-        ))
+        )
     };
     let id = tabula_auth::PlayerId::parse(raw).map_err(|e| refuse(e.to_string()))?;
     if id.is_guest() && !issued_guest(id.as_str()) {
@@ -156,8 +156,8 @@ fn issued_guest(id: &str) -> bool {
     })
 }
 
-fn unavailable(e: &BackplaneError) -> HttpResponse {
-    error(
+fn unavailable(e: &BackplaneError) -> ApiError {
+    ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Unavailable,
         e.to_string(),
@@ -168,48 +168,48 @@ fn unavailable(e: &BackplaneError) -> HttpResponse {
 /// "tournaments"?}` for any well-formed id (one with nothing stored has
 /// its generated name); `tournaments` (his counts of tournaments finished
 /// and won, his latest results) when the durable store answers.
-pub async fn player_profile(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
-    let id = match checked_id(&id) {
-        Ok(id) => id,
-        Err(r) => return *r,
-    };
+pub async fn player_profile(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = checked_id(&id)?;
     let stored = match state.backplane.profile(&id).await {
         Ok(stored) => stored,
-        Err(e) => return unavailable(&e),
+        Err(e) => return Err(unavailable(&e)),
     };
-    HttpResponse::Ok().json(PublicProfile {
+    Ok(HttpResponse::Ok().json(PublicProfile {
         profile: public(&id, &stored),
         tournaments: super::results::stored_results(&state, &id).await,
-    })
+    }))
 }
 
 /// `GET /api/profiles?ids=a,b`: up to [`MAX_PROFILE_IDS`] profiles, in
 /// the order asked.
-pub async fn profiles(state: web::Data<AppState>, q: web::Query<ProfilesQuery>) -> HttpResponse {
+pub async fn profiles(
+    state: web::Data<AppState>,
+    q: web::Query<ProfilesQuery>,
+) -> Result<HttpResponse, ApiError> {
     let raw: Vec<&str> = q.ids.split(',').filter(|s| !s.is_empty()).collect();
     if raw.is_empty() || raw.len() > MAX_PROFILE_IDS {
-        return error(
+        return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             format!("ids: 1 to {MAX_PROFILE_IDS} player ids separated by commas"),
-        );
+        ));
     }
     let mut ids = Vec::with_capacity(raw.len());
     for r in raw {
-        match checked_id(r) {
-            Ok(id) => ids.push(id),
-            Err(r) => return *r,
-        }
+        ids.push(checked_id(r)?);
     }
     match state.backplane.profiles(&ids).await {
-        Ok(stored) => HttpResponse::Ok().json(Profiles {
+        Ok(stored) => Ok(HttpResponse::Ok().json(Profiles {
             profiles: ids
                 .iter()
                 .zip(&stored)
                 .map(|(id, s)| public(id, s))
                 .collect(),
-        }),
-        Err(e) => unavailable(&e),
+        })),
+        Err(e) => Err(unavailable(&e)),
     }
 }
 
@@ -223,21 +223,18 @@ pub async fn set_name(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     body: web::Json<serde_json::Value>,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
     // Without credentials a guest node would mint a guest for this request
     // alone: a write nobody could ever come back to.
     let creds = super::credentials(&req, &q);
     if creds.token.is_none() && creds.init_data.is_none() {
-        return error(
+        return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
             "sign in first: a session token (as welcome gives it) or initData",
-        );
+        ));
     }
-    let l = match login(&state, &req, &q) {
-        Ok(l) => l,
-        Err(r) => return *r,
-    };
+    let l = login(&state, &req, &q)?;
     // An object only (serde would read a struct from an array too).
     let body = body.into_inner();
     let read = match body.is_object() {
@@ -247,23 +244,31 @@ pub async fn set_name(
     let name = match read {
         Ok(SetName { name: Some(name) }) => name,
         Ok(SetName { name: None }) => {
-            return error(
+            return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::BadRequest,
                 "name is required: a string, or null to go back to the name you had",
-            );
+            ));
         }
-        Err(e) => return error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, e),
+        Err(e) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadRequest,
+                e,
+            ));
+        }
     };
     // A bad name costs nothing; a good one is a write.
     if let Some(n) = &name
         && let Err(e) = check_name(n)
     {
-        return error(StatusCode::BAD_REQUEST, ErrorCode::BadName, e.to_string());
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadName,
+            e.to_string(),
+        ));
     }
-    if let Err(r) = super::request::charge(&state, &req, Some(&l.player), "me_name") {
-        return *r;
-    }
+    super::request::charge(&state, &req, Some(&l.player), "me_name")?;
     let keep = keep(&state.settings.auth, &l.player);
     // initData presented here refreshes the Telegram part first.
     if l.telegram.is_some() {
@@ -278,12 +283,14 @@ pub async fn set_name(
                 l.language.clone(),
                 name,
             );
-            HttpResponse::Ok().json(p)
+            Ok(HttpResponse::Ok().json(p))
         }
-        Err(RenameError::Name(e)) => {
-            error(StatusCode::BAD_REQUEST, ErrorCode::BadName, e.to_string())
-        }
-        Err(RenameError::Store(e)) => unavailable(&e),
+        Err(RenameError::Name(e)) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadName,
+            e.to_string(),
+        )),
+        Err(RenameError::Store(e)) => Err(unavailable(&e)),
     }
 }
 

@@ -17,6 +17,81 @@ pub fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) ->
     HttpResponse::build(status).json(ErrorBody::new(code, message))
 }
 
+/// A route's refusal: the one error type of the HTTP routes (and of what
+/// they call to check a request), answered as its status with the
+/// `{"error"}` body ([`error`]) and, for a refusal to retry later, a
+/// `Retry-After`. A handler returns `Result<HttpResponse, ApiError>` and
+/// passes refusals up with `?`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    status: StatusCode,
+    code: ErrorCode,
+    message: String,
+    retry_after_s: Option<u64>,
+}
+
+impl ApiError {
+    /// A refusal with `status`, `code` and `message`.
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            retry_after_s: None,
+        }
+    }
+
+    /// The same, asking the client to retry after `secs` (`Retry-After`).
+    pub fn retry_after(mut self, secs: u64) -> ApiError {
+        self.retry_after_s = Some(secs);
+        self
+    }
+
+    /// 400 `bad_request`.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
+    }
+
+    /// Its status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// Its code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.code.as_str(),
+            self.message
+        )
+    }
+}
+
+impl actix_web::ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut res = error(self.status, self.code, self.message.clone());
+        if let Some(secs) = self.retry_after_s {
+            res.headers_mut().insert(
+                actix_web::http::header::RETRY_AFTER,
+                actix_web::http::header::HeaderValue::from(secs),
+            );
+        }
+        res
+    }
+}
+
 /// Request bodies: JSON up to 64 KiB; a refused one gets the same
 /// `{"error"}` body as every other refusal (413 over the limit, 415 for
 /// another content type, 400 for JSON that does not read).
@@ -86,17 +161,13 @@ pub(super) fn credentials(req: &HttpRequest, q: &AuthQuery) -> Credentials {
 
 /// The player a request's credentials name, and what his signed
 /// `initData` says about him; 401 when they name nobody.
-pub(super) fn login(
-    state: &AppState,
-    req: &HttpRequest,
-    q: &AuthQuery,
-) -> Result<Login, Box<HttpResponse>> {
+pub(super) fn login(state: &AppState, req: &HttpRequest, q: &AuthQuery) -> Result<Login, ApiError> {
     state.auth.login(&credentials(req, q)).map_err(|e| {
-        Box::new(error(
+        ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
             e.to_string(),
-        ))
+        )
     })
 }
 
@@ -125,7 +196,7 @@ pub(super) fn charge(
     req: &HttpRequest,
     player: Option<&PlayerId>,
     route: &str,
-) -> Result<(), Box<HttpResponse>> {
+) -> Result<(), ApiError> {
     let now_ms = state.started.elapsed().as_millis() as u64;
     let address = client_ip(state, req);
     match state
@@ -144,16 +215,12 @@ pub(super) fn charge(
                 Refusal::Address(_) => "this address (quotas.address_rooms_*)",
             };
             let secs = r.retry_after_secs();
-            let mut res = error(
+            Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 ErrorCode::RateLimited,
                 format!("too many rooms made by {whose}; try again in {secs} s"),
-            );
-            if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&secs.to_string()) {
-                res.headers_mut()
-                    .insert(actix_web::http::header::RETRY_AFTER, v);
-            }
-            Err(Box::new(res))
+            )
+            .retry_after(secs))
         }
     }
 }

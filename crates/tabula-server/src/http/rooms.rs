@@ -20,7 +20,7 @@ use tabula_room::{
 
 use super::caller::creating;
 use super::request::charge;
-use super::{authenticate, credentials, error};
+use super::{ApiError, authenticate, credentials};
 use crate::AppState;
 use crate::matchmaking;
 use crate::room_actor::GetView;
@@ -36,42 +36,34 @@ fn created(e: &RoomEntry, bot: Option<BotLevel>) -> RoomCreated {
 }
 
 /// The level of an optional `{"level": ...}` field named `field`.
-fn spec_level(spec: Option<&BotSpec>, field: &str) -> Result<Option<BotLevel>, Box<HttpResponse>> {
+fn spec_level(spec: Option<&BotSpec>, field: &str) -> Result<Option<BotLevel>, ApiError> {
     let Some(b) = spec else {
         return Ok(None);
     };
     b.level().map(Some).ok_or_else(|| {
-        Box::new(error(
+        ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             format!("{field}.level must be 1, 2, 3, easy, medium or hard"),
-        ))
+        )
     })
 }
 
-pub(crate) fn room_config(
-    state: &AppState,
-    c: &CreateRoom,
-) -> Result<RoomConfig, Box<HttpResponse>> {
+pub(crate) fn room_config(state: &AppState, c: &CreateRoom) -> Result<RoomConfig, ApiError> {
     let mut options = c.options.unwrap_or_default();
     options.game = c.game;
     let bot = spec_level(c.bot.as_ref(), "bot")?;
     let replace_leaver = spec_level(c.replace_leaver.as_ref(), "replaceLeaver")?;
     let match_length = c.match_length.unwrap_or(1);
     if !(1..=64).contains(&match_length) {
-        return Err(Box::new(error(
+        return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             "matchLength must be 1..=64",
-        )));
+        ));
     }
     if let Some(Err(e)) = c.stake.as_ref().map(Stake::check) {
-        let e = error(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::BadRequest,
-            e.to_string(),
-        );
-        return Err(Box::new(e));
+        return Err(ApiError::bad_request(e.to_string()));
     }
     let start_position = match &c.start_position {
         None => None,
@@ -91,18 +83,18 @@ pub(crate) fn room_config(
     if bot.is_some() && time_control.is_some_and(|tc| tc.is_correspondence()) {
         // The computer answers at once; a game against it waits for its
         // player without a clock (seed 001).
-        return Err(Box::new(error(
+        return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadTimeControl,
             "a correspondence game is played between people, not against the computer",
-        )));
+        ));
     }
     if c.rated && bot.is_some() {
-        return Err(Box::new(error(
+        return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadRated,
             "a game against the computer is not rated",
-        )));
+        ));
     }
     let mut seed = [0u8; 32];
     rand::Rng::fill(&mut rand::rng(), &mut seed);
@@ -123,9 +115,9 @@ pub(crate) fn room_config(
 }
 
 /// A request's `timeControl`, or its refusal (400 `bad_time_control`).
-fn time_control(spec: &TimeControlSpec) -> Result<Option<TimeControl>, Box<HttpResponse>> {
+fn time_control(spec: &TimeControlSpec) -> Result<Option<TimeControl>, ApiError> {
     spec.resolve()
-        .map_err(|m| Box::new(error(StatusCode::BAD_REQUEST, ErrorCode::BadTimeControl, m)))
+        .map_err(|m| ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadTimeControl, m))
 }
 
 /// `startPosition` of a create request: refused (403) unless the node runs
@@ -135,10 +127,9 @@ fn start_position(
     state: &AppState,
     options: GameOptions,
     v: &serde_json::Value,
-) -> Result<StartPosition, Box<HttpResponse>> {
-    let bad = |status: StatusCode, message: String| {
-        Box::new(error(status, ErrorCode::BadRequest, message))
-    };
+) -> Result<StartPosition, ApiError> {
+    let bad =
+        |status: StatusCode, message: String| ApiError::new(status, ErrorCode::BadRequest, message);
     if !state.settings.testing.allow_start_position {
         return Err(bad(
             StatusCode::FORBIDDEN,
@@ -179,44 +170,36 @@ pub(super) async fn create_room(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     body: web::Json<CreateRoom>,
-) -> HttpResponse {
-    let player = match creating(&state, &req, &q) {
-        Ok(p) => p,
-        Err(r) => return *r,
-    };
-    let cfg = match room_config(&state, &body) {
-        Ok(c) => c,
-        Err(r) => return *r,
-    };
+) -> Result<HttpResponse, ApiError> {
+    let player = creating(&state, &req, &q)?;
+    let cfg = room_config(&state, &body)?;
     if body.open && cfg.bot.is_some() {
-        return error(
+        return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             "an open challenge is for people: no bot",
-        );
+        ));
     }
-    if let Err(r) = charge(&state, &req, player.as_ref(), "create") {
-        return *r;
-    }
+    charge(&state, &req, player.as_ref(), "create")?;
     let bot = cfg.bot;
     match state.rooms.create_as(cfg, body.open).await {
-        Ok(e) => HttpResponse::Created().json(created(&e, bot)),
-        Err(e) => error(
+        Ok(e) => Ok(HttpResponse::Created().json(created(&e, bot))),
+        Err(e) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,
             e.to_string(),
-        ),
+        )),
     }
 }
 
 /// The room a path names, by id or invite code.
-async fn find_room(state: &AppState, id: &str) -> Result<RoomEntry, HttpResponse> {
+async fn find_room(state: &AppState, id: &str) -> Result<RoomEntry, ApiError> {
     let bp = &state.backplane;
     let entry = match bp.lookup(id).await {
         Ok(Some(e)) => Some(e),
         Ok(None) => bp.resolve_invite(id).await.ok().flatten(),
         Err(e) => {
-            return Err(error(
+            return Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::Unavailable,
                 e.to_string(),
@@ -226,8 +209,8 @@ async fn find_room(state: &AppState, id: &str) -> Result<RoomEntry, HttpResponse
     entry.ok_or_else(room_not_found)
 }
 
-fn room_not_found() -> HttpResponse {
-    error(
+fn room_not_found() -> ApiError {
+    ApiError::new(
         StatusCode::NOT_FOUND,
         ErrorCode::RoomNotFound,
         "no such room",
@@ -236,17 +219,17 @@ fn room_not_found() -> HttpResponse {
 
 /// A room as its last snapshot holds it: every acknowledged move is in
 /// it, so any node can answer for a room owned elsewhere.
-async fn stored_room(state: &AppState, id: &str) -> Result<tabula_room::Room, HttpResponse> {
+async fn stored_room(state: &AppState, id: &str) -> Result<tabula_room::Room, ApiError> {
     match state.backplane.load_snapshot(id).await {
         Ok(Some(stored)) => tabula_room::Room::restore(&stored.snapshot).map_err(|e| {
-            error(
+            ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::Internal,
                 e.to_string(),
             )
         }),
         Ok(None) => Err(room_not_found()),
-        Err(e) => Err(error(
+        Err(e) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,
             e.to_string(),
@@ -254,26 +237,24 @@ async fn stored_room(state: &AppState, id: &str) -> Result<tabula_room::Room, Ht
     }
 }
 
-pub(super) async fn room_state(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
-    let entry = match find_room(&state, &id).await {
-        Ok(e) => e,
-        Err(r) => return r,
-    };
+pub(super) async fn room_state(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let entry = find_room(&state, &id).await?;
     if let Some(addr) = state.rooms.local(&entry.id)
         && let Ok(v) = addr.send(GetView).await
     {
-        return HttpResponse::Ok().json(RoomState {
+        return Ok(HttpResponse::Ok().json(RoomState {
             room_id: id.to_string(),
             state: Box::new(v),
-        });
+        }));
     }
-    match stored_room(&state, &entry.id).await {
-        Ok(room) => HttpResponse::Ok().json(RoomState {
-            room_id: id.to_string(),
-            state: Box::new(room.view()),
-        }),
-        Err(r) => r,
-    }
+    let room = stored_room(&state, &entry.id).await?;
+    Ok(HttpResponse::Ok().json(RoomState {
+        room_id: id.to_string(),
+        state: Box::new(room.view()),
+    }))
 }
 
 /// `GET /api/rooms/{id}/records`: the finished games' records (the input of
@@ -281,7 +262,7 @@ pub(super) async fn room_state(state: web::Data<AppState>, id: web::Path<String>
 pub(super) async fn room_records(
     state: web::Data<AppState>,
     id: web::Path<String>,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
     let saved = state.backplane.records(&id).await;
     // A game that has just ended is in the room's own log, which is stored
     // before its players are told, while its record is saved just after
@@ -292,19 +273,19 @@ pub(super) async fn room_records(
         && let Ok(room) = tabula_room::Room::restore(&stored.snapshot)
         && room.records().len() > recs.len()
     {
-        return HttpResponse::Ok().json(room.records());
+        return Ok(HttpResponse::Ok().json(room.records()));
     }
     match saved {
         // No records: a room that has not finished a game yet, or no room
         // (404, as for the room's other routes). Records outlive their
         // room, so they are served whether or not it is still listed.
         Ok(recs) if recs.is_empty() => match find_room(&state, &id).await {
-            Ok(_) => HttpResponse::Ok().json(Vec::<serde_json::Value>::new()),
+            Ok(_) => Ok(HttpResponse::Ok().json(Vec::<serde_json::Value>::new())),
             // A room the backplane has forgotten: its games as the durable
             // store archived them, when it has them.
             Err(r) => match archived_records(&state, &id).await {
-                Some(values) if !values.is_empty() => HttpResponse::Ok().json(values),
-                _ => r,
+                Some(values) if !values.is_empty() => Ok(HttpResponse::Ok().json(values)),
+                _ => Err(r),
             },
         },
         Ok(recs) => {
@@ -312,13 +293,13 @@ pub(super) async fn room_records(
                 .iter()
                 .filter_map(|r| serde_json::from_str(r).ok())
                 .collect();
-            HttpResponse::Ok().json(values)
+            Ok(HttpResponse::Ok().json(values))
         }
-        Err(e) => error(
+        Err(e) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,
             e.to_string(),
-        ),
+        )),
     }
 }
 
@@ -355,39 +336,44 @@ async fn archived_records(state: &AppState, id: &str) -> Option<Vec<serde_json::
 pub(super) async fn room_summary(
     state: web::Data<AppState>,
     id: web::Path<String>,
-) -> HttpResponse {
-    let entry = match find_room(&state, &id).await {
-        Ok(e) => e,
-        Err(r) => return r,
-    };
-    match stored_room(&state, &entry.id).await {
-        Ok(room) => HttpResponse::Ok().json(RoomSummary {
-            room_id: entry.id,
-            game_number: room.game_number(),
-            summary: room.game().map(|g| g.summary().clone()),
-            result: room.game().and_then(|g| g.result()).cloned(),
-        }),
-        Err(r) => r,
-    }
+) -> Result<HttpResponse, ApiError> {
+    let entry = find_room(&state, &id).await?;
+    let room = stored_room(&state, &entry.id).await?;
+    Ok(HttpResponse::Ok().json(RoomSummary {
+        room_id: entry.id,
+        game_number: room.game_number(),
+        summary: room.game().map(|g| g.summary().clone()),
+        result: room.game().and_then(|g| g.result()).cloned(),
+    }))
 }
 
-pub(super) async fn invite(state: web::Data<AppState>, code: web::Path<String>) -> HttpResponse {
+pub(super) async fn invite(
+    state: web::Data<AppState>,
+    code: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     match state.backplane.resolve_invite(&code).await {
-        Ok(Some(e)) => HttpResponse::Ok().json(created(&e, None)),
-        _ => error(
+        Ok(Some(e)) => Ok(HttpResponse::Ok().json(created(&e, None))),
+        _ => Err(ApiError::new(
             StatusCode::NOT_FOUND,
             ErrorCode::RoomNotFound,
             "no such invite",
-        ),
+        )),
     }
 }
 
-pub(super) async fn stats(state: web::Data<AppState>, id: web::Path<String>) -> HttpResponse {
+pub(super) async fn stats(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     // The durable store's when it counts more (after a restart of the
     // single-node default, or a Redis that lost its data).
     match super::players::stats_of(&state, &id).await {
-        Ok(s) => HttpResponse::Ok().json(s),
-        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Internal, e),
+        Ok(s) => Ok(HttpResponse::Ok().json(s)),
+        Err(e) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Internal,
+            e,
+        )),
     }
 }
 
@@ -416,25 +402,20 @@ pub(super) async fn quickmatch(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     body: web::Json<QuickMatch>,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
     if state.draining.load(Ordering::SeqCst) {
-        return error(
+        return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::ShuttingDown,
             "the node is draining",
-        );
+        ));
     }
-    let player = match authenticate(&state, &req, &q) {
-        Ok(p) => p,
-        Err(r) => return *r,
-    };
+    let player = authenticate(&state, &req, &q)?;
     // A guest minted for this request (no credentials) is nobody yet:
     // only its address is charged.
     let creds = credentials(&req, &q);
     let presented = creds.init_data.is_some() || creds.token.is_some();
-    if let Err(r) = charge(&state, &req, presented.then_some(&player), "quickmatch") {
-        return *r;
-    }
+    charge(&state, &req, presented.then_some(&player), "quickmatch")?;
     let mut options = body.options.unwrap_or_default();
     options.game = body.game;
     // Players meet only on the same options and the same clocks.
@@ -442,10 +423,7 @@ pub(super) async fn quickmatch(
         .time_control
         .clone()
         .unwrap_or_else(|| state.settings.rooms.default_time_control.clone());
-    let clocks = match time_control(&spec) {
-        Ok(tc) => tc,
-        Err(r) => return *r,
-    };
+    let clocks = time_control(&spec)?;
     let key = match clocks {
         None => serde_json::to_string(&options).unwrap_or_default(),
         Some(tc) => serde_json::to_string(&(&options, tc)).unwrap_or_default(),
@@ -464,11 +442,11 @@ pub(super) async fn quickmatch(
         start_position: None,
     };
     let unavailable = |e: BackplaneError| {
-        error(
+        Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Unavailable,
             e.to_string(),
-        )
+        ))
     };
     let stored = stored_rating(&state, &player.0, body.game).await;
     // The waiting list lives in the backplane, so players on different
@@ -499,13 +477,13 @@ pub(super) async fn quickmatch(
         loop {
             match bp.poll_match(ticket.id).await {
                 Ok(Some(json)) => match serde_json::from_str::<RoomCreated>(&json) {
-                    Ok(c) => return HttpResponse::Ok().json(with_token(&state, &player, c)),
+                    Ok(c) => return Ok(HttpResponse::Ok().json(with_token(&state, &player, c))),
                     Err(_) => {
-                        return error(
+                        return Err(ApiError::new(
                             StatusCode::INTERNAL_SERVER_ERROR,
                             ErrorCode::Internal,
                             "matchmaking",
-                        );
+                        ));
                     }
                 },
                 Ok(None) => {}
@@ -538,11 +516,11 @@ pub(super) async fn quickmatch(
                 }
             }
             if cancelled && now >= hard_deadline {
-                return error(
+                return Err(ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,
                     ErrorCode::Unavailable,
                     "the matched partner did not deliver a room; try again",
-                );
+                ));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -550,10 +528,7 @@ pub(super) async fn quickmatch(
     if let Some(partner) = partner {
         // This request took the partner's ticket: it makes the room and
         // delivers it to him.
-        let cfg = match room_config(&state, &create) {
-            Ok(c) => c,
-            Err(r) => return *r,
-        };
+        let cfg = room_config(&state, &create)?;
         return match state.rooms.create(cfg).await {
             Ok(e) => {
                 let c = created(&e, None);
@@ -561,18 +536,18 @@ pub(super) async fn quickmatch(
                 if let Err(e) = bp.deliver_match(partner.id, json).await {
                     tracing::warn!(error = %e, "quick match not delivered to the partner");
                 }
-                HttpResponse::Ok().json(with_token(&state, &player, c))
+                Ok(HttpResponse::Ok().json(with_token(&state, &player, c)))
             }
             Err(e) => unavailable(e),
         };
     }
     if clocks.is_some_and(|tc| tc.is_correspondence()) {
         // A correspondence game is between people: never the computer.
-        return error(
+        return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             ErrorCode::NoOpponent,
             "nobody is looking for this correspondence game now: try again later, or send an invite",
-        );
+        ));
     }
     create.bot = Some(BotSpec {
         level: serde_json::json!(state.settings.matchmaking.bot_level),
@@ -580,13 +555,10 @@ pub(super) async fn quickmatch(
     // Nobody came: the computer, without a clock, unrated.
     create.time_control = None;
     create.rated = false;
-    let cfg = match room_config(&state, &create) {
-        Ok(c) => c,
-        Err(r) => return *r,
-    };
+    let cfg = room_config(&state, &create)?;
     let bot = cfg.bot;
     match state.rooms.create(cfg).await {
-        Ok(e) => HttpResponse::Ok().json(with_token(&state, &player, created(&e, bot))),
+        Ok(e) => Ok(HttpResponse::Ok().json(with_token(&state, &player, created(&e, bot)))),
         Err(e) => unavailable(e),
     }
 }

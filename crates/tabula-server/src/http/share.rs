@@ -20,7 +20,7 @@
 //!   refuses or cannot be reached.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{HeaderValue, RETRY_AFTER};
+
 use actix_web::{HttpRequest, HttpResponse, web};
 use frankenstein::AsyncTelegramApi;
 use frankenstein::inline_mode::{
@@ -33,19 +33,17 @@ use tabula_protocol::http::{AuthQuery, ShareGame, Shared};
 use tabula_room::{GameKind, Phase, Room, SeatId};
 use tabula_store::{GameKey, Seat};
 
-use super::error;
+use super::ApiError;
 use crate::AppState;
 use crate::telegram::AppPlace;
 use crate::telegram::texts::Lang;
 
-type Reply = Result<HttpResponse, Box<HttpResponse>>;
-
-fn unavailable(message: impl Into<String>) -> Box<HttpResponse> {
-    Box::new(error(
+fn unavailable(message: impl Into<String>) -> ApiError {
+    ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Unavailable,
         message,
-    ))
+    )
 }
 
 /// `POST /api/me/share`.
@@ -54,8 +52,8 @@ pub async fn share(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     body: web::Json<ShareGame>,
-) -> HttpResponse {
-    let r: Reply = async {
+) -> Result<HttpResponse, ApiError> {
+    async {
         let login = super::telegram_login(
             &state,
             &req,
@@ -73,30 +71,30 @@ pub async fn share(
             .strip_prefix("tg:")
             .and_then(|id| id.parse::<u64>().ok())
         else {
-            return Err(Box::new(error(
+            return Err(ApiError::new(
                 StatusCode::FORBIDDEN,
                 ErrorCode::Unauthorized,
                 format!("{} is not a Telegram user id", login.player.0),
-            )));
+            ));
         };
         let body = body.into_inner();
         if body.room.is_empty() || body.room.len() > 64 {
-            return Err(Box::new(error(
+            return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::BadRequest,
                 "room: a room id of 1 to 64 characters",
-            )));
+            ));
         }
         let lang = match body.lang.as_deref() {
             None => Lang::of(login.language.as_deref()),
             Some("ru") => Lang::Ru,
             Some("en") => Lang::En,
             Some(other) => {
-                return Err(Box::new(error(
+                return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,
                     ErrorCode::BadRequest,
                     format!("lang {other:?}: ru or en"),
-                )));
+                ));
             }
         };
         let place = AppPlace::Replay(body.room.clone(), body.game);
@@ -115,24 +113,21 @@ pub async fn share(
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             if let Err(wait_ms) = shares.check(&login.player.0, now_ms) {
                 let secs = wait_ms.div_ceil(1000).max(1);
-                let mut res = error(
+                return Err(ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     ErrorCode::RateLimited,
                     format!("too many games shared; try again in {secs} s"),
-                );
-                if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
-                    res.headers_mut().insert(RETRY_AFTER, v);
-                }
-                return Err(Box::new(res));
+                )
+                .retry_after(secs));
             }
             shares.take(&login.player.0, now_ms);
         }
         let Some(g) = finished(&state, &body.room, body.game).await else {
-            return Err(Box::new(error(
+            return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
                 ErrorCode::GameNotFound,
                 format!("no finished game {} of room {}", body.game, body.room),
-            )));
+            ));
         };
         let names = super::players::seat_names(&state, &g.seats, lang).await;
         let (winner, loser, drawn) = match g.winner {
@@ -173,8 +168,7 @@ pub async fn share(
             }
         }
     }
-    .await;
-    r.unwrap_or_else(|e| *e)
+    .await
 }
 
 /// What a shared message says of a finished game.

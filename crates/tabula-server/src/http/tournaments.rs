@@ -1,8 +1,9 @@
 //! The tournament routes: create, list, show, and a player's join,
 //! withdraw, pause and resume. A player's request is checked against the
 //! stored state (a clear refusal now), then posted to the tournament's
-//! inbox, which its owner applies within [`crate::tournaments::POLL_MS`]
-//! (202): any node answers, whoever owns the tournament.
+//! inbox, and the owner's bell rung, which it answers at once (within
+//! [`crate::tournaments::IDLE_POLL_MS`] if the ring is lost) (202): any
+//! node answers, whoever owns the tournament.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -16,8 +17,8 @@ use tabula_protocol::http::{
 use tabula_room::GameKind;
 use tabula_tournament::{Format, Game, Input, PlayerId, Status, Tournament, TournamentConfig};
 
+use super::ApiError;
 use super::caller::{creating, creator};
-use super::error;
 use super::request::charge;
 use super::results::{RECENT_RESULTS, stored_results};
 use super::rooms::stored_rating;
@@ -39,24 +40,24 @@ const MAX_REMATCH_WAIT_MS: u64 = 3_600_000;
 /// How far ahead a tournament may be announced.
 const MAX_AHEAD_MS: u64 = 366 * DAY_MS;
 
-fn bad(message: impl Into<String>) -> HttpResponse {
-    error(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
+fn bad(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
 }
 
-fn unavailable(e: impl std::fmt::Display) -> HttpResponse {
-    error(
+fn unavailable(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Unavailable,
         e.to_string(),
     )
 }
 
-fn refused(message: impl Into<String>) -> HttpResponse {
-    error(StatusCode::CONFLICT, ErrorCode::TournamentRefused, message)
+fn refused(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::CONFLICT, ErrorCode::TournamentRefused, message)
 }
 
-fn not_found() -> HttpResponse {
-    error(
+fn not_found() -> ApiError {
+    ApiError::new(
         StatusCode::NOT_FOUND,
         ErrorCode::TournamentNotFound,
         "no tournament has that id",
@@ -69,35 +70,38 @@ pub(super) async fn create(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     body: web::Json<CreateTournament>,
-) -> HttpResponse {
-    let player = match creating(&state, &req, &q) {
-        Ok(p) => p,
-        Err(r) => return *r,
-    };
+) -> Result<HttpResponse, ApiError> {
+    let player = creating(&state, &req, &q)?;
     let body = body.into_inner();
     let match_points = body.match_points.unwrap_or(1);
     if !(1..=64).contains(&match_points) {
-        return bad("matchPoints must be 1..=64");
+        return Err(bad("matchPoints must be 1..=64"));
     }
     let clock = match &body.time_control {
         Some(spec) => match spec.resolve() {
             Ok(_) => serde_json::to_string(spec).ok(),
-            Err(m) => return error(StatusCode::BAD_REQUEST, ErrorCode::BadTimeControl, m),
+            Err(m) => {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    ErrorCode::BadTimeControl,
+                    m,
+                ));
+            }
         },
         None => serde_json::to_string(&state.settings.rooms.default_time_control).ok(),
     };
     if let Format::Swiss { rounds, .. } = body.format
         && rounds > 64
     {
-        return bad("a Swiss tournament has at most 64 rounds");
+        return Err(bad("a Swiss tournament has at most 64 rounds"));
     }
     if body.max_players.is_some_and(|m| m > 4096) {
-        return bad("maxPlayers must be at most 4096");
+        return Err(bad("maxPlayers must be at most 4096"));
     }
     // Bounds that keep every deadline the tournament computes (a start,
     // an arena's end, a no-show's) a real time, far from overflowing.
     if body.grace_ms.is_some_and(|g| g > MAX_GRACE_MS) {
-        return bad("graceMs must be at most 604800000 (7 days)");
+        return Err(bad("graceMs must be at most 604800000 (7 days)"));
     }
     if let Format::Arena {
         duration_ms,
@@ -105,10 +109,12 @@ pub(super) async fn create(
     } = body.format
         && (duration_ms > MAX_ARENA_MS || rematch_wait_ms > MAX_REMATCH_WAIT_MS)
     {
-        return bad("an arena lasts at most 604800000 ms (7 days), rematchWaitMs at most 3600000");
+        return Err(bad(
+            "an arena lasts at most 604800000 ms (7 days), rematchWaitMs at most 3600000",
+        ));
     }
     if body.start_at_ms > now_ms().saturating_add(MAX_AHEAD_MS) {
-        return bad("startAtMs must be within a year from now");
+        return Err(bad("startAtMs must be within a year from now"));
     }
     let config = TournamentConfig {
         format: body.format,
@@ -126,22 +132,20 @@ pub(super) async fn create(
     });
     let t = match Tournament::new(id, config) {
         Ok(t) => t,
-        Err(e) => return bad(e.to_string()),
+        Err(e) => return Err(bad(e.to_string())),
     };
-    if let Err(r) = charge(&state, &req, player.as_ref(), "tournament") {
-        return *r;
-    }
+    charge(&state, &req, player.as_ref(), "tournament")?;
     let view = view(&t, None);
     match tournaments::create(state.into_inner(), t).await {
-        Ok(()) => HttpResponse::Created().json(view),
-        Err(CreateError::Exists(id)) => refused(format!("a tournament {id} already exists")),
-        Err(CreateError::Backplane(e)) => unavailable(e),
+        Ok(()) => Ok(HttpResponse::Created().json(view)),
+        Err(CreateError::Exists(id)) => Err(refused(format!("a tournament {id} already exists"))),
+        Err(CreateError::Backplane(e)) => Err(unavailable(e)),
     }
 }
 
 /// A tournament's state for a player's action: read now (its checks
 /// must see what the player did a moment ago).
-async fn load(state: &AppState, id: &str) -> Result<Tournament, HttpResponse> {
+async fn load(state: &AppState, id: &str) -> Result<Tournament, ApiError> {
     match state.backplane.load_tournament(id).await {
         Ok(Some(json)) => serde_json::from_str(&json).map_err(|e| unreadable(id, e)),
         Ok(None) => Err(not_found()),
@@ -152,7 +156,7 @@ async fn load(state: &AppState, id: &str) -> Result<Tournament, HttpResponse> {
 /// A tournament's state to show: as this node read it within
 /// [`tournaments::READ_KEEP`] ([`tournaments::Tournaments::read`]), so
 /// that its players' views cost one read of it a node, not one each.
-async fn shown(state: &AppState, id: &str) -> Result<tournaments::Read, HttpResponse> {
+async fn shown(state: &AppState, id: &str) -> Result<tournaments::Read, ApiError> {
     match state.tournaments.read(state.backplane.as_ref(), id).await {
         Ok(Some(r)) => Ok(r),
         Ok(None) => Err(not_found()),
@@ -161,8 +165,8 @@ async fn shown(state: &AppState, id: &str) -> Result<tournaments::Read, HttpResp
     }
 }
 
-fn unreadable(id: &str, e: impl std::fmt::Display) -> HttpResponse {
-    error(
+fn unreadable(id: &str, e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(
         StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::Internal,
         format!("tournament {id} unreadable: {e}"),
@@ -226,10 +230,10 @@ pub fn view(t: &Tournament, me: Option<&str>) -> TournamentView {
 }
 
 /// `GET /api/tournaments`.
-pub(super) async fn list(state: web::Data<AppState>) -> HttpResponse {
+pub(super) async fn list(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let ids = match state.backplane.tournament_ids().await {
         Ok(ids) => ids,
-        Err(e) => return unavailable(e),
+        Err(e) => return Err(unavailable(e)),
     };
     let mut out = TournamentList::default();
     for id in ids.iter().rev().take(LISTED) {
@@ -244,7 +248,7 @@ pub(super) async fn list(state: web::Data<AppState>) -> HttpResponse {
             Status::Finished | Status::Cancelled => out.finished.push(line),
         }
     }
-    HttpResponse::Ok().json(out)
+    Ok(HttpResponse::Ok().json(out))
 }
 
 fn summary(t: &Tournament) -> TournamentSummary {
@@ -349,14 +353,14 @@ fn explicit_player(
     req: &HttpRequest,
     state: &AppState,
     q: &AuthQuery,
-) -> Result<tabula_room::PlayerId, Box<HttpResponse>> {
+) -> Result<tabula_room::PlayerId, ApiError> {
     let creds = super::credentials(req, q);
     if creds.init_data.is_none() && creds.token.is_none() {
-        return Err(Box::new(error(
+        return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
             "send the player's session token or Telegram initData",
-        )));
+        ));
     }
     super::authenticate(state, req, q)
 }
@@ -367,17 +371,14 @@ pub(super) async fn mine(
     req: HttpRequest,
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
-) -> HttpResponse {
-    let player = match explicit_player(&req, &state, &q) {
-        Ok(p) => p,
-        Err(r) => return *r,
-    };
+) -> Result<HttpResponse, ApiError> {
+    let player = explicit_player(&req, &state, &q)?;
     let live = match state.tournaments.scan(state.backplane.as_ref()).await {
         Ok(l) => l,
-        Err(e) => return unavailable(e),
+        Err(e) => return Err(unavailable(e)),
     };
     let stored = stored_results(&state, &player.0).await;
-    HttpResponse::Ok().json(mine_of(&player.0, &live, stored))
+    Ok(HttpResponse::Ok().json(mine_of(&player.0, &live, stored)))
 }
 
 /// `GET /api/tournaments/{id}` (credentials, if any, name the caller for
@@ -387,13 +388,10 @@ pub(super) async fn show(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     id: web::Path<String>,
-) -> HttpResponse {
-    let read = match shown(&state, &id).await {
-        Ok(r) => r,
-        Err(r) => return r,
-    };
+) -> Result<HttpResponse, ApiError> {
+    let read = shown(&state, &id).await?;
     let me = creator(&state, &req, &q).ok().flatten();
-    HttpResponse::Ok().json(view(&read.0, me.as_ref().map(|p| p.0.as_str())))
+    Ok(HttpResponse::Ok().json(view(&read.0, me.as_ref().map(|p| p.0.as_str()))))
 }
 
 /// A player's request, by route.
@@ -486,17 +484,11 @@ pub(super) async fn act(
     q: web::Query<AuthQuery>,
     id: web::Path<String>,
     action: Action,
-) -> HttpResponse {
-    let player = match explicit_player(&req, &state, &q) {
-        Ok(p) => p,
-        Err(r) => return *r,
-    };
-    let t = match load(&state, &id).await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
+) -> Result<HttpResponse, ApiError> {
+    let player = explicit_player(&req, &state, &q)?;
+    let t = load(&state, &id).await?;
     if let Some(why) = refusal(&t, &player.0, action) {
-        return refused(why);
+        return Err(refused(why));
     }
     let who = PlayerId(player.0.clone());
     let input = match action {
@@ -520,11 +512,11 @@ pub(super) async fn act(
     };
     let key = format!("{}:{}:{}", action.name(), player.0, now_ms());
     match tournaments::post_now(state.backplane.as_ref(), &id, &key, input).await {
-        Ok(_) => HttpResponse::Accepted().json(TournamentQueued {
+        Ok(_) => Ok(HttpResponse::Accepted().json(TournamentQueued {
             id: id.into_inner(),
             action: action.name().into(),
-        }),
-        Err(e) => unavailable(e),
+        })),
+        Err(e) => Err(unavailable(e)),
     }
 }
 
@@ -533,7 +525,7 @@ pub(super) async fn join(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     id: web::Path<String>,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
     act(req, state, q, id, Action::Join).await
 }
 
@@ -542,7 +534,7 @@ pub(super) async fn withdraw(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     id: web::Path<String>,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
     act(req, state, q, id, Action::Withdraw).await
 }
 
@@ -551,7 +543,7 @@ pub(super) async fn pause(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     id: web::Path<String>,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
     act(req, state, q, id, Action::Pause).await
 }
 
@@ -560,7 +552,7 @@ pub(super) async fn resume(
     state: web::Data<AppState>,
     q: web::Query<AuthQuery>,
     id: web::Path<String>,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
     act(req, state, q, id, Action::Resume).await
 }
 

@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use tabula_protocol::ErrorCode;
 
 use crate::AppState;
-use crate::http::error;
+use crate::http::ApiError;
 
 /// How long an `update_id` is remembered (Telegram stops redelivering an
 /// update long before).
@@ -33,20 +33,20 @@ pub async fn webhook(
     state: web::Data<AppState>,
     req: HttpRequest,
     mut body: web::Payload,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
     let started = Instant::now();
     let Some(tg) = state.telegram.clone() else {
-        return error(
+        return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             ErrorCode::BadRequest,
             "the Telegram bot is not configured on this node",
-        );
+        ));
     };
     let m = &tg.outbox.metrics;
     let refuse = |status: StatusCode, code: ErrorCode, outcome: &str, msg: &str| {
         m.updates.with_label_values(&[outcome]).inc();
         m.webhook_latency.observe(started.elapsed().as_secs_f64());
-        error(status, code, msg.to_string())
+        Err(ApiError::new(status, code, msg.to_string()))
     };
     let header = req.headers().get(SECRET_HEADER).map(|v| v.as_bytes());
     if !tg.secret_matches(header) {
@@ -118,7 +118,7 @@ pub async fn webhook(
         Ok(false) => {
             m.updates.with_label_values(&["duplicate"]).inc();
             m.webhook_latency.observe(started.elapsed().as_secs_f64());
-            return HttpResponse::Ok().json(serde_json::json!({"ok": true}));
+            return Ok(HttpResponse::Ok().json(serde_json::json!({"ok": true})));
         }
         Err(e) => {
             return refuse(
@@ -143,5 +143,5 @@ pub async fn webhook(
         }
     }
     m.webhook_latency.observe(started.elapsed().as_secs_f64());
-    HttpResponse::Ok().json(serde_json::json!({"ok": true}))
+    Ok(HttpResponse::Ok().json(serde_json::json!({"ok": true})))
 }
