@@ -860,14 +860,21 @@ impl TournamentStore for CountedInbox {
 
 /// An idle tournament costs its owner one look at the inbox a second (it
 /// was ten), and what is posted to it is applied at once all the same:
-/// the poster rings the owner's bell. Five joins in turn, each seen in
+/// the poster rings the owner's bell, on the owner's node or (over the
+/// node bus) from another. Five joins in turn, through either node, each seen in
 /// the view within 300 ms of its 202 (a look a second alone would make
 /// that a one-in-three chance each).
 #[tokio::test]
 async fn an_idle_tournament_reads_its_inbox_once_a_second_and_a_join_rings_its_owner() {
     let _one = common::one().await;
     let reads = Arc::new(AtomicU64::new(0));
+    // One session secret: a token made on one node is good on the other.
+    let mut settings = common::test_settings();
+    settings.auth.session_secret = Some(tabula_server::settings::Secret(
+        "idle-tournament-secret-0123456789abcdef".into(),
+    ));
     let inner = Arc::new(InProcess::new("solo"));
+    let other: Arc<dyn Backplane> = Arc::new(inner.member("other"));
     let backplane: Arc<dyn Backplane> = Arc::new(Parts {
         tournaments: Arc::new(CountedInbox {
             inner: inner.clone(),
@@ -876,9 +883,18 @@ async fn an_idle_tournament_reads_its_inbox_once_a_second_and_a_join_rings_its_o
         ..Parts::of(inner)
     });
     let node = common::start_with(
-        common::test_settings(),
+        settings.clone(),
         tabula_server::Services {
             backplane: Some(backplane),
+            ..tabula_server::Services::default()
+        },
+    );
+    // A second node of the same cluster: its routes post to the inbox and
+    // ring the owner over the node bus.
+    let second = common::start_with(
+        settings,
+        tabula_server::Services {
+            backplane: Some(other),
             ..tabula_server::Services::default()
         },
     );
@@ -906,9 +922,11 @@ async fn an_idle_tournament_reads_its_inbox_once_a_second_and_a_join_rings_its_o
         "{idle} inbox reads in 3 s of an idle tournament"
     );
     for (i, p) in players.iter().enumerate() {
+        // Every other join through the second node.
+        let via = if i % 2 == 0 { addr } else { second.addr };
         let t = Instant::now();
         let (status, v) = http_async(
-            addr,
+            via,
             "POST",
             &format!("/api/tournaments/idle/join?token={}", p.token),
             None,

@@ -51,16 +51,6 @@ impl ApiError {
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
     }
-
-    /// Its status.
-    pub fn status(&self) -> StatusCode {
-        self.status
-    }
-
-    /// Its code.
-    pub fn code(&self) -> ErrorCode {
-        self.code
-    }
 }
 
 impl std::fmt::Display for ApiError {
