@@ -14,7 +14,9 @@
 # bytes and WAL per game, on 1, 2 and 3 nodes and on a 3-primary Redis
 # Cluster; then the model for 10k, 100k and 1M matches; CAPACITY_MONITOR=S
 # adds S seconds of each Redis's MONITOR per run, summed by key pattern in
-# loadtest/results/hotkeys-<run>.txt). Reports go
+# loadtest/results/hotkeys-<run>.txt), and replicas (one node on a Redis
+# primary with a replica, redis.min_replicas_acked off and 1 in turn: node
+# and primary CPU per action and the latency; REPLICAS_*). Reports go
 # to loadtest/results/<scenario>-<n>.json; one summary line per run on
 # stdout. Needs redis-server for the cluster scenarios (our own instance on
 # a free port; a Redis already running is not touched).
@@ -577,6 +579,59 @@ capacity() {
   cap_run play-3-routed 3 play single routed
   cap_run idle-1 1 idle single
   capacity_cluster
+}
+
+# Replica acknowledgements end to end (issue 47, part 1): one node on a
+# Redis primary with one replica, `redis.min_replicas_acked` off and 1 in
+# turn (REPLICAS_ROUNDS rounds, each setting on a fresh primary and
+# replica), under the stress shape (REPLICAS_MATCHES matches at zero think
+# time: CPU per action at saturation) and a paced one (REPLICAS_PACED
+# matches thinking 500ms..3s: the latency a player sees). Node and primary
+# CPU per action from /proc; the store off, so only the writes differ.
+replicas() {
+  local rounds=${REPLICAS_ROUNDS:-2}
+  for round in $(seq "$rounds"); do
+    for acks in 0 1; do
+      for shape in stress paced; do
+        local pport rport; pport=$(free_port); rport=$(free_port)
+        redis-server --port "$pport" --bind 127.0.0.1 --save "" --appendonly no >/dev/null 2>&1 &
+        local ppid=$!; PIDS+=("$ppid")
+        redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no \
+          --replicaof 127.0.0.1 "$pport" >/dev/null 2>&1 &
+        local rpid=$!; PIDS+=("$rpid")
+        for _ in $(seq 100); do
+          redis-cli -p "$pport" info replication 2>/dev/null | grep -q 'slave0:.*state=online' && break
+          sleep 0.1
+        done
+        local port; port=$(free_port)
+        local pid; pid=$(start_node "$port" TABULA__CLUSTER__BACKPLANE=redis \
+          TABULA__REDIS__URL=redis://127.0.0.1:$pport TABULA__REDIS__PREFIX=rep$$ \
+          TABULA__REDIS__MIN_REPLICAS_ACKED=$acks TABULA__STORE__URL= \
+          TABULA__AUTH__SESSION_SECRET=load-test-secret-0123456789abcdef)
+        local c0 r0; c0=$(cpu_cs "$pid"); r0=$(cpu_cs "$ppid")
+        local name=replicas-$acks-$shape-$round
+        if [ "$shape" = stress ]; then
+          "$BIN/tabula-load" --url "127.0.0.1:$port" --matches "${REPLICAS_MATCHES:-200}" --ramp-up 2s \
+            --duration 30s --think 0 --progress 0 --report "$OUT/$name.json" >/dev/null || true
+        else
+          "$BIN/tabula-load" --url "127.0.0.1:$port" --matches "${REPLICAS_PACED:-1000}" --ramp-up 10s \
+            --duration 30s --think 500ms..3s --progress 0 --report "$OUT/$name.json" >/dev/null || true
+        fi
+        local c1 r1; c1=$(cpu_cs "$pid"); r1=$(cpu_cs "$ppid")
+        python3 - "$OUT/$name.json" "$acks" "$shape" "$((c1 - c0))" "$((r1 - r0))" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+acks, shape, node_cs, redis_cs = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+a, n = r["action"], max(r["actions_answered"], 1)
+print(f'replicas min_replicas_acked={acks} {shape}: {r["config"]["matches"]} matches, {r["actions_per_s"]:.0f} actions/s, '
+      f'p50 {a["p50_ms"]:.2f} p99 {a["p99_ms"]:.2f} max {a["max_ms"]:.1f} ms, errors {r["errors_total"]}; '
+      f'node {node_cs * 10000 / n:.1f} us/action ({n / max(node_cs / 100, 0.01):.0f} per core-second), '
+      f'primary {redis_cs * 10000 / n:.1f} us/action')
+PY
+        kill -9 "$pid" "$ppid" "$rpid" 2>/dev/null || true
+      done
+    done
+  done
 }
 
 # The Redis Cluster run alone, added to the last `capacity` runs.

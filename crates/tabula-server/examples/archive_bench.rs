@@ -44,6 +44,7 @@ use tabula_room::{
     Actor, BotNeed, Command, Event, GameKind, GameRecord, PlayerDelta, PlayerId, Room, RoomConfig,
     SeatId, Spot,
 };
+use tabula_server::archiver::queued::QueuedEntry;
 use tabula_server::archiver::{self, QueuedGame, QueuedSeat};
 use tabula_server::metrics::Metrics;
 use tabula_store::{DurableStore, Store, StoreConfig};
@@ -170,7 +171,10 @@ fn played_record() -> (GameRecord, Vec<PlayerDelta>) {
 }
 
 struct Feed {
-    record: GameRecord,
+    /// The record's JSON, written once and copied into each game's entry
+    /// as text (a room writes its own record once, at its game's end).
+    record: Box<serde_json::value::RawValue>,
+    game_number: u32,
     deltas: Vec<PlayerDelta>,
     run: String,
     players: u64,
@@ -180,7 +184,8 @@ struct Feed {
 }
 
 impl Feed {
-    fn game(&self) -> QueuedGame {
+    /// The next game's queue key and entry.
+    fn game(&self) -> (String, String) {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let mut rng = rand::rng();
         let pa = rng.random_range(0..self.players);
@@ -208,7 +213,7 @@ impl Feed {
                 d
             })
             .collect();
-        QueuedGame {
+        let entry = QueuedEntry {
             room: format!("{}-{n}", self.run),
             seats: ids.clone().map(|id| QueuedSeat::Player { id }),
             match_length: 1,
@@ -216,7 +221,11 @@ impl Feed {
             finished_ms: now_ms(),
             deltas,
             record: self.record.clone(),
-        }
+        };
+        (
+            archiver::queued::key(&entry.room, self.game_number),
+            serde_json::to_string(&entry).expect("json"),
+        )
     }
 }
 
@@ -228,12 +237,7 @@ fn now_ms() -> u64 {
 }
 
 async fn queue(bp: &dyn Backplane, feed: &Feed, n: u64) {
-    let games: Vec<(String, String)> = (0..n)
-        .map(|_| {
-            let g = feed.game();
-            (g.key(), serde_json::to_string(&g).expect("json"))
-        })
-        .collect();
+    let games: Vec<(String, String)> = (0..n).map(|_| feed.game()).collect();
     for chunk in games.chunks(64) {
         let calls = chunk.iter().map(|(k, e)| async move {
             while bp.queue_archive(k, e.clone()).await.is_err() {
@@ -287,14 +291,45 @@ async fn main() {
         .expect("store"),
     );
     let (record, deltas) = played_record();
-    let entry_bytes = serde_json::to_string(&record).map(|s| s.len()).unwrap_or(0);
+    let text = serde_json::to_string(&record).expect("json");
     println!(
-        "archive_bench: {:?}; record {} actions, {entry_bytes} bytes of JSON; run {run}",
+        "archive_bench: {:?}; record {} actions, {} bytes of JSON; run {run}",
         a,
-        record.actions.len()
+        record.actions.len(),
+        text.len()
+    );
+    // A game's entry must read back as the node's own would.
+    let sample = QueuedGame {
+        room: "sample".into(),
+        seats: [
+            QueuedSeat::Player { id: "a".into() },
+            QueuedSeat::Player { id: "b".into() },
+        ],
+        match_length: 1,
+        rated: false,
+        finished_ms: 0,
+        deltas: deltas.clone(),
+        record: record.clone(),
+    };
+    let raw = serde_json::value::RawValue::from_string(text).expect("json");
+    let spliced = QueuedEntry {
+        room: sample.room.clone(),
+        seats: sample.seats.clone(),
+        match_length: 1,
+        rated: false,
+        finished_ms: 0,
+        deltas: deltas.clone(),
+        record: raw.clone(),
+    };
+    let as_node: serde_json::Value = serde_json::to_value(&sample).expect("json");
+    assert_eq!(
+        serde_json::to_value(&spliced).expect("json"),
+        as_node,
+        "the feed's entries are the node's"
     );
     let feed = Arc::new(Feed {
-        record,
+        game_number: record.setup.game_number,
+        record: raw,
         deltas,
         run: run.clone(),
         players: a.players,

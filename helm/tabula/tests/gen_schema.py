@@ -113,7 +113,7 @@ O = {
  'config.store.max_connections': {"type": "integer", "minimum": 1, "maximum": 1000},
  'config.store.acquire_timeout_ms': {"type": "integer", "minimum": 10},
  'config.store.archive_interval_ms': {"type": "integer", "minimum": 10},
- 'config.store.archive_batch': {"type": "integer", "minimum": 1, "maximum": 1000},
+ 'config.store.archive_batch': {"type": "integer", "minimum": 1, "maximum": 5000},
  'config.log.format': {"type": "string", "enum": ["json", "pretty"]},
  'config.web.telegram_app_url': {"type": "string", "pattern": "^(https://t\\.me/[^?# ]+)?$"},
  'extraConfig': {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {

@@ -53,16 +53,23 @@ pub enum QueuedSeat {
 /// the archiver reads only the fields it needs and stores the record as
 /// it was queued (issue 47: parsing each record into a `GameRecord` and
 /// writing it out again was most of an archiver's own work).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct QueuedEntry {
-    room: String,
-    seats: [QueuedSeat; 2],
-    match_length: u32,
-    rated: bool,
-    finished_ms: u64,
-    deltas: Vec<PlayerDelta>,
-    record: Box<serde_json::value::RawValue>,
+pub struct QueuedEntry {
+    /// As [`QueuedGame::room`].
+    pub room: String,
+    /// As [`QueuedGame::seats`].
+    pub seats: [QueuedSeat; 2],
+    /// As [`QueuedGame::match_length`].
+    pub match_length: u32,
+    /// As [`QueuedGame::rated`].
+    pub rated: bool,
+    /// As [`QueuedGame::finished_ms`].
+    pub finished_ms: u64,
+    /// As [`QueuedGame::deltas`].
+    pub deltas: Vec<PlayerDelta>,
+    /// The record's JSON text.
+    pub record: Box<serde_json::value::RawValue>,
 }
 
 /// The store's form of a queued game's JSON `entry` (what

@@ -73,8 +73,8 @@ impl Settings {
         if self.store.archive_interval_ms < 10 {
             return bad("store.archive_interval_ms", "must be at least 10");
         }
-        if !(1..=1000).contains(&self.store.archive_batch) {
-            return bad("store.archive_batch", "must be 1..=1000");
+        if !(1..=5000).contains(&self.store.archive_batch) {
+            return bad("store.archive_batch", "must be 1..=5000");
         }
         if let Err(e) = self.rooms.default_time_control.resolve() {
             return bad("rooms.default_time_control", &e);
