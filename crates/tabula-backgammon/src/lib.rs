@@ -42,15 +42,18 @@
 
 mod gnubg_id;
 mod movegen;
+mod notation;
 mod options;
 mod play;
 mod position;
 mod selfplay;
 mod setup;
+mod turn;
 
 pub use gnubg_id::PositionIdError;
+pub use notation::{NotationError, Play, PlayError, Step, StepError};
 pub use options::{OptionError, Options, Scoring};
-pub use play::{NotationError, Play, PlayError, Step, StepError, Turn};
 pub use position::{BAR, OFF, Outcome, Position, Side, WinKind};
 pub use selfplay::{GameSummary, random_game};
 pub use setup::{Setup, SetupError, SideCounts};
+pub use turn::Turn;

@@ -16,6 +16,7 @@ mod analyse;
 mod arena;
 mod args;
 mod backgammon;
+mod backgammon_train;
 mod bearoff;
 mod error_rate;
 mod hints;
@@ -64,12 +65,12 @@ enum Command {
     Analyse(analyse::AnalyseArgs),
     /// Train the backgammon network on its own look-ahead (supervised):
     /// self-play positions labelled by its 1-ply judgement.
-    FitBg(backgammon::FitArgs),
+    FitBg(backgammon_train::FitArgs),
     /// Fit the backgammon network's backgammon head (its chances to win
     /// and to lose a backgammon) to rollouts from self-play positions,
     /// the rest of the network as it is; the last step of the shipped
     /// `bg.bin`.
-    FitBgBackgammons(backgammon::FitBackgammonsArgs),
+    FitBgBackgammons(backgammon_train::FitBackgammonsArgs),
     /// Train the backgammon evaluation network by TD(λ) self-play and
     /// write its weights (`crates/tabula-bots/nets/bg.bin` starts so;
     /// `fit-bg` then refines it).
@@ -107,9 +108,9 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Play(a) => record::play(&a, out),
         Command::Verify(a) => record::verify(&a, out),
         Command::Analyse(a) => analyse::run(&a, out),
-        Command::TrainBg(a) => backgammon::train(&a, out),
-        Command::FitBg(a) => backgammon::fit(&a, out),
-        Command::FitBgBackgammons(a) => backgammon::fit_backgammons(&a, out),
+        Command::TrainBg(a) => backgammon_train::train(&a, out),
+        Command::FitBg(a) => backgammon_train::fit(&a, out),
+        Command::FitBgBackgammons(a) => backgammon_train::fit_backgammons(&a, out),
         Command::TrainLong(a) => long::train(&a, out),
         Command::Bearoff(a) => bearoff::run(&a, out),
         Command::ErrorRate(a) => error_rate::run(&a, out),

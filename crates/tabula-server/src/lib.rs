@@ -9,7 +9,7 @@
 //!   accepted the socket. Every accepted input is written as a snapshot
 //!   through the [`tabula_backplane::Backplane`] before its events are sent.
 //! * Bots think in `spawn_blocking` behind [`bot::BotBrain`].
-//! * Authentication goes through [`auth::Authenticator`]: guest mode,
+//! * Authentication goes through [`credentials::Authenticator`]: guest mode,
 //!   Telegram `initData` and session tokens (`tabula-auth`).
 //! * Clustering ([`cluster`]): a socket may sit on any node; commands for a
 //!   room owned elsewhere are routed to its owner through the backplane's
@@ -28,9 +28,9 @@
 //! See `docs/protocol.md`.
 
 pub mod archiver;
-pub mod auth;
 pub mod bot;
 pub mod cluster;
+pub mod credentials;
 pub mod host;
 pub mod http;
 pub mod keyed;
@@ -41,7 +41,7 @@ pub mod partition;
 pub mod peers;
 pub mod quotas;
 pub mod room_actor;
-pub mod rooms;
+pub mod room_registry;
 pub mod route;
 pub mod searches;
 pub mod serve;
@@ -67,12 +67,12 @@ use rand::Rng;
 use tabula_backplane::{Backplane, BackplaneError, InProcess};
 use tokio::sync::watch;
 
-use crate::auth::Authenticator;
 use crate::bot::{BotFactory, TabulaBots};
+use crate::credentials::Authenticator;
 use crate::metrics::Metrics;
 pub use crate::room_actor::RoomMap;
 use crate::room_actor::{RoomDeps, Shutdown};
-pub use crate::rooms::{Located, Rooms};
+pub use crate::room_registry::{Located, Rooms};
 pub use crate::settings::Settings;
 pub use crate::state::AppState;
 
@@ -84,7 +84,7 @@ pub struct Services {
     pub backplane: Option<Arc<dyn Backplane>>,
     /// Bot brains (default: [`TabulaBots`]).
     pub bots: Option<Arc<dyn BotFactory>>,
-    /// Authentication (default: [`auth::from_settings`]).
+    /// Authentication (default: [`credentials::from_settings`]).
     pub auth: Option<Box<dyn Authenticator>>,
     /// The durable store (default: connected from `store.url` by the
     /// archiver).
@@ -199,7 +199,7 @@ pub async fn run_with(
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let auth = services
         .auth
-        .unwrap_or_else(|| Box::new(auth::from_settings(&settings.auth)));
+        .unwrap_or_else(|| Box::new(credentials::from_settings(&settings.auth)));
     let state = Arc::new(AppState {
         rooms: Rooms {
             map: deps.registry.clone(),

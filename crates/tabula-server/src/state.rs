@@ -8,12 +8,12 @@ use tabula_backplane::Backplane;
 use tokio::sync::watch;
 
 use crate::archiver::Durable;
-use crate::auth::Authenticator;
 use crate::cluster::Router;
+use crate::credentials::Authenticator;
 use crate::metrics::Metrics;
 use crate::peers::{CloseAll, StoreHealth};
 use crate::quotas::Quotas;
-use crate::rooms::Rooms;
+use crate::room_registry::Rooms;
 use crate::settings::Settings;
 use crate::showcase::Answer;
 use crate::sockets::Sockets;

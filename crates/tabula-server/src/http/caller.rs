@@ -13,7 +13,7 @@ use tabula_room::PlayerId;
 use super::profiles;
 use super::request::{ApiError, credentials, login};
 use crate::AppState;
-use crate::auth::Login;
+use crate::credentials::Login;
 
 /// [`login`] for a route that needs only the player: a login with
 /// `initData` refreshes his profile meanwhile (issue 24: at every login).

@@ -16,7 +16,7 @@ use tabula_protocol::http::{
 };
 
 use crate::AppState;
-use crate::auth::Login;
+use crate::credentials::Login;
 use crate::session::run_session;
 
 mod caller;

@@ -147,7 +147,7 @@ fn checked_id(raw: &str) -> Result<String, ApiError> {
 }
 
 /// Whether a guest id has the form a node mints (`guest:<32 hex>`,
-/// `crate::auth`): the only guests there are.
+/// `crate::credentials`): the only guests there are.
 fn issued_guest(id: &str) -> bool {
     id.strip_prefix("guest:").is_some_and(|h| {
         h.len() == 32

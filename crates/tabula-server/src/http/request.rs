@@ -9,7 +9,7 @@ use tabula_protocol::http::{AuthQuery, ErrorBody};
 use tabula_room::PlayerId;
 
 use crate::AppState;
-use crate::auth::{Credentials, Login};
+use crate::credentials::{Credentials, Login};
 use crate::quotas::Refusal;
 
 /// The JSON error body: `{"error": {"code", "message"}}`.

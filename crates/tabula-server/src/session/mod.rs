@@ -19,7 +19,7 @@ use tabula_protocol::{ClientFrame, ErrorCode, PROTOCOL_VERSION, ServerMsg};
 use tabula_room::{PlayerId, SeatId};
 use tokio::sync::mpsc;
 
-mod rooms;
+mod dispatch;
 
 use crate::peers::CloseAll;
 use crate::route::{NEXT_CONN, Outbound};

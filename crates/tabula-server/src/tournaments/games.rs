@@ -142,7 +142,7 @@ pub fn game_config(state: &AppState, t: &Tournament, white: &str, black: &str) -
 /// a player's `join` may come before the owner made it, because the
 /// routes show a pairing from the write that decides it, and the owner
 /// makes its rooms after that write (at an arena's start, thousands at
-/// once). Any node may do it: [`crate::rooms::Rooms::create_game`] is
+/// once). Any node may do it: [`crate::room_registry::Rooms::create_game`] is
 /// idempotent. `true` when the game is one its tournament is playing and
 /// its room exists now.
 pub async fn ensure_game_room(state: &AppState, room_id: &str) -> bool {

@@ -8,7 +8,7 @@
 //! routes of any node) and the deadlines that are due, applies them to the
 //! core, writes the core's state under its epoch, acknowledges the inbox
 //! entries, and only then carries out the effects: a room for each
-//! pairing ([`crate::rooms::Rooms::create_game`], idempotent by the
+//! pairing ([`crate::room_registry::Rooms::create_game`], idempotent by the
 //! derived game id). A node that takes a tournament over (its owner died:
 //! the orphan sweep lists it; or it was released by a drain) restores the
 //! state, applies `Restored`, and makes sure every running game has its
