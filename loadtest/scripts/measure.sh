@@ -594,9 +594,11 @@ replicas() {
     for acks in 0 1; do
       for shape in stress paced; do
         local pport rport; pport=$(free_port); rport=$(free_port)
-        redis-server --port "$pport" --bind 127.0.0.1 --save "" --appendonly no >/dev/null 2>&1 &
+        # The replica's initial sync writes an RDB file into its --dir.
+        local rdir; rdir=$(mktemp -d)
+        redis-server --port "$pport" --bind 127.0.0.1 --save "" --appendonly no --dir "$rdir" >/dev/null 2>&1 &
         local ppid=$!; PIDS+=("$ppid")
-        redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no \
+        redis-server --port "$rport" --bind 127.0.0.1 --save "" --appendonly no --dir "$rdir" \
           --replicaof 127.0.0.1 "$pport" >/dev/null 2>&1 &
         local rpid=$!; PIDS+=("$rpid")
         for _ in $(seq 100); do
@@ -629,6 +631,8 @@ print(f'replicas min_replicas_acked={acks} {shape}: {r["config"]["matches"]} mat
       f'primary {redis_cs * 10000 / n:.1f} us/action')
 PY
         kill -9 "$pid" "$ppid" "$rpid" 2>/dev/null || true
+        wait "$ppid" "$rpid" 2>/dev/null || true
+        rm -rf "$rdir"
       done
     done
   done
