@@ -131,6 +131,30 @@ fn bad_values_name_their_key() {
 }
 
 #[test]
+fn the_archive_batch_is_one_to_five_thousand() {
+    // A million concurrent matches finish ~1,700 games a second; one
+    // PostgreSQL keeps up with batches of 2,000 (loadtest/RESULTS.md).
+    assert_eq!(Settings::defaults().store.archive_batch, 1000);
+    for (batch, ok) in [
+        (0, false),
+        (1, true),
+        (2000, true),
+        (5000, true),
+        (5001, false),
+    ] {
+        let mut s = Settings::defaults();
+        s.store.archive_batch = batch;
+        match s.validate() {
+            Ok(()) => assert!(ok, "{batch} accepted"),
+            Err(e) => {
+                assert!(!ok, "{batch} refused: {e}");
+                assert!(e.to_string().contains("store.archive_batch"), "{e}");
+            }
+        }
+    }
+}
+
+#[test]
 fn replica_acks_need_a_wait_shorter_than_the_call() {
     let mut s = Settings::defaults();
     s.redis.min_replicas_acked = 1;
