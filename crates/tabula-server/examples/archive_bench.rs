@@ -44,8 +44,7 @@ use tabula_room::{
     Actor, BotNeed, Command, Event, GameKind, GameRecord, PlayerDelta, PlayerId, Room, RoomConfig,
     SeatId, Spot,
 };
-use tabula_server::archiver::queued::QueuedEntry;
-use tabula_server::archiver::{self, QueuedGame, QueuedSeat};
+use tabula_server::archiver::{self, QueuedEntry, QueuedGame, QueuedSeat};
 use tabula_server::metrics::Metrics;
 use tabula_store::{DurableStore, Store, StoreConfig};
 

@@ -44,7 +44,7 @@ use tabula_room::GameKind;
 use tabula_store::{Applied, Archived, DurableStore, Rating, Store, StoreConfig, StoreError};
 
 pub use durable::{Durable, NoDurable};
-pub use queued::{QueuedGame, QueuedSeat, finished_of};
+pub use queued::{Queued, QueuedEntry, QueuedGame, QueuedSeat, finished_of};
 
 use crate::AppState;
 use crate::metrics::Metrics;

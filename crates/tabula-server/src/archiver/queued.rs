@@ -8,10 +8,12 @@ use tabula_store::{FinishedGame, Seat};
 
 /// A finished game on its way to the durable store: the record and what
 /// the record does not say (who sat where, the match, whether it counts
-/// for ratings, when it ended, each seat's statistics).
+/// for ratings, when it ended, each seat's statistics). A room queues a
+/// [`QueuedGame`] (the record as the room holds it); the archiver reads
+/// the same JSON back as a [`QueuedEntry`] (the record as text).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct QueuedGame {
+pub struct Queued<R> {
     /// The room.
     pub room: String,
     /// Seats A and B.
@@ -27,8 +29,18 @@ pub struct QueuedGame {
     /// Each seat's statistics.
     pub deltas: Vec<PlayerDelta>,
     /// The record.
-    pub record: GameRecord,
+    pub record: R,
 }
+
+/// What a room queues when a game ends.
+pub type QueuedGame = Queued<GameRecord>;
+
+/// A queued game as it is read back for the store: the same JSON as
+/// [`QueuedGame`], its record kept as text ([`tabula_store::Record`]), so
+/// the archiver reads only the fields it needs and stores the record as
+/// it was queued (issue 47: parsing each record into a `GameRecord` and
+/// writing it out again was most of an archiver's own work).
+pub type QueuedEntry = Queued<Box<serde_json::value::RawValue>>;
 
 /// Who sat in a seat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,30 +58,6 @@ pub enum QueuedSeat {
     },
     /// Nobody (cannot be archived).
     Empty,
-}
-
-/// A queued game as it is read back for the store: the same JSON as
-/// [`QueuedGame`], its record kept as text ([`tabula_store::Record`]), so
-/// the archiver reads only the fields it needs and stores the record as
-/// it was queued (issue 47: parsing each record into a `GameRecord` and
-/// writing it out again was most of an archiver's own work).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct QueuedEntry {
-    /// As [`QueuedGame::room`].
-    pub room: String,
-    /// As [`QueuedGame::seats`].
-    pub seats: [QueuedSeat; 2],
-    /// As [`QueuedGame::match_length`].
-    pub match_length: u32,
-    /// As [`QueuedGame::rated`].
-    pub rated: bool,
-    /// As [`QueuedGame::finished_ms`].
-    pub finished_ms: u64,
-    /// As [`QueuedGame::deltas`].
-    pub deltas: Vec<PlayerDelta>,
-    /// The record's JSON text.
-    pub record: Box<serde_json::value::RawValue>,
 }
 
 /// The store's form of a queued game's JSON `entry` (what
