@@ -98,7 +98,8 @@ after(async () => {
 const bearer = (token) => ({ authorization: `Bearer ${token}` });
 const tourOf = (page) => page.evaluate(() => window.__tabula.state.tour?.data || null);
 const playerOf = async (page) => {
-  await page.waitForFunction(() => window.__tabula.state.player && window.__tabula.net.token);
+  // The app's handle may not be there yet when the page has just loaded.
+  await page.waitForFunction(() => window.__tabula?.state?.player && window.__tabula?.net?.token);
   return page.evaluate(() => ({ id: window.__tabula.state.player, token: window.__tabula.net.token }));
 };
 /** Waits until GET /api/tournaments/{id} satisfies `pred`. */
